@@ -1,0 +1,36 @@
+# hive: `make run` installs and starts hive; `make test` installs and runs the checks and the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+STAMP = $(VENV)/.installed-stamp
+
+.PHONY: install run test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/hive $(ARGS)
+
+lint: install
+	$(BIN)/ruff check engine hive_cli tests benchmarks
+	$(BIN)/ruff format --check engine hive_cli
+
+typecheck: install
+	$(BIN)/mypy engine
+
+pytest: install
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test: lint typecheck pytest
+
+bench: install
+	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

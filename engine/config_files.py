@@ -1,0 +1,98 @@
+"""Read YAML or JSON configuration files into pydantic models, with errors naming the file and line.
+
+A file that exists but is not valid is always an error, never a silent fallback to defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from engine.errors import ConfigError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+KeyPath = tuple[str | int, ...]
+
+
+def load_model(path: Path, model: type[ModelT]) -> ModelT:
+    """Parse ``path`` (YAML, or JSON for ``.json``) and validate it as ``model``."""
+    data, lines = read_document(path)
+    if data is None:
+        data = {}
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(path, exc, lines)) from None
+
+
+def read_document(path: Path) -> tuple[Any, dict[KeyPath, int]]:
+    """The parsed document and the 1-based line of every key path in it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if path.suffix == ".json":
+        return _read_json(path, text), {}
+    return _read_yaml(path, text)
+
+
+def _read_json(path: Path, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def _read_yaml(path: Path, text: str) -> tuple[Any, dict[KeyPath, int]]:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}{line}: invalid YAML: {problem}") from None
+    lines: dict[KeyPath, int] = {}
+    if node is not None:
+        _collect_lines(node, (), lines)
+    return data, lines
+
+
+def _collect_lines(node: yaml.Node, prefix: KeyPath, lines: dict[KeyPath, int]) -> None:
+    lines[prefix] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = (*prefix, str(key_node.value))
+            _collect_lines(value_node, key, lines)
+            lines[key] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _collect_lines(item, (*prefix, index), lines)
+
+
+def line_of(lines: dict[KeyPath, int], loc: KeyPath) -> int | None:
+    """The line of the deepest known key along ``loc``."""
+    for end in range(len(loc), -1, -1):
+        line = lines.get(tuple(loc[:end]))
+        if line is not None:
+            return line
+    return None
+
+
+def describe_errors(path: Path, exc: ValidationError, lines: dict[KeyPath, int]) -> str:
+    """One message listing every validation problem as ``file:line: key: problem``."""
+    problems = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        line = line_of(lines, loc)
+        where = f"{path}:{line}" if line else str(path)
+        key = ".".join(str(p) for p in loc) or "(top level)"
+        message = "unknown key (check the spelling)" if error["type"] == "extra_forbidden" else error["msg"]
+        problems.append(f"{where}: {key}: {message}")
+    return "\n".join(problems)

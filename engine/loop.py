@@ -1,0 +1,290 @@
+"""The agent loop: ask the model, run the tools it calls, repeat until it answers.
+
+``run_streaming`` yields events as they happen and always ends with ``RunFinished``; ``run`` is the
+buffered form. ``continue_streaming`` resumes from the history without a new user message (the
+second half of a host-executed tool round trip).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.conversation import Conversation
+from engine.errors import ProviderError
+from engine.events import (
+    ErrorEvent,
+    Event,
+    ExitReason,
+    ReasoningDelta,
+    Retrying,
+    RunFinished,
+    RunResult,
+    RunStarted,
+    TextDelta,
+    ToolCall,
+    ToolCallFinished,
+    ToolOutcome,
+    TurnCompleted,
+    TurnRecord,
+    Usage,
+)
+from engine.model.types import (
+    CallOptions,
+    ModelClient,
+    ModelReply,
+    ModelRequest,
+    StreamReasoning,
+    StreamRetry,
+    StreamText,
+)
+from engine.tool_round import run_tool_round
+from engine.tools.base import FileToolOptions, ToolContext, Toolset
+from engine.usage import UsageLimits
+
+TurnObserver = Callable[[TurnRecord], "str | None | Awaitable[str | None]"]
+"""Sees every finished turn; may return an addendum for the caller (never added to the history)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoopOptions:
+    """Defaults for every run of a loop."""
+
+    max_turns: int = 50
+    """Model turns per run before the loop stops with ``max_turns``."""
+    call_options: CallOptions = field(default_factory=CallOptions)
+    limits: UsageLimits = field(default_factory=UsageLimits)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolEnvironment:
+    """Where tools run."""
+
+    cwd: Path
+    data_dir: Path
+    file_options: FileToolOptions = field(default_factory=FileToolOptions)
+
+    def context(self, call: ToolCall) -> ToolContext:
+        """A fresh context for one call."""
+        return ToolContext(cwd=self.cwd, data_dir=self.data_dir, file_options=self.file_options, call_id=call.id)
+
+
+class _RunState:
+    """What one run has gathered so far."""
+
+    def __init__(self) -> None:
+        self.turns: list[TurnRecord] = []
+        self.usage = Usage()
+        self.addenda: list[str] = []
+
+    def result(self, reason: ExitReason, *, error: str | None = None, pending: Sequence[ToolCall] = ()) -> RunResult:
+        text = self.turns[-1].text if self.turns else ""
+        return RunResult(
+            text=text,
+            exit_reason=reason,
+            turns=tuple(self.turns),
+            usage=self.usage,
+            pending_calls=tuple(pending),
+            addenda=tuple(self.addenda),
+            error=error,
+        )
+
+
+class AgentLoop:
+    """One agent: a model, a toolset, instructions and a conversation."""
+
+    def __init__(
+        self,
+        *,
+        client: ModelClient,
+        toolset: Toolset,
+        environment: ToolEnvironment,
+        instructions: str = "",
+        options: LoopOptions | None = None,
+        conversation: Conversation | None = None,
+        turn_observers: Sequence[TurnObserver] = (),
+    ) -> None:
+        self.client = client
+        self.toolset = toolset
+        self.environment = environment
+        self.instructions = instructions
+        self.options = options or LoopOptions()
+        self.conversation = conversation if conversation is not None else Conversation()
+        self.turn_observers = list(turn_observers)
+        self.usage = Usage()
+        """Usage of every run of this loop so far (the session total)."""
+        self._task: asyncio.Task[object] | None = None
+        self._cancel_requested = False
+
+    # --- entry points -------------------------------------------------------------------
+
+    async def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
+        """Add ``prompt`` as a user message and run; yields events, ``RunFinished`` last."""
+        self.conversation.append({"role": "user", "content": prompt})
+        async for event in self._run(override, continuation=False):
+            yield event
+
+    async def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
+        """Run again from the history as it is; raises ``HistoryError`` if it cannot be continued."""
+        self.conversation.check_continuable()
+        async for event in self._run(override, continuation=True):
+            yield event
+
+    async def run(self, prompt: str, override: CallOptions | None = None) -> RunResult:
+        """Buffered ``run_streaming``: the result of the run."""
+        return await _final_result(self.run_streaming(prompt, override))
+
+    async def continue_run(self, override: CallOptions | None = None) -> RunResult:
+        """Buffered ``continue_streaming``."""
+        return await _final_result(self.continue_streaming(override))
+
+    def cancel(self) -> None:
+        """Stop the run in progress: running tools are cancelled and the run ends with ``cancelled``."""
+        self._cancel_requested = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    # --- the loop -----------------------------------------------------------------------
+
+    async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncIterator[Event]:
+        options = (override or CallOptions()).merged_onto(self.options.call_options)
+        state = _RunState()
+        self._cancel_requested = False
+        yield RunStarted(model=self.client.model, continuation=continuation)
+        try:
+            async for event in self._turns(options, state):
+                yield event
+        except asyncio.CancelledError:
+            if not self._take_own_cancellation():
+                raise
+            self._answer_unanswered("Cancelled by the user before it finished.")
+            yield RunFinished(result=state.result("cancelled"))
+        except ProviderError as error:
+            yield ErrorEvent(category=error.category, message=str(error))
+            yield RunFinished(result=state.result("error", error=str(error)))
+
+    def _answer_unanswered(self, output: str) -> None:
+        """Give every call left without a result one, so the history stays valid for the next request."""
+        for call_id in self.conversation.unanswered_calls():
+            self.conversation.append({"role": "tool", "tool_call_id": call_id, "content": output})
+
+    def _take_own_cancellation(self) -> bool:
+        """True when the cancellation came from ``cancel()`` (and is now absorbed)."""
+        task = asyncio.current_task()
+        if not self._cancel_requested or task is None:
+            return False
+        task.uncancel()
+        return True
+
+    async def _turns(self, options: CallOptions, state: _RunState) -> AsyncIterator[Event]:
+        for index in range(self.options.max_turns):
+            self._task = asyncio.current_task()
+            refusal = self.options.limits.check(self.usage)
+            if refusal:
+                yield ErrorEvent(category="limit", message=refusal)
+                yield RunFinished(result=state.result("usage_limit", error=refusal))
+                return
+            reply = None
+            async for item in self._model_turn(options):
+                if isinstance(item, ModelReply):
+                    reply = item
+                else:
+                    yield item
+            assert reply is not None
+            self._count(reply.usage, state)
+            self.conversation.append(reply.to_message())
+            async for event in self._tool_turn(index, reply, state):
+                yield event
+            last = state.turns[-1]
+            if last.pending_calls:
+                yield RunFinished(result=state.result("pending_tool_calls", pending=last.pending_calls))
+                return
+            if not reply.tool_calls:
+                yield RunFinished(result=state.result("completed"))
+                return
+        message = f"stopped after {self.options.max_turns} model turns (raise --max-turns to allow more)"
+        yield ErrorEvent(category="limit", message=message)
+        yield RunFinished(result=state.result("max_turns", error=message))
+
+    async def _model_turn(self, options: CallOptions) -> AsyncIterator[Event | ModelReply]:
+        request = ModelRequest(messages=self._request_messages(), tools=self._offered_tools(options), options=options)
+        async for item in self.client.stream(request):
+            if isinstance(item, StreamText):
+                yield TextDelta(text=item.text)
+            elif isinstance(item, StreamReasoning):
+                yield ReasoningDelta(text=item.text)
+            elif isinstance(item, StreamRetry):
+                yield Retrying(category=item.category, message=item.message, attempt=item.attempt, delay_s=item.delay_s)
+            else:
+                yield item
+
+    async def _tool_turn(self, index: int, reply: ModelReply, state: _RunState) -> AsyncIterator[Event]:
+        declared = {s.name for s in self.toolset.specs() if s.declared_only}
+        runnable = [c for c in reply.tool_calls if c.name not in declared]
+        pending = tuple(c for c in reply.tool_calls if c.name in declared)
+        outcomes: dict[str, ToolOutcome] = {}
+        if runnable:
+            async for event in run_tool_round(runnable, self.toolset, self.environment.context):
+                if isinstance(event, ToolCallFinished):
+                    outcomes[event.outcome.call.id] = event.outcome
+                yield event
+        ordered = tuple(outcomes[c.id] for c in runnable if c.id in outcomes)
+        for outcome in ordered:
+            self.conversation.append({"role": "tool", "tool_call_id": outcome.call.id, "content": outcome.output})
+        record = TurnRecord(
+            index=index,
+            text=reply.text,
+            reasoning=reply.reasoning,
+            tool_calls=reply.tool_calls,
+            outcomes=ordered,
+            pending_calls=pending,
+            finish_reason=reply.finish_reason,
+            model=reply.model or self.client.model,
+            usage=reply.usage,
+        )
+        state.turns.append(record)
+        addendum = await self._observe(record)
+        if addendum:
+            state.addenda.append(addendum)
+        yield TurnCompleted(turn=record, addendum=addendum)
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _request_messages(self) -> tuple[dict[str, object], ...]:
+        history = self.conversation.messages
+        if not self.instructions:
+            return history
+        return ({"role": "system", "content": self.instructions}, *history)
+
+    def _offered_tools(self, options: CallOptions) -> tuple[dict[str, object], ...]:
+        specs = self.toolset.specs()
+        if options.tools is not None:
+            allowed = set(options.tools)
+            specs = [s for s in specs if s.name in allowed]
+        return tuple(s.to_openai() for s in specs)
+
+    def _count(self, usage: Usage, state: _RunState) -> None:
+        state.usage = state.usage + usage
+        self.usage = self.usage + usage
+
+    async def _observe(self, record: TurnRecord) -> str | None:
+        parts = []
+        for observer in self.turn_observers:
+            addendum = observer(record)
+            if inspect.isawaitable(addendum):
+                addendum = await addendum
+            if addendum:
+                parts.append(addendum)
+        return "\n".join(parts) or None
+
+
+async def _final_result(events: AsyncIterator[Event]) -> RunResult:
+    result = None
+    async for event in events:
+        if isinstance(event, RunFinished):
+            result = event.result
+    assert result is not None
+    return result

@@ -1,0 +1,1 @@
+"""The model layer: request/response types, stream assembly, the litellm adapter, retries."""

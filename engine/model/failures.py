@@ -1,0 +1,209 @@
+"""Classify provider failures and decide whether and when to retry.
+
+litellm raises subclasses of the OpenAI SDK's exceptions, but maps some bodies inconsistently
+(an overflow can arrive as a plain BadRequest, Anthropic's 529 becomes a 500). Classification
+therefore looks at the class names in the exception's MRO, then the status code, the error
+code and the message, and never imports litellm itself.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import ContextOverflowError, ErrorCategory, ProviderError
+
+_OVERFLOW_PHRASES = (
+    "context length",
+    "context_length_exceeded",
+    "context window",
+    "prompt is too long",
+    "exceed context limit",
+    "exceeds the available context",
+    "exceed_context_size",
+    "maximum context",
+    "too many tokens",
+)
+_OUT_OF_CREDIT_PHRASES = ("insufficient_quota", "exceeded your current quota", "credit balance is too low")
+_CLASS_CATEGORIES: tuple[tuple[str, ErrorCategory], ...] = (
+    ("ContextWindowExceededError", "context_overflow"),
+    ("RateLimitError", "rate_limit"),
+    ("AuthenticationError", "auth"),
+    ("PermissionDeniedError", "auth"),
+    ("NotFoundError", "not_found"),
+    ("Timeout", "transient"),
+    ("APITimeoutError", "transient"),
+    ("APIConnectionError", "transient"),
+    ("InternalServerError", "transient"),
+    ("ServiceUnavailableError", "transient"),
+    ("BadGatewayError", "transient"),
+    ("MidStreamFallbackError", "transient"),
+    ("UnprocessableEntityError", "bad_request"),
+    ("BadRequestError", "bad_request"),
+)
+_TRANSPORT_ERRORS = ("RemoteProtocolError", "ReadError", "ConnectError", "ConnectTimeout", "ReadTimeout")
+_TRY_AGAIN_IN = re.compile(r"try again in (\d+(?:\.\d+)?)\s*(ms|s)", re.IGNORECASE)
+
+
+def classify(exc: BaseException, *, model: str = "", after_output: bool = False) -> ProviderError:
+    """Turn any exception from a model call into a ``ProviderError`` with a category."""
+    if isinstance(exc, ProviderError):
+        return exc
+    message = _message_of(exc)
+    status = _status_of(exc)
+    category = _category_of(exc, status, message)
+    if category == "context_overflow":
+        return ContextOverflowError(_user_message(category, message, model), status_code=status)
+    return ProviderError(
+        _user_message(category, message, model),
+        category=category,
+        status_code=status,
+        retry_after_s=retry_after_of(exc) if category == "rate_limit" else None,
+        after_output=after_output,
+    )
+
+
+def _category_of(exc: BaseException, status: int | None, message: str) -> ErrorCategory:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    lowered = message.lower()
+    code = str(getattr(exc, "code", "") or "")
+    if "ContextWindowExceededError" in names or code == "context_length_exceeded":
+        return "context_overflow"
+    if status in (400, 413) and any(p in lowered for p in _OVERFLOW_PHRASES):
+        return "context_overflow"
+    if code == "insufficient_quota" or any(p in lowered for p in _OUT_OF_CREDIT_PHRASES):
+        return "auth"
+    for name, category in _CLASS_CATEGORIES:
+        if name in names:
+            return category
+    if names & set(_TRANSPORT_ERRORS) or isinstance(exc, (ConnectionError, TimeoutError)):
+        return "transient"
+    return _category_of_status(status)
+
+
+def _category_of_status(status: int | None) -> ErrorCategory:
+    if status is None:
+        return "unknown"
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "auth"
+    if status == 404:
+        return "not_found"
+    if status in (408, 409) or status >= 500:
+        return "transient"
+    if 400 <= status < 500:
+        return "bad_request"
+    return "unknown"
+
+
+_CATEGORY_HINTS: dict[ErrorCategory, str] = {
+    "rate_limit": "rate limited by the provider",
+    "transient": "the provider failed",
+    "context_overflow": "the conversation does not fit in the model's context window",
+    "auth": "the provider refused the credentials (check the API key, its permissions and its credit)",
+    "not_found": "the provider does not know this model or endpoint (check --model and --api-base)",
+    "bad_request": "the provider rejected the request",
+    "unknown": "the model call failed",
+}
+
+
+def _user_message(category: ErrorCategory, detail: str, model: str) -> str:
+    hint = _CATEGORY_HINTS.get(category, "the model call failed")
+    where = f" ({model})" if model else ""
+    detail = _strip_litellm_prefix(detail)
+    return f"{hint}{where}: {detail}" if detail else f"{hint}{where}"
+
+
+def _strip_litellm_prefix(message: str) -> str:
+    # litellm prefixes messages with "litellm.RateLimitError: RateLimitError: OpenAIException - ".
+    message = re.sub(r"^(litellm\.\w+: )?(\w+Error: )?(\w+Exception - )?", "", message.strip())
+    return message.splitlines()[0][:500] if message else ""
+
+
+def _message_of(exc: BaseException) -> str:
+    message = getattr(exc, "message", None)
+    return str(message) if message else str(exc)
+
+
+def _status_of(exc: BaseException) -> int | None:
+    for attr in ("status_code", "status"):
+        value = getattr(exc, attr, None)
+        if isinstance(value, int):
+            return value
+    response = getattr(exc, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def retry_after_of(exc: BaseException) -> float | None:
+    """Seconds the provider asked us to wait: Retry-After headers, then "try again in 11.1s" text."""
+    for headers in _headers_of(exc):
+        for name in ("retry-after-ms", "retry-after"):
+            value = _header(headers, name)
+            if value is not None:
+                seconds = _parse_retry_after(value)
+                if seconds is not None:
+                    return seconds / 1000 if name == "retry-after-ms" else seconds
+    match = _TRY_AGAIN_IN.search(_message_of(exc))
+    if match:
+        amount = float(match.group(1))
+        return amount / 1000 if match.group(2).lower() == "ms" else amount
+    return None
+
+
+def _headers_of(exc: BaseException) -> list[Any]:
+    found = []
+    for source in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
+        if source is not None:
+            found.append(source)
+    return found
+
+
+def _header(headers: Any, name: str) -> str | None:
+    try:
+        value = headers.get(name)
+    except AttributeError:
+        return None
+    return str(value) if value is not None else None
+
+
+def _parse_retry_after(value: str) -> float | None:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    parsed = email.utils.parsedate_to_datetime(value) if value else None
+    if parsed is None:
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryPolicy:
+    """How hive retries model calls that failed before producing output.
+
+    Rate limits wait for the provider's Retry-After (capped); transient failures back off
+    exponentially with jitter. Nothing else is retried.
+    """
+
+    max_attempts: int = 4
+    base_delay_s: float = 1.0
+    max_delay_s: float = 20.0
+    retry_after_cap_s: float = 60.0
+
+    def delay_for(self, error: ProviderError, attempt: int) -> float | None:
+        """Seconds to wait before attempt ``attempt + 1``, or None to give up."""
+        if not error.retryable or error.after_output or attempt >= self.max_attempts:
+            return None
+        if error.retry_after_s is not None:
+            return min(error.retry_after_s, self.retry_after_cap_s)
+        backoff = min(self.base_delay_s * float(2 ** (attempt - 1)), self.max_delay_s)
+        return backoff * (0.75 + random.random() / 2)

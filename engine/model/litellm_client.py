@@ -1,0 +1,166 @@
+"""The model client over litellm: streaming, stream assembly, hive's own retries, usage and cost."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from engine.errors import ProviderError
+from engine.events import Usage
+from engine.model import litellm_import
+from engine.model.assembly import StreamAssembler, field_of
+from engine.model.failures import RetryPolicy, classify
+from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamRetry
+from engine.model.usage import usage_from
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSettings:
+    """Where and how to reach a model."""
+
+    model: str
+    """A litellm model string, e.g. ``openai/gpt-4o`` or ``anthropic/claude-sonnet-4-5``."""
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    timeout_s: float = 600.0
+    """Overall limit for one model call."""
+    stream_idle_timeout_s: float = 120.0
+    """Give up on a stream that sends nothing for this long."""
+    streaming: bool = True
+    """Stream replies; False asks for whole replies (for servers that stream badly)."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+class LiteLLMClient:
+    """A ``ModelClient`` that streams through ``litellm.acompletion``."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Stream one reply, retrying failures that happen before any output."""
+        attempt = 1
+        while True:
+            assembler = StreamAssembler(model="")
+            try:
+                async for item in self._attempt(request, assembler):
+                    yield item
+                return
+            except ProviderError as error:
+                delay = self.settings.retry.delay_for(error, attempt)
+                if delay is None:
+                    raise
+                yield StreamRetry(category=error.category, message=str(error), attempt=attempt, delay_s=delay)
+                await asyncio.sleep(delay)
+                attempt += 1
+
+    async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncIterator[StreamItem]:
+        litellm = await asyncio.to_thread(litellm_import.load)
+        try:
+            response = await litellm.acompletion(**self._arguments(request))
+            if not self.settings.streaming:
+                for item in assembler.feed(whole_reply_as_chunk(response)):
+                    yield item
+                yield self._reply(assembler)
+                return
+            iterator = response.__aiter__()
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(iterator.__anext__(), self.settings.stream_idle_timeout_s)
+                except StopAsyncIteration:
+                    break
+                for item in assembler.feed(chunk):
+                    yield item
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not _is_missing_finish_reason(exc, assembler):
+                raise classify(exc, model=self.model, after_output=assembler.received_output) from exc
+        yield self._reply(assembler)
+
+    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
+        options = request.options
+        arguments: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(request.messages),
+            "stream": self.settings.streaming,
+            "timeout": self.settings.timeout_s,
+            "max_retries": 0,
+            "num_retries": 0,
+        }
+        if self.settings.streaming:
+            arguments["stream_options"] = {"include_usage": True}
+        if self.settings.api_base:
+            arguments["api_base"] = self.settings.api_base
+        if self.settings.api_key:
+            arguments["api_key"] = self.settings.api_key
+        if request.tools:
+            arguments["tools"] = list(request.tools)
+        for name in ("temperature", "max_tokens", "reasoning_effort", "tool_choice", "parallel_tool_calls"):
+            value = getattr(options, name)
+            if value is not None and (name not in ("tool_choice", "parallel_tool_calls") or request.tools):
+                arguments[name] = value
+        arguments.update(dict(options.extra))
+        return arguments
+
+    def _reply(self, assembler: StreamAssembler) -> ModelReply:
+        usage = usage_from(assembler.usage_source)
+        reply = assembler.reply(usage)
+        if not is_priced_endpoint(self.model, self.settings.api_base):
+            return reply
+        return replace(reply, usage=price(usage, self.model, reply.model))
+
+
+def whole_reply_as_chunk(response: Any) -> dict[str, Any]:
+    """A non-streamed response in the shape of one stream chunk, so one assembler reads both."""
+    choices = []
+    for choice in field_of(response, "choices") or ():
+        message = field_of(choice, "message")
+        delta = {
+            name: field_of(message, name) for name in ("content", "reasoning_content", "reasoning", "thinking_blocks")
+        }
+        calls = field_of(message, "tool_calls") or ()
+        delta["tool_calls"] = [
+            {"index": i, "id": field_of(c, "id"), "function": field_of(c, "function")} for i, c in enumerate(calls)
+        ]
+        choices.append({"delta": delta, "finish_reason": field_of(choice, "finish_reason")})
+    return {"choices": choices, "usage": field_of(response, "usage"), "model": field_of(response, "model")}
+
+
+def _is_missing_finish_reason(exc: Exception, assembler: StreamAssembler) -> bool:
+    """litellm raises when a stream ends without a finish_reason; real servers do that, so accept it."""
+    return "finish_reason" in str(exc) and assembler.received_output and assembler.finish_reason is None
+
+
+def is_priced_endpoint(model: str, api_base: str | None) -> bool:
+    """False for an ``openai/`` model served from a custom base URL: its prices are unknown, not OpenAI's."""
+    if not api_base or not model.startswith("openai/"):
+        return True
+    return urlsplit(api_base).hostname == "api.openai.com"
+
+
+def price(usage: Usage, *models: str) -> Usage:
+    """``usage`` with its cost from litellm's price table; cost stays None if no model is priced."""
+    if usage.prompt_tokens is None and usage.completion_tokens is None:
+        return usage
+    litellm = litellm_import.load()
+    for model in dict.fromkeys(m for m in models if m):
+        try:
+            prompt_cost, completion_cost = litellm.cost_per_token(
+                model=model,
+                prompt_tokens=usage.prompt_tokens or 0,
+                completion_tokens=usage.completion_tokens or 0,
+                cache_read_input_tokens=usage.cached_read_tokens or 0,
+                cache_creation_input_tokens=usage.cache_write_tokens or 0,
+            )
+        except Exception:  # litellm raises plain Exception subclasses for unmapped models
+            continue
+        return replace(usage, cost_usd=float(prompt_cost) + float(completion_cost))
+    return usage

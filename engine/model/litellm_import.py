@@ -1,0 +1,64 @@
+"""Import litellm lazily, offline and quietly; optionally start the import in the background.
+
+``import litellm`` takes seconds, so nothing on the path of ``hive --version``, ``--help`` or the
+REPL's first keystroke may trigger it. Hosts call ``preload()`` as early as they know a model
+call is coming, overlapping the import with the rest of their start-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from types import ModuleType
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+_error: BaseException | None = None
+_thread: threading.Thread | None = None
+
+
+def _import() -> None:
+    global _module, _error
+    with _lock:
+        if _module is not None or _error is not None:
+            return
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_LOG", "ERROR")
+        try:
+            import litellm
+        except BaseException as exc:  # surfaced by load(); an import failure must not kill the thread silently
+            _error = exc
+            return
+        quiet = {"suppress_debug_info": True, "set_verbose": False, "drop_params": True, "telemetry": False}
+        for name, value in quiet.items():
+            setattr(litellm, name, value)
+        for name in ("LiteLLM", "LiteLLM Proxy", "LiteLLM Router", "litellm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        _module = litellm
+
+
+def preload() -> None:
+    """Start importing litellm in a daemon thread (no-op if already started or done)."""
+    global _thread
+    if _module is not None or _thread is not None:
+        return
+    _thread = threading.Thread(target=_import, name="hive-litellm-import", daemon=True)
+    _thread.start()
+
+
+def load() -> ModuleType:
+    """The litellm module, importing it now if the background import has not finished."""
+    if _module is None:
+        if _thread is not None:
+            _thread.join()
+        _import()
+    if _error is not None:
+        raise _error
+    assert _module is not None
+    return _module
+
+
+def is_loaded() -> bool:
+    """Whether litellm has been imported (for tests and benchmarks)."""
+    return _module is not None

@@ -1,0 +1,120 @@
+"""What the loop sends to a model and what comes back, independent of any provider library."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from engine.events import ToolCall, Usage
+
+Message = dict[str, Any]
+"""A chat message in the OpenAI format (role, content, tool_calls, tool_call_id, ...)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallOptions:
+    """Per-call model options. ``None`` means "not set": the provider's default applies.
+
+    A per-turn override is merged onto the loop's defaults with ``merged_onto``.
+    """
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    tool_choice: str | None = None
+    parallel_tool_calls: bool | None = None
+    tools: tuple[str, ...] | None = None
+    """Restrict the offered tools to these names for this turn."""
+    extra: tuple[tuple[str, Any], ...] = ()
+    """Provider-specific parameters passed through unchanged."""
+
+    def merged_onto(self, defaults: CallOptions) -> CallOptions:
+        """These options where set, ``defaults`` elsewhere; ``extra`` entries are combined."""
+        changes: dict[str, Any] = {
+            name: value
+            for name in ("temperature", "max_tokens", "reasoning_effort", "tool_choice", "parallel_tool_calls", "tools")
+            if (value := getattr(self, name)) is not None
+        }
+        merged_extra = dict(defaults.extra) | dict(self.extra)
+        return replace(defaults, **changes, extra=tuple(merged_extra.items()))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelRequest:
+    """One call to a model."""
+
+    messages: tuple[Message, ...]
+    tools: tuple[dict[str, Any], ...] = ()
+    """Tool definitions in the OpenAI format."""
+    options: CallOptions = field(default_factory=CallOptions)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelReply:
+    """A complete model reply, assembled from a stream or read from a buffered response."""
+
+    text: str
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    provider_fields: tuple[tuple[str, Any], ...] = ()
+    """Extra assistant-message fields that must be sent back unchanged (e.g. signed thinking blocks)."""
+
+    def to_message(self) -> Message:
+        """The assistant message to append to the history."""
+        message: Message = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.raw_arguments or "{}"},
+                }
+                for call in self.tool_calls
+            ]
+        message.update(dict(self.provider_fields))
+        return message
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamText:
+    """A piece of answer text, as it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamReasoning:
+    """A piece of reasoning text, as it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamRetry:
+    """The call failed before any output and will be tried again after ``delay_s``."""
+
+    category: str
+    message: str
+    attempt: int
+    delay_s: float
+
+
+StreamItem = StreamText | StreamReasoning | StreamRetry | ModelReply
+"""What a model stream yields: deltas (and retry notices), then exactly one ``ModelReply`` last."""
+
+
+class ModelClient(Protocol):
+    """Something that can answer a ``ModelRequest``; the loop depends only on this."""
+
+    @property
+    def model(self) -> str:
+        """The model identifier (e.g. ``openai/gpt-4o``)."""
+        ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Stream the reply: text and reasoning deltas, then the assembled ``ModelReply``."""
+        ...

@@ -1,0 +1,1 @@
+"""Policy: modes, permission rules, the approval gate and result guards."""

@@ -1,0 +1,116 @@
+"""A session: the agent loop composed from configuration, with its conversation saved as it goes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.conversation import Conversation
+from engine.instructions import InstructionContributor, build_instructions, default_contributors
+from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
+from engine.model.failures import RetryPolicy
+from engine.model.litellm_client import LiteLLMClient, ModelSettings
+from engine.model.resolve import ModelChoice
+from engine.model.types import Message, ModelClient
+from engine.paths import user_data_dir
+from engine.policy.gate import ApprovalGate, Approver, ReadOnlyPolicy
+from engine.policy.modes import ReadOnlyFilter
+from engine.sessions import Redactor, SessionStore, SessionWriter
+from engine.tools.base import FileToolOptions, Toolset
+from engine.tools.builtin import builtin_tools
+from engine.tools.registry import ToolRegistry
+from engine.tools.todo import TodoStore
+from engine.usage import UsageLimits
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionConfig:
+    """Everything needed to open a session."""
+
+    cwd: Path
+    model: ModelChoice
+    mode: str = "work"
+    max_turns: int = 50
+    limits: UsageLimits = field(default_factory=UsageLimits)
+    request_timeout_s: float = 600.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    file_options: FileToolOptions = field(default_factory=FileToolOptions)
+    persist: bool = True
+    """Save the conversation under the user data dir."""
+
+
+class Session:
+    """An agent loop plus the session file it writes to."""
+
+    def __init__(self, loop: AgentLoop, writer: SessionWriter | None, todos: TodoStore) -> None:
+        self.loop = loop
+        self.writer = writer
+        self.todos = todos
+
+    @property
+    def id(self) -> str | None:
+        """The session id, or None when the session is not saved."""
+        return self.writer.id if self.writer else None
+
+    def close(self) -> None:
+        """Close the session file."""
+        if self.writer is not None:
+            self.writer.close()
+
+
+def open_session(
+    config: SessionConfig,
+    *,
+    approver: Approver | None,
+    title: str = "",
+    history: tuple[Message, ...] = (),
+    client: ModelClient | None = None,
+    contributors: list[InstructionContributor] | None = None,
+    turn_observers: tuple[TurnObserver, ...] = (),
+) -> Session:
+    """Compose the tools, the policy, the instructions and the model client into a session."""
+    todos = TodoStore()
+    writer = _open_writer(config, title) if config.persist else None
+    conversation = Conversation(history)
+    if writer is not None:
+        conversation.listen(writer.append_message)
+    loop = AgentLoop(
+        client=client or LiteLLMClient(_model_settings(config)),
+        toolset=build_toolset(config, approver, todos),
+        environment=ToolEnvironment(
+            cwd=config.cwd,
+            data_dir=user_data_dir() / "outputs" / (writer.id if writer else "unsaved"),
+            file_options=config.file_options,
+        ),
+        instructions=build_instructions(
+            config.cwd, contributors if contributors is not None else default_contributors()
+        ),
+        options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
+        conversation=conversation,
+        turn_observers=turn_observers,
+    )
+    return Session(loop, writer, todos)
+
+
+def build_toolset(config: SessionConfig, approver: Approver | None, todos: TodoStore) -> Toolset:
+    """The built-in tools behind the approval gate, filtered to read-only ones in plan mode."""
+    toolset: Toolset = ApprovalGate(ToolRegistry(builtin_tools(todos)), ReadOnlyPolicy(), approver)
+    if config.mode == "plan":
+        toolset = ReadOnlyFilter(toolset)
+    return toolset
+
+
+def _model_settings(config: SessionConfig) -> ModelSettings:
+    return ModelSettings(
+        model=config.model.model,
+        api_base=config.model.api_base,
+        api_key=config.model.api_key,
+        timeout_s=config.request_timeout_s,
+        retry=config.retry,
+    )
+
+
+def _open_writer(config: SessionConfig, title: str) -> SessionWriter:
+    store = SessionStore(user_data_dir() / "sessions")
+    redact = Redactor((config.model.api_key,))
+    return store.create(cwd=config.cwd, model=config.model.model, redact=redact, title=title)

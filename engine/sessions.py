@@ -1,0 +1,151 @@
+"""Sessions: one append-only JSONL file per conversation, flushed after every record.
+
+A killed process loses at most the record being written. Known secrets (the API key in use and
+the values of ``*_API_KEY``-style environment variables) are replaced before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from engine.errors import UserError
+from engine.model.types import Message
+
+_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$", re.IGNORECASE)
+REDACTED = "[REDACTED]"
+
+
+class Redactor:
+    """Replaces known secret values in text."""
+
+    def __init__(self, extra_secrets: tuple[str | None, ...] = ()) -> None:
+        values = {v for v in extra_secrets if v and len(v) >= 8}
+        values |= {v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8}
+        self._secrets = sorted(values, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionInfo:
+    """What a session file says about itself."""
+
+    id: str
+    path: Path
+    cwd: str
+    model: str
+    created: float
+    title: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadedSession:
+    """A session read back: its info, its messages, and how many damaged lines were dropped."""
+
+    info: SessionInfo
+    messages: tuple[Message, ...]
+    dropped_lines: int = 0
+
+
+class SessionWriter:
+    """Appends records to one session file."""
+
+    def __init__(self, path: Path, redact: Redactor) -> None:
+        self.path = path
+        self.id = path.stem
+        self._redact = redact
+        self._file: IO[str] = path.open("a", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Append one record and flush it to the operating system."""
+        line = self._redact(json.dumps(record, ensure_ascii=False, default=str))
+        self._file.write(line + "\n")
+        self._file.flush()
+
+    def append_message(self, message: Message) -> None:
+        """Append a conversation message."""
+        self.write({"type": "message", "ts": time.time(), "message": message})
+
+    def close(self) -> None:
+        """Close the file (records already written stay)."""
+        self._file.close()
+
+
+class SessionStore:
+    """The folder of session files."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def create(self, *, cwd: Path, model: str, redact: Redactor, title: str = "") -> SessionWriter:
+        """Start a new session file and write its header."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        session_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        writer = SessionWriter(self.root / f"{session_id}.jsonl", redact)
+        header = {"type": "session", "id": session_id, "cwd": str(cwd), "model": model, "created": time.time()}
+        writer.write(header | {"title": title[:200]})
+        return writer
+
+    def list(self, cwd: Path | None = None) -> list[SessionInfo]:
+        """Sessions, newest first; only those started in ``cwd`` when given."""
+        if not self.root.is_dir():
+            return []
+        infos = [info for path in self.root.glob("*.jsonl") if (info := _read_info(path)) is not None]
+        if cwd is not None:
+            infos = [i for i in infos if i.cwd == str(cwd)]
+        return sorted(infos, key=lambda i: (i.created, i.id), reverse=True)
+
+    def load(self, session_id: str) -> LoadedSession:
+        """Read a session back; a damaged line (a write cut short) is dropped and counted."""
+        path = self.root / f"{session_id}.jsonl"
+        if not path.is_file():
+            raise UserError(f"no session {session_id!r} in {self.root}")
+        info = _read_info(path)
+        if info is None:
+            raise UserError(f"{path} is not a hive session file")
+        messages, dropped = _read_messages(path)
+        return LoadedSession(info=info, messages=tuple(messages), dropped_lines=dropped)
+
+
+def _read_info(path: Path) -> SessionInfo | None:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            header = json.loads(handle.readline())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(header, dict) or header.get("type") != "session":
+        return None
+    return SessionInfo(
+        id=str(header.get("id", path.stem)),
+        path=path,
+        cwd=str(header.get("cwd", "")),
+        model=str(header.get("model", "")),
+        created=float(header.get("created", 0)),
+        title=str(header.get("title", "")),
+    )
+
+
+def _read_messages(path: Path) -> tuple[list[Message], int]:
+    messages: list[Message] = []
+    dropped = 0
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                dropped += 1
+                continue
+            if isinstance(record, dict) and record.get("type") == "message" and isinstance(record.get("message"), dict):
+                messages.append(record["message"])
+    return messages, dropped

@@ -1,0 +1,135 @@
+"""Run one model turn's tool calls: read-only calls concurrently, the others one at a time, in order.
+
+Events (call started, progress, approvals, call finished) are yielded the moment they happen, so a
+host sees a running tool's progress before its result. Bad calls (unknown tool, unparsable
+arguments) and crashing tools become error results for the model, never exceptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from engine.events import Event, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome, ToolProgress
+from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
+
+ContextFactory = Callable[[ToolCall], ToolContext]
+
+
+def plan_batches(calls: Sequence[ToolCall], specs: dict[str, ToolSpec]) -> list[list[ToolCall]]:
+    """Group consecutive read-only calls into one batch; every other call is a batch of its own."""
+    batches: list[list[ToolCall]] = []
+    for call in calls:
+        spec = specs.get(call.name)
+        read_only = spec is not None and spec.read_only
+        if read_only and batches and _all_read_only(batches[-1], specs):
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+    return batches
+
+
+def _all_read_only(batch: list[ToolCall], specs: dict[str, ToolSpec]) -> bool:
+    return all((spec := specs.get(c.name)) is not None and spec.read_only for c in batch)
+
+
+async def run_tool_round(
+    calls: Sequence[ToolCall], toolset: Toolset, make_context: ContextFactory
+) -> AsyncIterator[Event]:
+    """Run ``calls`` and yield their events; every call ends with exactly one ``ToolCallFinished``."""
+    specs = {spec.name: spec for spec in toolset.specs()}
+    for batch in plan_batches(calls, specs):
+        async for event in _run_batch(batch, toolset, specs, make_context):
+            yield event
+
+
+async def _run_batch(
+    batch: list[ToolCall], toolset: Toolset, specs: dict[str, ToolSpec], make_context: ContextFactory
+) -> AsyncIterator[Event]:
+    queue: asyncio.Queue[Event] = asyncio.Queue()
+    emit = _emitter(queue)
+    tasks = [asyncio.create_task(_run_call(call, toolset, specs, make_context, emit)) for call in batch]
+    unfinished = len(tasks)
+    try:
+        while unfinished:
+            event = await queue.get()
+            if isinstance(event, ToolCallFinished):
+                unfinished -= 1
+            yield event
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _emitter(queue: asyncio.Queue[Event]) -> Callable[[Event], None]:
+    """A thread-safe way to put events on ``queue`` that keeps their order within the loop thread."""
+    loop = asyncio.get_running_loop()
+    loop_thread = threading.get_ident()
+
+    def emit(event: Event) -> None:
+        if threading.get_ident() == loop_thread:
+            queue.put_nowait(event)
+        else:
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    return emit
+
+
+async def _run_call(
+    call: ToolCall,
+    toolset: Toolset,
+    specs: dict[str, ToolSpec],
+    make_context: ContextFactory,
+    emit: Callable[[Event], None],
+) -> None:
+    spec = specs.get(call.name)
+    emit(ToolCallStarted(call=call, read_only=bool(spec and spec.read_only)))
+    started = time.monotonic()
+    try:
+        result = await _dispatch(call, spec, toolset, _context_for(call, make_context, emit), specs)
+    except asyncio.CancelledError:
+        result = ToolResult("Tool call cancelled.", False)
+        emit(_finished(call, result, started))
+        raise
+    emit(_finished(call, result, started))
+
+
+def _finished(call: ToolCall, result: ToolResult, started: float) -> ToolCallFinished:
+    outcome = ToolOutcome(
+        call=call, output=result.output, success=result.success, duration_s=time.monotonic() - started
+    )
+    return ToolCallFinished(outcome=outcome)
+
+
+def _context_for(call: ToolCall, make_context: ContextFactory, emit: Callable[[Event], None]) -> ToolContext:
+    ctx = make_context(call)
+    ctx.call_id = call.id
+    ctx.emit = emit
+
+    def progress(status: str, progress: float | None = None, total: float | None = None) -> None:
+        emit(ToolProgress(call_id=call.id, tool_name=call.name, status=status, progress=progress, total=total))
+
+    ctx.progress = progress
+    return ctx
+
+
+async def _dispatch(
+    call: ToolCall, spec: ToolSpec | None, toolset: Toolset, ctx: ToolContext, specs: dict[str, ToolSpec]
+) -> ToolResult:
+    if spec is None:
+        names = ", ".join(sorted(specs)) or "none"
+        return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {names}.")
+    if call.parse_error:
+        return ToolResult.error(
+            f"Could not parse the arguments of {call.name}: {call.parse_error}. "
+            f"Send the arguments as one JSON object. Received: {call.raw_arguments[:500]}"
+        )
+    try:
+        return await toolset.call(call, ctx)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a crashing tool must not end the run; the model hears about it
+        return ToolResult.error(f"Tool {call.name} failed unexpectedly: {type(exc).__name__}: {exc}")

@@ -1,0 +1,1 @@
+"""Tools: the protocol, the built-in tools, and toolset wrappers."""

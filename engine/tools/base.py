@@ -1,0 +1,173 @@
+"""The tool protocol: specs shown to the model, results handed back, and the context a tool runs in."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel, ValidationError
+
+from engine.events import Event, Success, ToolCall
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """What the model sees of a tool, plus how the engine must treat it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """A JSON schema object describing the arguments."""
+    read_only: bool = False
+    """True when the tool never changes anything; such calls may run concurrently."""
+    declared_only: bool = False
+    """True when the host, not the engine, runs the tool: the loop stops with the call pending."""
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI ``tools`` entry for this spec."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool returns: text for the model and whether the call worked."""
+
+    output: str
+    success: Success = True
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        """A failed call whose message goes back to the model."""
+        return cls(message, False)
+
+
+WriteInterceptor = Callable[[Path, str], None]
+"""Called with the resolved path and the new content before a file tool writes; raising refuses the write."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileToolOptions:
+    """Boundaries for the file tools.
+
+    The working directory alone is not a boundary; ``allowed_roots`` is (opt-in). Paths are
+    resolved through symbolic links before they are compared with the roots.
+    """
+
+    allowed_roots: tuple[Path, ...] | None = None
+    write_interceptor: WriteInterceptor | None = None
+
+
+class ProgressSink(Protocol):
+    """Receives progress reported from inside a running tool."""
+
+    def __call__(self, status: str, progress: float | None = None, total: float | None = None) -> None: ...
+
+
+def _ignore_progress(status: str, progress: float | None = None, total: float | None = None) -> None:
+    return None
+
+
+def _ignore_event(event: Event) -> None:
+    return None
+
+
+@dataclass(kw_only=True)
+class ToolContext:
+    """Everything a tool may need from its surroundings."""
+
+    cwd: Path
+    """The working directory relative paths are resolved against."""
+    data_dir: Path
+    """A directory where tools may keep files for the model (e.g. full command output)."""
+    file_options: FileToolOptions = field(default_factory=FileToolOptions)
+    progress: ProgressSink = _ignore_progress
+    call_id: str = ""
+    emit: Callable[[Event], None] = _ignore_event
+    """Send an event to the host in-band, while the tool is still running (thread-safe)."""
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A tool the engine can run."""
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+class Toolset(Protocol):
+    """A set of tools addressed by name; wrappers implement it too."""
+
+    def specs(self) -> Sequence[ToolSpec]:
+        """The specs offered to the model, in a stable order."""
+        ...
+
+    async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """Run one call; failures come back as results, never as exceptions."""
+        ...
+
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+
+class ArgsTool(Generic[ArgsT]):
+    """A tool whose arguments are a pydantic model: the schema and the validation come from it.
+
+    Subclasses set ``name``, ``description``, ``args_model`` and ``read_only`` and implement
+    ``execute``. Invalid arguments become one clear error result for the model.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    args_model: type[ArgsT]
+    read_only: ClassVar[bool] = False
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            parameters=schema_for(self.args_model),
+            read_only=self.read_only,
+        )
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            args = self.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            return ToolResult.error(describe_validation_error(self.name, exc))
+        return await self.execute(args, ctx)
+
+    async def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
+        """Run the tool with validated arguments."""
+        raise NotImplementedError
+
+
+def schema_for(model: type[BaseModel]) -> dict[str, Any]:
+    """A compact JSON schema for ``model``: pydantic's, without the titles models do not need."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
+    """One readable message listing every problem with a tool call's arguments."""
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        problems.append(f"{where}: {err['msg']}")
+    return f"Invalid arguments for {tool_name}: " + "; ".join(problems)
+
+
+async def run_blocking(func: Callable[[], ToolResult]) -> ToolResult:
+    """Run blocking file-system work off the event loop."""
+    return await asyncio.to_thread(func)

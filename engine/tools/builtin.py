@@ -1,0 +1,30 @@
+"""The built-in tools, in the order they are offered to the model."""
+
+from __future__ import annotations
+
+from engine.tools.base import Tool
+from engine.tools.edit import EditFileTool
+from engine.tools.files import ListDirectoryTool, ReadFileTool, WriteFileTool
+from engine.tools.search import GlobFilesTool, GrepFilesTool, default_search_backend
+from engine.tools.shell import ExecuteCommandTool
+from engine.tools.todo import TodoStore, TodoWriteTool
+
+
+def builtin_tools(todo_store: TodoStore | None = None) -> list[Tool]:
+    """Fresh instances of every built-in tool.
+
+    Order: read_file, write_file, edit_file, list_directory, glob_files, grep_files, execute_command,
+    todo_write. ``todo_store`` receives the todo list (a new store when omitted); the search tools use
+    ripgrep when it is installed.
+    """
+    backend = default_search_backend()
+    return [
+        ReadFileTool(),
+        WriteFileTool(),
+        EditFileTool(),
+        ListDirectoryTool(),
+        GlobFilesTool(backend),
+        GrepFilesTool(backend),
+        ExecuteCommandTool(),
+        TodoWriteTool(todo_store),
+    ]

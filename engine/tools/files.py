@@ -1,0 +1,298 @@
+"""The file tools read_file, write_file and list_directory, and the atomic write edit_file shares."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from pydantic import Field
+
+from engine.tools.args import ToolArgs
+from engine.tools.base import ArgsTool, FileToolOptions, ToolContext, ToolResult, run_blocking
+from engine.tools.ignore import IgnoreRules
+from engine.tools.paths import with_path
+
+READ_LINE_LIMIT = 2000
+"""Lines read_file returns when no ``limit`` is given."""
+MAX_LINE_CHARS = 2000
+"""Longer lines are cut to this many characters."""
+READ_OUTPUT_BUDGET = 256 * 1024
+"""Characters read_file returns at most; a window that would be larger stops early."""
+LIST_LIMIT = 500
+"""Entries list_directory shows at most."""
+_SNIFF_BYTES = 8192
+
+
+class WriteRefused(Exception):
+    """The write interceptor refused a write; the message says why."""
+
+
+def write_text_atomic(path: Path, content: str, options: FileToolOptions) -> bool:
+    """Write ``content`` (UTF-8) to ``path`` so that readers see the old or the new file, never a mix.
+
+    Calls ``options.write_interceptor`` first (raising :class:`WriteRefused` with its message if it
+    refuses), creates missing parent directories, writes and fsyncs a temporary file in the same
+    directory, gives it the existing file's permission bits (or the umask's default for a new
+    file), and renames it over ``path``. Returns True when the file did not exist before.
+    """
+    if options.write_interceptor is not None:
+        try:
+            options.write_interceptor(path, content)
+        except Exception as exc:
+            raise WriteRefused(str(exc) or type(exc).__name__) from exc
+    data = content.encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # O_EXCL with mode 0o666 lets the kernel apply the umask, as for any newly created file.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_directory(path.parent)
+    return mode is None
+
+
+def count_lines(text: str) -> int:
+    """Lines in ``text``; a last line without a newline counts."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def missing_file_message(path: Path, shown: str, kind: str = "File") -> str:
+    """ "File not found", with similar names in the same directory when there are any."""
+    message = f"{kind} not found: {shown}"
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return f"{message} (its directory {path.parent} does not exist either)"
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    return f"{message}. Similar names in that directory: {', '.join(close)}" if close else message
+
+
+def _fsync_directory(directory: Path) -> None:
+    # Makes the rename itself durable; not every platform or file system allows it.
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# --- read_file -------------------------------------------------------------------------------
+
+
+class ReadFileArgs(ToolArgs):
+    path: str = Field(description="The file to read: absolute, or relative to the working directory.")
+    offset: int = Field(
+        default=1,
+        ge=1,
+        description="1-based number of the first line to return. Use it to continue where an earlier read stopped.",
+    )
+    limit: int = Field(
+        default=READ_LINE_LIMIT,
+        ge=1,
+        description=f"How many lines to return at most (default {READ_LINE_LIMIT}).",
+    )
+
+
+class ReadFileTool(ArgsTool[ReadFileArgs]):
+    """read_file: numbered lines of a text file, a window at a time."""
+
+    name = "read_file"
+    description = (
+        "Read a text file. Lines come numbered like `cat -n`: the line number, a tab, then the line. "
+        f"Returns up to {READ_LINE_LIMIT} lines starting at `offset` (1-based); when the file is longer the "
+        "result ends with a note saying which offset reads the rest. Read a file before you edit it, and copy "
+        "text for edit_file from this output without the number-and-tab prefix. Binary files are not shown. "
+        "For directories use list_directory; to find where something is, use grep_files or glob_files."
+    )
+    args_model = ReadFileArgs
+    read_only = True
+
+    async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
+        return await run_blocking(lambda: with_path(args.path, ctx, lambda path, shown: _read(path, shown, args)))
+
+
+def _read(path: Path, shown: str, args: ReadFileArgs) -> ToolResult:
+    if path.is_dir():
+        return ToolResult.error(f"{shown} is a directory, not a file; use list_directory to see its entries.")
+    if not path.exists():
+        return ToolResult.error(missing_file_message(path, shown))
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        if b"\0" in handle.read(_SNIFF_BYTES):
+            return ToolResult.error(f"{shown} is a binary file ({size} bytes); its content is not shown.")
+        handle.seek(0)
+        return _numbered_window(handle, shown, size, args.offset, args.limit)
+
+
+def _numbered_window(handle: BinaryIO, shown: str, size: int, first: int, limit: int) -> ToolResult:
+    shown_lines: list[str] = []
+    used, total, crlf, full = 0, 0, False, False
+    for total, raw in enumerate(handle, start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return ToolResult.error(
+                f"{shown} is not UTF-8 text (invalid bytes on line {total}); it is treated as binary "
+                f"({size} bytes) and not shown."
+            )
+        if total < first or total >= first + limit or full:
+            continue
+        line = text.removesuffix("\n")
+        crlf = crlf or line.endswith("\r")
+        entry = f"{total:>6}\t" + _clip(line.removesuffix("\r"), total)
+        if shown_lines and used + len(entry) > READ_OUTPUT_BUDGET:
+            full = True
+            continue
+        shown_lines.append(entry)
+        used += len(entry) + 1
+    if total == 0:
+        return ToolResult(f"{shown} is empty.")
+    if first > total:
+        return ToolResult.error(f"offset={first} is past the end of {shown}, which has {total} lines.")
+    last = first + len(shown_lines) - 1
+    notes = []
+    if last < total:
+        notes.append(f"(lines {first}-{last} of {total}; use offset={last + 1} to read more)")
+    elif first > 1:
+        notes.append(f"(lines {first}-{last} of {total})")
+    if crlf:
+        notes.append("(the file uses CRLF line endings; the carriage returns are not shown)")
+    return ToolResult("\n".join(shown_lines + notes))
+
+
+def _clip(line: str, number: int) -> str:
+    if number == 1:
+        line = line.removeprefix("\ufeff")
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return f"{line[:MAX_LINE_CHARS]}... [line cut: {len(line)} characters in all]"
+
+
+# --- write_file ------------------------------------------------------------------------------
+
+
+class WriteFileArgs(ToolArgs):
+    path: str = Field(description="The file to write: absolute, or relative to the working directory.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteFileTool(ArgsTool[WriteFileArgs]):
+    """write_file: create a file or replace all of it, atomically."""
+
+    name = "write_file"
+    description = (
+        "Create a file, or replace the whole content of an existing one. Missing parent directories are "
+        "created; an existing file keeps its permissions. To change part of an existing file use edit_file "
+        "instead: it is safer and cheaper. Before overwriting a file, read it so nothing is lost."
+    )
+    args_model = WriteFileArgs
+    read_only = False
+
+    async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
+        return await run_blocking(
+            lambda: with_path(args.path, ctx, lambda path, shown: _write(path, shown, args.content, ctx))
+        )
+
+
+def _write(path: Path, shown: str, content: str, ctx: ToolContext) -> ToolResult:
+    if path.is_dir():
+        return ToolResult.error(f"{shown} is a directory; give the path of a file.")
+    try:
+        created = write_text_atomic(path, content, ctx.file_options)
+    except WriteRefused as exc:
+        return ToolResult.error(f"Write to {shown} refused: {exc}")
+    except UnicodeEncodeError as exc:
+        return ToolResult.error(f"The content cannot be written as UTF-8: {exc}")
+    size = len(content.encode("utf-8"))
+    how = "created a new file" if created else "overwrote the existing file"
+    return ToolResult(f"Wrote {plural(count_lines(content), 'line')} ({size} bytes) to {shown} ({how}).")
+
+
+# --- list_directory --------------------------------------------------------------------------
+
+
+class ListDirectoryArgs(ToolArgs):
+    path: str = Field(
+        default=".",
+        description="The directory to list: absolute, or relative to the working directory (default: the working "
+        "directory itself).",
+    )
+
+
+class ListDirectoryTool(ArgsTool[ListDirectoryArgs]):
+    """list_directory: the entries of one directory, without what .gitignore excludes."""
+
+    name = "list_directory"
+    description = (
+        "List the entries of one directory: subdirectories first (with a trailing '/'), then files, each "
+        "sorted by name. Entries ignored by .gitignore and the .git directory are left out. To find files "
+        "by name across subdirectories use glob_files."
+    )
+    args_model = ListDirectoryArgs
+    read_only = True
+
+    async def execute(self, args: ListDirectoryArgs, ctx: ToolContext) -> ToolResult:
+        return await run_blocking(lambda: with_path(args.path, ctx, _list))
+
+
+def _list(path: Path, shown: str) -> ToolResult:
+    if not path.exists():
+        return ToolResult.error(missing_file_message(path, shown, "Directory"))
+    if not path.is_dir():
+        return ToolResult.error(f"{shown} is a file, not a directory; use read_file to read it.")
+    rules = IgnoreRules()
+    directories: list[str] = []
+    files: list[str] = []
+    ignored = 0
+    with os.scandir(path) as scan:
+        entries = sorted(scan, key=lambda entry: entry.name)
+    for entry in entries:
+        if entry.name == ".git":
+            continue
+        is_dir = entry.is_dir()
+        if rules.is_ignored(path / entry.name, is_dir):
+            ignored += 1
+            continue
+        (directories if is_dir else files).append(_describe_entry(entry, is_dir))
+    listing = directories + files
+    hidden = f"{ignored} ignored by .gitignore not shown" if ignored else ""
+    if not listing:
+        return ToolResult(f"{shown} is empty" + (f" ({hidden})" if hidden else "") + ".")
+    summary = f"{plural(len(directories), 'directory', 'directories')}, {plural(len(files), 'file', 'files')}"
+    if len(listing) > LIST_LIMIT:
+        summary = f"showing the first {LIST_LIMIT} of {len(listing)} entries: {summary}"
+    summary += f"; {hidden}" if hidden else ""
+    return ToolResult("\n".join(listing[:LIST_LIMIT]) + f"\n({summary})")
+
+
+def _describe_entry(entry: os.DirEntry[str], is_dir: bool) -> str:
+    name = entry.name + ("/" if is_dir else "")
+    if entry.is_symlink():
+        with contextlib.suppress(OSError):
+            name += f" -> {os.readlink(entry.path)}"
+    return name
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    """``1 line``, ``2 lines``: the count with the right form of the noun (``many`` defaults to ``one + "s"``)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"

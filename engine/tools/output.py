@@ -1,0 +1,132 @@
+"""Collecting a command's output: all of it while small; head, tail and a file with everything once large."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import signal
+import time
+from pathlib import Path
+from typing import BinaryIO
+
+OUTPUT_BUDGET = 30_000
+"""Bytes of output shown in full; beyond it the first and last half of this are shown."""
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_RECENT = 4096
+
+
+class CommandOutput:
+    """Output of one command as it arrives; the full text is saved under ``spill_dir`` once it passes the budget."""
+
+    def __init__(self, spill_dir: Path, budget: int = OUTPUT_BUDGET) -> None:
+        self.spill_dir = spill_dir
+        self.budget = budget
+        self.total = 0
+        """Bytes received so far."""
+        self.spill_path: Path | None = None
+        """The file holding the full output, once it was too large to show."""
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._recent = b""
+        self._spill: BinaryIO | None = None
+        self._spill_error = ""
+
+    async def add(self, chunk: bytes) -> None:
+        """Take the next piece of output. Never raises: a failure to save is reported in the text."""
+        self.total += len(chunk)
+        self._recent = (self._recent + chunk)[-_RECENT:]
+        if self.total <= self.budget:
+            self._head += chunk
+            return
+        half = self.budget // 2
+        if self._spill is None and not self._spill_error:
+            await asyncio.to_thread(self._start_spill, bytes(self._head))
+            self._tail = self._head[half:]
+            del self._head[half:]
+        self._tail = (self._tail + chunk)[-half:]
+        if self._spill is not None:
+            await asyncio.to_thread(self._write_spill, chunk)
+
+    def last_line(self) -> str:
+        """The last non-empty line seen, for progress reports."""
+        text = _clean(self._recent.decode("utf-8", errors="replace"))
+        lines = [line.rsplit("\r", 1)[-1].strip() for line in text.splitlines()]
+        return next((line[:200] for line in reversed(lines) if line), "")
+
+    def render(self) -> str:
+        """The output for the model: in full, or head and tail with a pointer to the full text."""
+        if self.total == 0:
+            return "(no output)"
+        if self.total <= self.budget:
+            return _clean(self._head.decode("utf-8", errors="replace"))
+        head, tail = _cut_head(bytes(self._head)), _cut_tail(bytes(self._tail))
+        omitted = self.total - len(head) - len(tail)
+        text = (
+            _clean(head.decode("utf-8", errors="replace"))
+            + f"\n\n... {omitted} bytes omitted ...\n\n"
+            + _clean(tail.decode("utf-8", errors="replace"))
+        )
+        if self.spill_path is not None:
+            where = (
+                f"the full output is saved in {self.spill_path}; read it with read_file (offset/limit) or search "
+                "it with grep_files"
+            )
+        else:
+            where = f"the full output could not be saved: {self._spill_error}"
+        return f"{text}\n[Output was {self.total} bytes; {where}.]"
+
+    async def close(self) -> None:
+        """Close the file holding the full output, if there is one."""
+        if self._spill is not None:
+            await asyncio.to_thread(self._spill.close)
+            self._spill = None
+
+    def _start_spill(self, written: bytes) -> None:
+        try:
+            self.spill_dir.mkdir(parents=True, exist_ok=True)
+            path = self.spill_dir / f"command-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
+            self._spill = path.open("wb")
+            self._spill.write(written)
+            self.spill_path = path
+        except OSError as exc:
+            self._spill_error = str(exc)
+
+    def _write_spill(self, chunk: bytes) -> None:
+        assert self._spill is not None
+        try:
+            self._spill.write(chunk)
+        except OSError as exc:
+            self._spill_error = str(exc)
+            self.spill_path = None
+
+
+def describe_exit(returncode: int) -> str:
+    """``Exit code: N``, naming the signal when the command was killed by one."""
+    if returncode < 0:
+        return f"Exit code: {returncode} (killed by {_signal_name(-returncode)})"
+    if returncode > 128 and _signal_name(returncode - 128).startswith("SIG"):
+        return f"Exit code: {returncode} (the command was killed by {_signal_name(returncode - 128)})"
+    return f"Exit code: {returncode}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _clean(text: str) -> str:
+    return _ANSI.sub("", text).replace("\r\n", "\n")
+
+
+def _cut_head(head: bytes) -> bytes:
+    # End the head at a line break when one is reasonably close to the cut.
+    newline = head.rfind(b"\n")
+    return head[: newline + 1] if newline >= len(head) // 2 else head
+
+
+def _cut_tail(tail: bytes) -> bytes:
+    newline = tail.find(b"\n")
+    return tail[newline + 1 :] if 0 <= newline < len(tail) // 2 else tail

@@ -1,0 +1,194 @@
+"""The execute_command tool: a shell command in its own process group, bounded in time and output."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+from pydantic import Field
+
+from engine.tools.args import ToolArgs
+from engine.tools.base import ArgsTool, ToolContext, ToolResult
+from engine.tools.output import CommandOutput, describe_exit
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+KILL_GRACE = 1.5
+"""Seconds between SIGTERM and SIGKILL when a command is stopped."""
+DRAIN_GRACE = 1.0
+"""Seconds to wait for the output pipe to close after the shell exits (background jobs may keep it open)."""
+PROGRESS_INTERVAL = 0.5
+_CHUNK = 65536
+_POLL = 0.02
+_ENV_OVERRIDES = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+class ExecuteCommandArgs(ToolArgs):
+    command: str = Field(
+        min_length=1,
+        description="The shell command line to run with bash, e.g. 'pytest -q tests/test_x.py' or "
+        "'git status && git diff'.",
+    )
+    timeout_seconds: float = Field(
+        default=DEFAULT_TIMEOUT,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description=f"Stop the command after this many seconds (default {DEFAULT_TIMEOUT:.0f}, at most "
+        f"{MAX_TIMEOUT:.0f}).",
+    )
+
+
+class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
+    """execute_command: run a command with bash and report its exit code and output."""
+
+    name = "execute_command"
+    description = (
+        "Run a shell command with bash in the working directory; returns the exit code and the combined "
+        "stdout and stderr. Use it to build, run tests, use git and other programs; to read, search or change "
+        "files prefer read_file, grep_files, glob_files and edit_file. Each call starts a fresh shell, so `cd` "
+        "and variables do not carry over: chain commands with && (e.g. `cd web && npm test`). Stdin is empty, "
+        "so interactive prompts fail: pass flags such as --yes. The command and everything it started are "
+        f"stopped after timeout_seconds (default {DEFAULT_TIMEOUT:.0f}). Long output is cut to its beginning "
+        "and end, and the full output is saved to a file whose path is given. To leave a server running in "
+        "the background, redirect its output: `cmd > server.log 2>&1 &`."
+    )
+    args_model = ExecuteCommandArgs
+    read_only = False
+
+    def __init__(self, *, kill_grace: float = KILL_GRACE, drain_grace: float = DRAIN_GRACE) -> None:
+        """``kill_grace``: seconds from SIGTERM to SIGKILL; ``drain_grace``: see :data:`DRAIN_GRACE`."""
+        self.kill_grace = kill_grace
+        self.drain_grace = drain_grace
+
+    async def execute(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
+        output = CommandOutput(ctx.data_dir / "outputs")
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = await _spawn(args.command, ctx.cwd, write_fd)
+        except OSError as exc:
+            os.close(read_fd)
+            return ToolResult.error(f"Cannot run the command in {ctx.cwd}: {exc.strerror or exc}")
+        finally:
+            os.close(write_fd)
+        try:
+            return await self._supervise(proc, read_fd, output, args, ctx)
+        finally:
+            await output.close()
+
+    async def _supervise(
+        self,
+        proc: asyncio.subprocess.Process,
+        read_fd: int,
+        output: CommandOutput,
+        args: ExecuteCommandArgs,
+        ctx: ToolContext,
+    ) -> ToolResult:
+        transport, reader = await _open_reader(read_fd)
+        pump = asyncio.create_task(_pump(reader, output, ctx))
+        try:
+            try:
+                await asyncio.wait_for(proc.wait(), args.timeout_seconds)
+            except TimeoutError:
+                await stop_process_group(proc, self.kill_grace)
+                await _drain(pump, self.drain_grace)
+                return ToolResult.error(self._timeout_text(args.timeout_seconds, output))
+            detached = not await _drain(pump, self.drain_grace)
+        except asyncio.CancelledError:
+            await stop_process_group(proc, self.kill_grace)
+            raise
+        finally:
+            pump.cancel()
+            transport.close()
+        assert proc.returncode is not None
+        text = f"{describe_exit(proc.returncode)}\n{output.render()}"
+        if detached:
+            text += (
+                "\n[The shell exited but background processes still hold its output; their later output is not "
+                "captured. Redirect it to a file (`cmd > out.log 2>&1 &`) to keep them independent.]"
+            )
+        return ToolResult(text, proc.returncode == 0)
+
+    @staticmethod
+    def _timeout_text(timeout: float, output: CommandOutput) -> str:
+        return (
+            f"Command timed out after {timeout:g} s and was stopped, with every process it started.\n"
+            f"Output before it was stopped:\n{output.render()}"
+        )
+
+
+async def stop_process_group(proc: asyncio.subprocess.Process, grace: float) -> None:
+    """Stop the process group led by ``proc``: SIGTERM, up to ``grace`` seconds, then SIGKILL; reap ``proc``."""
+    try:
+        _signal_group(proc.pid, signal.SIGTERM)
+        # No event tells when a whole group is gone, so poll it.
+        for _ in range(max(1, round(grace / _POLL))):
+            if not _group_alive(proc.pid):
+                break
+            await asyncio.sleep(_POLL)
+    finally:
+        # Always, even if this coroutine is cancelled: nothing of the group may survive.
+        _signal_group(proc.pid, signal.SIGKILL)
+    await proc.wait()
+
+
+async def _spawn(command: str, cwd: Path, output_fd: int) -> asyncio.subprocess.Process:
+    shell = shutil.which("bash") or "/bin/sh"
+    return await asyncio.create_subprocess_exec(
+        shell,
+        "-c",
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=output_fd,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, **_ENV_OVERRIDES},
+    )
+
+
+async def _open_reader(read_fd: int) -> tuple[asyncio.ReadTransport, asyncio.StreamReader]:
+    # Our own pipe, not asyncio's: closing its read end is how we stop listening to background jobs.
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_CHUNK)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    return transport, reader
+
+
+async def _pump(reader: asyncio.StreamReader, output: CommandOutput, ctx: ToolContext) -> None:
+    last_report = 0.0
+    while chunk := await reader.read(_CHUNK):
+        await output.add(chunk)
+        now = time.monotonic()
+        if now - last_report >= PROGRESS_INTERVAL:
+            last_line = output.last_line()
+            if last_line:
+                ctx.progress(last_line)
+            last_report = now
+
+
+async def _drain(pump: asyncio.Task[None], grace: float) -> bool:
+    """Wait up to ``grace`` seconds for the output to end; True when it did."""
+    done, _ = await asyncio.wait({pump}, timeout=grace)
+    return bool(done)
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

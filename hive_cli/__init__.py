@@ -1,0 +1,1 @@
+"""hive's terminal program: Typer commands, output renderers and (later) the REPL."""

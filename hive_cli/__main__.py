@@ -1,0 +1,3 @@
+from hive_cli.main import main
+
+main()

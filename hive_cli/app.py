@@ -1,0 +1,126 @@
+"""hive's commands. Signatures only: the work (and every heavy import) happens inside the command bodies."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from engine import __version__
+from hive_cli.errors import exit_on_error
+
+app = typer.Typer(
+    name="hive",
+    help="hive: a terminal coding agent that is fast to start, calm to watch and honest about what it did and cost.",
+    no_args_is_help=False,
+    rich_markup_mode=None,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+sessions_app = typer.Typer(help="List saved sessions.", no_args_is_help=True)
+app.add_typer(sessions_app, name="sessions")
+
+
+class OutputFormat(StrEnum):
+    """How ``hive run`` reports."""
+
+    text = "text"
+    json = "json"
+    stream_json = "stream-json"
+
+
+class Mode(StrEnum):
+    """Plan (read-only tools) or work (all tools, each judged)."""
+
+    plan = "plan"
+    work = "work"
+
+
+ModelOpt = Annotated[
+    str | None, typer.Option("--model", "-m", help="litellm model string, e.g. openai/gpt-4o. Env: HIVE_MODEL.")
+]
+ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="Base URL of the model API. Env: HIVE_API_BASE.")]
+ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", help="API key. Env: HIVE_API_KEY or the provider's own.")]
+CwdOpt = Annotated[Path | None, typer.Option("--cwd", "-C", help="Work in this directory instead of the current one.")]
+ModeOpt = Annotated[Mode, typer.Option("--mode", help="plan: read-only tools; work: all tools.")]
+YesOpt = Annotated[
+    bool, typer.Option("--yes", "-y", help="Answer every approval request with allow (Deny still denies).")
+]
+MaxTurnsOpt = Annotated[int | None, typer.Option("--max-turns", min=1, help="Stop after this many model turns.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"hive {__version__}")
+        raise typer.Exit()
+
+
+@app.callback(invoke_without_command=True)
+def root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Start the interactive REPL, or run one of the commands below."""
+    if ctx.invoked_subcommand is None:
+        typer.echo('The interactive REPL is not available yet. Use: hive run "TASK" (see hive run --help).', err=True)
+        raise typer.Exit(2)
+
+
+@app.command()
+def run(
+    task: Annotated[str, typer.Argument(help="What hive should do.")],
+    output_format: Annotated[
+        OutputFormat, typer.Option("--output-format", "-o", help="text, json (one object) or stream-json (JSONL).")
+    ] = OutputFormat.text,
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    api_key: ApiKeyOpt = None,
+    cwd: CwdOpt = None,
+    mode: ModeOpt = Mode.work,
+    yes: YesOpt = False,
+    max_turns: MaxTurnsOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Run one task to completion and exit (scriptable)."""
+    from engine.model import litellm_import
+
+    litellm_import.preload()
+    with exit_on_error(debug):
+        from hive_cli.run_command import RunRequest, run_task
+
+        request = RunRequest(
+            task=task,
+            output_format=output_format.value,
+            model=model,
+            api_base=api_base,
+            api_key=api_key,
+            cwd=cwd,
+            mode=mode.value,
+            yes=yes,
+            max_turns=max_turns,
+        )
+        raise typer.Exit(run_task(request))
+
+
+@sessions_app.command("list")
+def sessions_list(
+    cwd: CwdOpt = None,
+    all_projects: Annotated[
+        bool, typer.Option("--all", help="Sessions of every directory, not just this one.")
+    ] = False,
+) -> None:
+    """List saved sessions, newest first."""
+    with exit_on_error(False):
+        from hive_cli.sessions_command import list_sessions
+
+        list_sessions(cwd, all_projects)
+
+
+def run_app() -> None:
+    """Run the Typer app."""
+    app()

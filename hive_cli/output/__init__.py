@@ -1,0 +1,41 @@
+"""Renderers for ``hive run``: text, json and stream-json. Each handles events one kind at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from engine.events import Event, RunResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunInfo:
+    """What a renderer knows about the run before it starts."""
+
+    session_id: str | None
+    model: str
+    cwd: str
+    mode: str
+
+
+class Renderer(Protocol):
+    """Shows a run: every event as it comes, then the result."""
+
+    def handle(self, event: Event) -> None: ...
+
+    def finish(self, result: RunResult, duration_s: float) -> None: ...
+
+
+def make_renderer(output_format: str, info: RunInfo) -> Renderer:
+    """The renderer for ``--output-format``."""
+    if output_format == "json":
+        from hive_cli.output.json_output import JsonRenderer
+
+        return JsonRenderer(info)
+    if output_format == "stream-json":
+        from hive_cli.output.stream_json import StreamJsonRenderer
+
+        return StreamJsonRenderer(info)
+    from hive_cli.output.text import TextRenderer
+
+    return TextRenderer(info)

@@ -1,0 +1,41 @@
+"""``--output-format json``: one object at the end with the answer, the tool calls, the usage and the exit reason."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from engine.events import Event, RunResult
+from hive_cli.output import RunInfo
+from hive_cli.output.serialize import SCHEMA_VERSION, outcome_dict, usage_report
+
+
+class JsonRenderer:
+    """Stays silent while the run goes on, then prints the result object."""
+
+    def __init__(self, info: RunInfo, out: TextIO | None = None) -> None:
+        self.info = info
+        self.out = out or sys.stdout
+
+    def handle(self, event: Event) -> None:
+        return None
+
+    def finish(self, result: RunResult, duration_s: float) -> None:
+        record = {
+            "type": "result",
+            "schema_version": SCHEMA_VERSION,
+            "session_id": self.info.session_id,
+            "model": self.info.model,
+            "exit_reason": result.exit_reason,
+            "text": result.text,
+            "error": result.error,
+            "tool_calls": [outcome_dict(o) for o in result.tool_outcomes],
+            "pending_calls": [
+                {"call_id": c.id, "name": c.name, "arguments": c.arguments} for c in result.pending_calls
+            ],
+            "addenda": list(result.addenda),
+            "usage": usage_report(result, duration_s, self.info.model),
+        }
+        self.out.write(json.dumps(record, ensure_ascii=False, indent=2) + "\n")
+        self.out.flush()

@@ -1,0 +1,122 @@
+"""Events and results as JSON-ready mappings (the stream-json and json contracts)."""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from engine.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    ErrorEvent,
+    Event,
+    ModeChanged,
+    ReasoningDelta,
+    Retrying,
+    RunFinished,
+    RunResult,
+    RunStarted,
+    TextDelta,
+    ToolCall,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutcome,
+    ToolProgress,
+    TurnCompleted,
+    TurnRecord,
+)
+
+SCHEMA_VERSION = 1
+
+
+def call_dict(call: ToolCall) -> dict[str, Any]:
+    """A tool call as JSON."""
+    return {"call_id": call.id, "name": call.name, "arguments": call.arguments}
+
+
+def outcome_dict(outcome: ToolOutcome) -> dict[str, Any]:
+    """A finished tool call as JSON."""
+    return call_dict(outcome.call) | {
+        "success": outcome.success,
+        "output": outcome.output,
+        "duration_s": round(outcome.duration_s, 4),
+    }
+
+
+def turn_dict(turn: TurnRecord) -> dict[str, Any]:
+    """A turn record as JSON (text, calls with outcomes, usage)."""
+    return {
+        "index": turn.index,
+        "model": turn.model,
+        "text": turn.text,
+        "finish_reason": turn.finish_reason,
+        "tool_calls": [outcome_dict(o) for o in turn.outcomes],
+        "pending_calls": [call_dict(c) for c in turn.pending_calls],
+        "usage": turn.usage.to_dict(),
+    }
+
+
+def usage_report(result: RunResult, duration_s: float, model: str) -> dict[str, Any]:
+    """The run's usage: totals, per model turn, tool-call count and wall-clock duration."""
+    return {
+        "model": model,
+        "total": result.usage.to_dict(),
+        "turns": [{"index": t.index, "model": t.model, "usage": t.usage.to_dict()} for t in result.turns],
+        "tool_calls": len(result.tool_outcomes),
+        "duration_s": round(duration_s, 3),
+    }
+
+
+def event_dict(event: Event) -> dict[str, Any] | None:
+    """The stream-json line for ``event`` (without type-independent fields), or None to skip it."""
+    match event:
+        case RunStarted():
+            return None
+        case TextDelta(text=text):
+            return {"type": "text_delta", "text": text}
+        case ReasoningDelta(text=text):
+            return {"type": "reasoning_delta", "text": text}
+        case ToolCallStarted(call=call, read_only=read_only):
+            return {"type": "tool_call_started", **call_dict(call), "read_only": read_only}
+        case ToolProgress():
+            return {
+                "type": "tool_progress",
+                "call_id": event.call_id,
+                "name": event.tool_name,
+                "status": event.status,
+                "progress": event.progress,
+                "total": event.total,
+            }
+        case ToolCallFinished(outcome=outcome):
+            return {"type": "tool_call_finished", **outcome_dict(outcome)}
+        case Retrying():
+            return {
+                "type": "retrying",
+                "category": event.category,
+                "message": event.message,
+                "attempt": event.attempt,
+                "delay_s": event.delay_s,
+            }
+        case TurnCompleted(turn=turn, addendum=addendum):
+            return {"type": "turn_completed", **turn_dict(turn), "addendum": addendum}
+        case ModeChanged():
+            return {
+                "type": "mode_changed",
+                "previous": event.previous,
+                "current": event.current,
+                "reason": event.reason,
+            }
+        case ApprovalRequested(call=call, summary=summary):
+            return {"type": "approval_requested", **call_dict(call), "summary": summary}
+        case ApprovalResolved():
+            return {
+                "type": "approval_resolved",
+                "call_id": event.call_id,
+                "allowed": event.allowed,
+                "reason": event.reason,
+            }
+        case ErrorEvent(category=category, message=message):
+            return {"type": "error", "category": category, "message": message}
+        case RunFinished():
+            return None
+        case _:
+            assert_never(event)

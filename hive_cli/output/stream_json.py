@@ -1,0 +1,49 @@
+"""``--output-format stream-json``: one JSON object per line, each with ``type`` and ``schema_version``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from engine.events import Event, RunResult
+from hive_cli.output import RunInfo
+from hive_cli.output.serialize import SCHEMA_VERSION, event_dict, usage_report
+
+
+class StreamJsonRenderer:
+    """Writes ``session_started``, one line per event, then ``session_finished`` with the usage report."""
+
+    def __init__(self, info: RunInfo, out: TextIO | None = None) -> None:
+        self.info = info
+        self.out = out or sys.stdout
+        self._write(
+            {
+                "type": "session_started",
+                "session_id": info.session_id,
+                "model": info.model,
+                "cwd": info.cwd,
+                "mode": info.mode,
+            }
+        )
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self.out.write(json.dumps(record | {"schema_version": SCHEMA_VERSION}, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    def handle(self, event: Event) -> None:
+        record = event_dict(event)
+        if record is not None:
+            self._write(record)
+
+    def finish(self, result: RunResult, duration_s: float) -> None:
+        self._write(
+            {
+                "type": "session_finished",
+                "session_id": self.info.session_id,
+                "exit_reason": result.exit_reason,
+                "text": result.text,
+                "error": result.error,
+                "usage": usage_report(result, duration_s, self.info.model),
+            }
+        )

@@ -1,0 +1,41 @@
+"""Short human summaries shared by the renderers: a call's key argument, the usage line."""
+
+from __future__ import annotations
+
+from engine.events import RunResult, ToolCall, Usage
+
+KEY_ARGUMENTS = ("command", "path", "pattern", "name")
+MAX_KEY_CHARS = 80
+
+
+def key_argument(call: ToolCall) -> str:
+    """The one argument that best says what a call does (command, path, pattern...)."""
+    for name in KEY_ARGUMENTS:
+        value = call.arguments.get(name)
+        if isinstance(value, str) and value:
+            value = value.replace("\n", " ⏎ ")
+            return value if len(value) <= MAX_KEY_CHARS else value[: MAX_KEY_CHARS - 1] + "…"
+    return ""
+
+
+def tokens_text(usage: Usage) -> str:
+    """ "1,234 in (1,000 cached) / 56 out", with "?" for counts the provider did not report."""
+    prompt = "?" if usage.prompt_tokens is None else f"{usage.prompt_tokens:,}"
+    completion = "?" if usage.completion_tokens is None else f"{usage.completion_tokens:,}"
+    cached = f" ({usage.cached_read_tokens:,} cached)" if usage.cached_read_tokens else ""
+    return f"{prompt} in{cached} / {completion} out"
+
+
+def cost_text(usage: Usage) -> str:
+    """ "$0.0123", or "not priced" when the model has no known price."""
+    return "not priced" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+
+
+def usage_line(result: RunResult, duration_s: float) -> str:
+    """One line: tokens, cost, tool calls and duration of a run."""
+    usage = result.usage
+    calls = len(result.tool_outcomes)
+    return (
+        f"hive: tokens {tokens_text(usage)} · cost {cost_text(usage)} · "
+        f"{calls} tool call{'s' if calls != 1 else ''} · {duration_s:.1f}s"
+    )

@@ -1,0 +1,90 @@
+"""``--output-format text``: the answer streams to stdout; a compact tool log and a usage line go to stderr."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO, assert_never
+
+from engine.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    ErrorEvent,
+    Event,
+    ModeChanged,
+    ReasoningDelta,
+    Retrying,
+    RunFinished,
+    RunResult,
+    RunStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
+    TurnCompleted,
+)
+from hive_cli.output import RunInfo
+from hive_cli.output.summaries import key_argument, usage_line
+
+PREVIEW_CHARS = 160
+
+
+class TextRenderer:
+    """Plain text for people and pipes."""
+
+    def __init__(self, info: RunInfo, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.info = info
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self._out_at_line_start = True
+
+    def handle(self, event: Event) -> None:
+        match event:
+            case TextDelta(text=text):
+                self._answer(text)
+            case ToolCallStarted(call=call):
+                self._log(f"→ {call.name} {key_argument(call)}".rstrip())
+            case ToolCallFinished(outcome=outcome):
+                mark = {True: "✓", False: "✗", None: "?"}[outcome.success]
+                detail = "" if outcome.success else f": {_first_line(outcome.output)}"
+                self._log(f"  {mark} {outcome.call.name} ({outcome.duration_s:.2f}s){detail}")
+            case ToolProgress(status=status):
+                self._log(f"    {status}")
+            case Retrying(message=message, delay_s=delay):
+                self._log(f"hive: {message}; retrying in {delay:.1f}s")
+            case ApprovalResolved(allowed=False, reason=reason):
+                self._log(f"  refused: {reason}")
+            case ErrorEvent(message=message):
+                self._log(f"hive: {message}")
+            case ModeChanged(current=current):
+                self._log(f"mode: {current}")
+            case RunStarted() | ReasoningDelta() | TurnCompleted() | ApprovalRequested() | ApprovalResolved():
+                pass
+            case RunFinished():
+                pass
+            case _:
+                assert_never(event)
+
+    def finish(self, result: RunResult, duration_s: float) -> None:
+        if not self._out_at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._out_at_line_start = True
+        self._log(usage_line(result, duration_s))
+
+    def _answer(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        self._out_at_line_start = text.endswith("\n")
+
+    def _log(self, line: str) -> None:
+        if not self._out_at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._out_at_line_start = True
+        self.err.write(line + "\n")
+        self.err.flush()
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1] + "…"

@@ -1,0 +1,101 @@
+"""``hive run``: resolve the configuration, open a session, drive one task, report, and pick the exit status."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import UserError
+from engine.events import ExitReason, RunFinished, RunResult
+from engine.model.resolve import resolve_model
+from engine.policy.gate import ApproveEverything
+from engine.session import Session, SessionConfig, open_session
+from engine.settings import LayeredSettings, load_settings
+from engine.usage import UsageLimits
+from hive_cli.errors import EXIT_INTERRUPTED
+from hive_cli.output import Renderer, RunInfo, make_renderer
+
+DEFAULT_MAX_TURNS = 50
+EXIT_CODES: dict[ExitReason, int] = {
+    "completed": 0,
+    "pending_tool_calls": 0,
+    "error": 1,
+    "max_turns": 3,
+    "usage_limit": 3,
+    "cancelled": EXIT_INTERRUPTED,
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunRequest:
+    """The ``hive run`` command line, parsed."""
+
+    task: str
+    output_format: str
+    model: str | None
+    api_base: str | None
+    api_key: str | None
+    cwd: Path | None
+    mode: str
+    yes: bool
+    max_turns: int | None
+
+
+def run_task(request: RunRequest) -> int:
+    """Run the task and return the exit status."""
+    cwd = resolve_cwd(request.cwd)
+    settings = load_settings(cwd)
+    config = session_config(request, cwd, settings)
+    session = open_session(config, approver=ApproveEverything() if request.yes else None, title=request.task)
+    info = RunInfo(session_id=session.id, model=config.model.model, cwd=str(cwd), mode=config.mode)
+    renderer = make_renderer(request.output_format, info)
+    try:
+        result = asyncio.run(_drive(session, request.task, renderer))
+    finally:
+        session.close()
+    return EXIT_CODES[result.exit_reason]
+
+
+def resolve_cwd(cwd: Path | None) -> Path:
+    """The working directory: ``-C`` if given (it must exist), else the current one."""
+    path = (cwd or Path.cwd()).expanduser()
+    if not path.is_dir():
+        raise UserError(f"--cwd: {path} is not a directory")
+    return path.resolve()
+
+
+def session_config(request: RunRequest, cwd: Path, settings: LayeredSettings) -> SessionConfig:
+    """Combine flags, environment and settings files into a ``SessionConfig``."""
+    choice = resolve_model(
+        flag_model=request.model, flag_api_base=request.api_base, flag_api_key=request.api_key, settings=settings
+    )
+    return SessionConfig(
+        cwd=cwd,
+        model=choice,
+        mode=request.mode,
+        max_turns=request.max_turns or settings.get("max_turns") or DEFAULT_MAX_TURNS,
+        limits=UsageLimits(
+            max_total_tokens=settings.limit("max_total_tokens"), max_cost_usd=settings.limit("max_cost_usd")
+        ),
+        request_timeout_s=settings.get("request_timeout") or 600.0,
+    )
+
+
+async def _drive(session: Session, task: str, renderer: Renderer) -> RunResult:
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, session.loop.cancel)
+    started = time.monotonic()
+    result: RunResult | None = None
+    try:
+        async for event in session.loop.run_streaming(task):
+            if isinstance(event, RunFinished):
+                result = event.result
+            renderer.handle(event)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    assert result is not None
+    renderer.finish(result, time.monotonic() - started)
+    return result
