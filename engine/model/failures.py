@@ -9,6 +9,7 @@ code and the message, and never imports litellm itself.
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import re
 import time
@@ -119,10 +120,32 @@ def _user_message(category: ErrorCategory, detail: str, model: str) -> str:
     return f"{hint}{where}: {detail}" if detail else f"{hint}{where}"
 
 
+_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+: |\w+Error: |\w+Exception - )")
+
+
 def _strip_litellm_prefix(message: str) -> str:
-    # litellm prefixes messages with "litellm.RateLimitError: RateLimitError: OpenAIException - ".
-    message = re.sub(r"^(litellm\.\w+: )?(\w+Error: )?(\w+Exception - )?", "", message.strip())
+    """The provider's own words: litellm's (possibly nested) class prefixes and JSON envelopes removed."""
+    message = message.strip()
+    while (stripped := _LITELLM_PREFIX.sub("", message, count=1)) != message:
+        message = stripped
+    message = _message_inside_json(message)
     return message.splitlines()[0][:500] if message else ""
+
+
+def _message_inside_json(text: str) -> str:
+    """``{"error": {"message": "..."}}`` (OpenAI or Anthropic envelope) → the message; other text unchanged."""
+    if not text.startswith("{"):
+        return text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    return text
 
 
 def _message_of(exc: BaseException) -> str:

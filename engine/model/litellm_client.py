@@ -62,7 +62,9 @@ class LiteLLMClient:
                 attempt += 1
 
     async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncIterator[StreamItem]:
-        litellm = await asyncio.to_thread(litellm_import.load)
+        litellm = litellm_import.loaded()
+        if litellm is None:
+            litellm = await asyncio.to_thread(litellm_import.load)
         try:
             response = await litellm.acompletion(**self._arguments(request))
             if not self.settings.streaming:
@@ -70,14 +72,14 @@ class LiteLLMClient:
                     yield item
                 yield self._reply(assembler)
                 return
-            iterator = response.__aiter__()
-            while True:
-                try:
-                    chunk = await asyncio.wait_for(iterator.__anext__(), self.settings.stream_idle_timeout_s)
-                except StopAsyncIteration:
-                    break
-                for item in assembler.feed(chunk):
-                    yield item
+            idle = self.settings.stream_idle_timeout_s
+            clock = asyncio.get_running_loop()
+            async with asyncio.timeout(idle) as deadline:
+                async for chunk in response:
+                    deadline.reschedule(None)  # the consumer's time between chunks is not the server's idling
+                    for item in assembler.feed(chunk):
+                        yield item
+                    deadline.reschedule(clock.time() + idle)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -113,6 +115,10 @@ class LiteLLMClient:
     def _reply(self, assembler: StreamAssembler) -> ModelReply:
         usage = usage_from(assembler.usage_source)
         reply = assembler.reply(usage)
+        if usage.reasoning_tokens == 0 and (reply.reasoning or dict(reply.provider_fields).get("thinking_blocks")):
+            # The model visibly reasoned, so a zero count means the provider did not say.
+            usage = replace(usage, reasoning_tokens=None)
+            reply = replace(reply, usage=usage)
         if not is_priced_endpoint(self.model, self.settings.api_base):
             return reply
         return replace(reply, usage=price(usage, self.model, reply.model))
@@ -139,6 +145,9 @@ def _is_missing_finish_reason(exc: Exception, assembler: StreamAssembler) -> boo
     return "finish_reason" in str(exc) and assembler.received_output and assembler.finish_reason is None
 
 
+FREE_PROVIDERS = ("ollama/", "ollama_chat/", "lm_studio/", "llamafile/", "hosted_vllm/")
+
+
 def is_priced_endpoint(model: str, api_base: str | None) -> bool:
     """False for an ``openai/`` model served from a custom base URL: its prices are unknown, not OpenAI's."""
     if not api_base or not model.startswith("openai/"):
@@ -162,5 +171,8 @@ def price(usage: Usage, *models: str) -> Usage:
             )
         except Exception:  # litellm raises plain Exception subclasses for unmapped models
             continue
-        return replace(usage, cost_usd=float(prompt_cost) + float(completion_cost))
+        cost = float(prompt_cost) + float(completion_cost)
+        if cost == 0 and not model.startswith(FREE_PROVIDERS):
+            continue  # a paid provider's model listed at zero is a gap in the table, not a free model
+        return replace(usage, cost_usd=cost)
     return usage

@@ -30,7 +30,16 @@ def _import() -> None:
         except BaseException as exc:  # surfaced by load(); an import failure must not kill the thread silently
             _error = exc
             return
-        quiet = {"suppress_debug_info": True, "set_verbose": False, "drop_params": True, "telemetry": False}
+        # hive counts usage from what providers report and logs nothing through litellm, so its
+        # per-call token counting and logging threads are pure cost (and counting would be a guess).
+        quiet = {
+            "suppress_debug_info": True,
+            "set_verbose": False,
+            "drop_params": True,
+            "telemetry": False,
+            "disable_token_counter": True,
+            "disable_streaming_logging": True,
+        }
         for name, value in quiet.items():
             setattr(litellm, name, value)
         for name in ("LiteLLM", "LiteLLM Proxy", "LiteLLM Router", "litellm"):
@@ -59,6 +68,6 @@ def load() -> ModuleType:
     return _module
 
 
-def is_loaded() -> bool:
-    """Whether litellm has been imported (for tests and benchmarks)."""
-    return _module is not None
+def loaded() -> ModuleType | None:
+    """The litellm module if it is already imported, else None (never blocks)."""
+    return _module

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,8 +130,9 @@ class ArgsTool(Generic[ArgsT]):
     args_model: type[ArgsT]
     read_only: ClassVar[bool] = False
 
-    @property
+    @functools.cached_property
     def spec(self) -> ToolSpec:
+        """Built once per tool: pydantic's schema generation is too slow to repeat every turn."""
         return ToolSpec(
             name=self.name,
             description=self.description,

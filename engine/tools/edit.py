@@ -124,18 +124,25 @@ def _write(path: Path, shown: str, content: str, ctx: ToolContext, message: str)
 def _locate(content: str, old: str, new: str) -> _Replacement | None:
     """The strings to replace with, adapting the line endings when only they differ from the file's."""
     if old in content:
-        return _Replacement(old, new)
+        return _Replacement(old, _to_crlf(new) if _uses_crlf(content) else new)
     if "\r\n" in content and "\n" in old and "\r\n" not in old:
         crlf_old = old.replace("\n", "\r\n")
         if crlf_old in content:
-            crlf_new = new.replace("\r\n", "\n").replace("\n", "\r\n")
-            return _Replacement(crlf_old, crlf_new, " (matched after converting line endings to the file's CRLF)")
+            return _Replacement(crlf_old, _to_crlf(new), " (matched after converting line endings to the file's CRLF)")
     if "\r\n" not in content and "\r\n" in old:
         lf_old = old.replace("\r\n", "\n")
         if lf_old in content:
             note = " (matched after converting CRLF line endings to LF)"
             return _Replacement(lf_old, new.replace("\r\n", "\n"), note)
     return None
+
+
+def _uses_crlf(content: str) -> bool:
+    return "\r\n" in content and content.count("\n") == content.count("\r\n")
+
+
+def _to_crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 def _occurrence_lines(content: str, old: str) -> list[int]:

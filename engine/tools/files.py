@@ -76,7 +76,7 @@ def count_lines(text: str) -> int:
 
 
 def missing_file_message(path: Path, shown: str, kind: str = "File") -> str:
-    """ "File not found", with similar names in the same directory when there are any."""
+    """The "not found" message for ``path``, naming similar files in its directory when there are any."""
     message = f"{kind} not found: {shown}"
     try:
         names = os.listdir(path.parent)

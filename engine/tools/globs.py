@@ -19,14 +19,20 @@ class GlobMatcher:
     """A compiled glob pattern; :meth:`matches` tests ``/``-separated paths relative to the search root."""
 
     def __init__(self, pattern: str, *, anchored: bool = False) -> None:
-        """Compile ``pattern``; with ``anchored`` it always matches whole paths, even without ``/``."""
+        """Compile ``pattern``; with ``anchored`` it always matches whole paths, even without ``/``.
+
+        Raises ``ValueError`` when the pattern cannot be compiled.
+        """
         pattern = pattern.strip()
         while pattern.startswith("./"):
             pattern = pattern[2:]
         pattern = pattern.lstrip("/")
         self.pattern = pattern
         self._name_only = not anchored and "/" not in pattern
-        self._regex = re.compile(_translate(pattern) + r"\Z", re.DOTALL)
+        try:
+            self._regex = re.compile(_translate(pattern) + r"\Z", re.DOTALL)
+        except re.error as exc:  # e.g. a character range such as [z-a]
+            raise ValueError(f"Invalid glob pattern {pattern!r}: {exc}") from exc
 
     def matches(self, rel_path: str) -> bool:
         """Whether the file at ``rel_path`` matches."""

@@ -113,7 +113,7 @@ def walk_files(root: Path, rules: IgnoreRules | None = None) -> Iterator[str]:
     ``--sort path``). ``.git`` is always skipped, symbolic links are not followed or listed, and
     unreadable directories are skipped.
     """
-    yield from _walk(root, "", rules or IgnoreRules())
+    yield from _walk(root.resolve(), "", rules or IgnoreRules())
 
 
 def _walk(directory: Path, prefix: str, rules: IgnoreRules) -> Iterator[str]:

@@ -14,6 +14,7 @@ OUTPUT_BUDGET = 30_000
 """Bytes of output shown in full; beyond it the first and last half of this are shown."""
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _RECENT = 4096
+_SAVE_EVERY = 256 * 1024
 
 
 class CommandOutput:
@@ -31,22 +32,27 @@ class CommandOutput:
         self._recent = b""
         self._spill: BinaryIO | None = None
         self._spill_error = ""
+        self._over_budget = False
+        self._unsaved = bytearray()
 
     async def add(self, chunk: bytes) -> None:
         """Take the next piece of output. Never raises: a failure to save is reported in the text."""
         self.total += len(chunk)
         self._recent = (self._recent + chunk)[-_RECENT:]
-        if self.total <= self.budget:
-            self._head += chunk
-            return
         half = self.budget // 2
-        if self._spill is None and not self._spill_error:
-            await asyncio.to_thread(self._start_spill, bytes(self._head))
-            self._tail = self._head[half:]
-            del self._head[half:]
+        if not self._over_budget:
+            if self.total <= self.budget:
+                self._head += chunk
+                return
+            self._over_budget = True
+            everything = bytes(self._head) + chunk
+            self._head, self._tail = bytearray(everything[:half]), bytearray(everything[-half:])
+            await asyncio.to_thread(self._start_spill, everything)
+            return
         self._tail = (self._tail + chunk)[-half:]
-        if self._spill is not None:
-            await asyncio.to_thread(self._write_spill, chunk)
+        self._unsaved += chunk
+        if len(self._unsaved) >= _SAVE_EVERY:
+            await self._save()
 
     def last_line(self) -> str:
         """The last non-empty line seen, for progress reports."""
@@ -58,7 +64,7 @@ class CommandOutput:
         """The output for the model: in full, or head and tail with a pointer to the full text."""
         if self.total == 0:
             return "(no output)"
-        if self.total <= self.budget:
+        if not self._over_budget:
             return _clean(self._head.decode("utf-8", errors="replace"))
         head, tail = _cut_head(bytes(self._head)), _cut_tail(bytes(self._tail))
         omitted = self.total - len(head) - len(tail)
@@ -74,13 +80,19 @@ class CommandOutput:
             )
         else:
             where = f"the full output could not be saved: {self._spill_error}"
-        return f"{text}\n[Output was {self.total} bytes; {where}.]"
+        return f"{end_line(text)}[Output was {self.total} bytes; {where}.]"
 
     async def close(self) -> None:
-        """Close the file holding the full output, if there is one."""
+        """Write what is still buffered and close the file holding the full output, if there is one."""
         if self._spill is not None:
+            await self._save()
             await asyncio.to_thread(self._spill.close)
             self._spill = None
+
+    async def _save(self) -> None:
+        chunk, self._unsaved = bytes(self._unsaved), bytearray()
+        if self._spill is not None and chunk:
+            await asyncio.to_thread(self._write_spill, chunk)
 
     def _start_spill(self, written: bytes) -> None:
         try:
@@ -115,6 +127,11 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def end_line(text: str) -> str:
+    """``text`` ending with a line break, so that a note can follow on its own line."""
+    return text if text.endswith("\n") else text + "\n"
 
 
 def _clean(text: str) -> str:

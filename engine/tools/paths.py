@@ -87,6 +87,8 @@ def with_path(raw: str, ctx: ToolContext, body: Callable[[Path, str], ToolResult
         return body(path, shown)
     except OSError as exc:
         return ToolResult.error(describe_os_error(exc, shown))
+    except ValueError as exc:  # e.g. a file name the file system cannot encode
+        return ToolResult.error(f"{shown}: {exc}")
 
 
 def describe_os_error(exc: OSError, shown: str) -> str:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.tools.search_backend import MAX_FILE_SIZE, GrepMatch, GrepQuery, SearchError
+from engine.tools.ignore import IgnoreRules
+from engine.tools.search_backend import MAX_FILE_SIZE, GrepMatch, GrepQuery, PythonSearchBackend, SearchError
 
 # Hidden files are searched, .git never, .ignore/.rgignore and the global git excludes are not read:
 # exactly what engine.tools.ignore does. .gitignore only applies inside a git repository (rg's default).
@@ -55,22 +56,34 @@ class RipgrepBackend:
 
     async def list_files(self, root: Path) -> list[str]:
         """Every searchable file under ``root``, relative to it, in depth-first name order."""
-        args = [*_COMMON_FLAGS, "--files", "--null", "--sort", "path", "--", "."]
+        if await asyncio.to_thread(_parent_rules_anchored, root):
+            return await PythonSearchBackend().list_files(root)
+        args = [*_COMMON_FLAGS, "--files", "--null", "--sort", "path"]
         proc = await self._spawn(args, root)
-        stdout, stderr = await proc.communicate()
+        try:
+            stdout, stderr = await proc.communicate()
+        except asyncio.CancelledError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            raise
         if proc.returncode == 2 and not stdout:
             raise SearchError(f"ripgrep failed: {stderr.decode(errors='replace').strip()}")
         return [_strip_dot(os.fsdecode(name)) for name in stdout.split(b"\0") if name]
 
     async def grep(self, root: Path, query: GrepQuery, files: Sequence[str] | None = None) -> list[GrepMatch]:
         """Matching lines under ``root`` (or only in ``files``), in file order."""
+        if files is None and await asyncio.to_thread(_parent_rules_anchored, root):
+            files = await PythonSearchBackend().list_files(root)
         if files is None:
-            return await self._search(root, query, ["--sort", "path", "--", "."], query.max_matches)
+            return await self._search(root, query, ["--sort", "path"], query.max_matches)
+        # rg applies --max-filesize only to files it finds itself, so filter named files here.
+        files = await asyncio.to_thread(_small_enough, root, files)
         matches: list[GrepMatch] = []
         for chunk in _chunks(files):
-            # One thread keeps rg on the given order.
+            # One thread keeps rg on the given order; "./" keeps a file named "-" from meaning stdin.
             limit = query.max_matches - len(matches)
-            matches += await self._search(root, query, ["--threads", "1", "--", *chunk], limit)
+            targets = ["--threads", "1", "--", *(f"./{name}" for name in chunk)]
+            matches += await self._search(root, query, targets, limit)
             if len(matches) >= query.max_matches:
                 break
         return matches
@@ -143,6 +156,21 @@ class _JsonReader:
         if kind in ("begin", "end", "summary"):
             self.ran = True
         return self.done
+
+
+def _parent_rules_anchored(root: Path) -> bool:
+    return IgnoreRules().parent_rules_anchored(root)
+
+
+def _small_enough(root: Path, files: Sequence[str]) -> list[str]:
+    kept = []
+    for name in files:
+        try:
+            if (root / name).stat().st_size <= MAX_FILE_SIZE:
+                kept.append(name)
+        except OSError:
+            continue
+    return kept
 
 
 def _text(field: dict[str, str]) -> str:

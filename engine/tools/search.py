@@ -75,7 +75,10 @@ class GlobFilesTool(ArgsTool[GlobFilesArgs]):
             files = await self.backend.list_files(root)
         except SearchError as exc:
             return ToolResult.error(str(exc))
-        matcher = GlobMatcher(pattern, anchored=anchored)
+        try:
+            matcher = GlobMatcher(pattern, anchored=anchored)
+        except ValueError as exc:
+            return ToolResult.error(str(exc))
         hits = [name for name in files if matcher.matches(name)]
         return await asyncio.to_thread(_glob_result, root, shown, hits, args.pattern)
 
@@ -156,7 +159,7 @@ class GrepFilesTool(ArgsTool[GrepFilesArgs]):
         try:
             files = await self._candidates(target, GlobMatcher(args.glob) if args.glob else None)
             matches = await self.backend.grep(target.root, query, files)
-        except SearchError as exc:
+        except ValueError as exc:  # SearchError, or an invalid glob
             return ToolResult.error(str(exc))
         return _grep_result(matches, _prefix(display_path(target.root, ctx)), args, target.shown)
 

@@ -5,6 +5,11 @@ Two backends give the same answers for the same tree: :class:`~engine.tools.ripg
 regular files that ``.gitignore`` does not exclude (see :mod:`engine.tools.ignore`), hidden files
 included, ``.git`` and symbolic links excluded, in depth-first name order; both skip binary files
 (a NUL byte anywhere) and files over :data:`MAX_FILE_SIZE` when searching.
+
+Known differences, all in rare corners: the regular-expression dialects differ beyond their common
+subset (ripgrep has no look-around or backreferences; Python lacks Unicode property classes), and
+ripgrep 14 does not match names ending in ``.`` with ``.gitignore`` patterns such as ``*.`` (git and
+the Python backend do).
 """
 
 from __future__ import annotations

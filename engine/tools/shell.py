@@ -14,7 +14,8 @@ from pydantic import Field
 
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
-from engine.tools.output import CommandOutput, describe_exit
+from engine.tools.output import CommandOutput, describe_exit, end_line
+from engine.tools.paths import working_directory
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -66,29 +67,32 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         self.drain_grace = drain_grace
 
     async def execute(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
-        output = CommandOutput(ctx.data_dir / "outputs")
+        cwd = working_directory(ctx)
         read_fd, write_fd = os.pipe()
+        transport, reader = await _open_reader(read_fd)
         try:
-            proc = await _spawn(args.command, ctx.cwd, write_fd)
+            try:
+                proc = await _spawn(args.command, cwd, write_fd)
+            finally:
+                os.close(write_fd)  # the child has its copy; EOF comes when every process closes it
         except OSError as exc:
-            os.close(read_fd)
-            return ToolResult.error(f"Cannot run the command in {ctx.cwd}: {exc.strerror or exc}")
-        finally:
-            os.close(write_fd)
+            transport.close()
+            return ToolResult.error(f"Cannot run the command in {cwd}: {exc.strerror or exc}")
+        output = CommandOutput(ctx.data_dir / "outputs")
         try:
-            return await self._supervise(proc, read_fd, output, args, ctx)
+            return await self._supervise(proc, transport, reader, output, args, ctx)
         finally:
             await output.close()
 
     async def _supervise(
         self,
         proc: asyncio.subprocess.Process,
-        read_fd: int,
+        transport: asyncio.ReadTransport,
+        reader: asyncio.StreamReader,
         output: CommandOutput,
         args: ExecuteCommandArgs,
         ctx: ToolContext,
     ) -> ToolResult:
-        transport, reader = await _open_reader(read_fd)
         pump = asyncio.create_task(_pump(reader, output, ctx))
         try:
             try:
@@ -102,13 +106,13 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
             await stop_process_group(proc, self.kill_grace)
             raise
         finally:
-            pump.cancel()
+            await _stop_pump(pump)
             transport.close()
         assert proc.returncode is not None
         text = f"{describe_exit(proc.returncode)}\n{output.render()}"
         if detached:
-            text += (
-                "\n[The shell exited but background processes still hold its output; their later output is not "
+            text = end_line(text) + (
+                "[The shell exited but background processes still hold its output; their later output is not "
                 "captured. Redirect it to a file (`cmd > out.log 2>&1 &`) to keep them independent.]"
             )
         return ToolResult(text, proc.returncode == 0)
@@ -177,6 +181,14 @@ async def _drain(pump: asyncio.Task[None], grace: float) -> bool:
     """Wait up to ``grace`` seconds for the output to end; True when it did."""
     done, _ = await asyncio.wait({pump}, timeout=grace)
     return bool(done)
+
+
+async def _stop_pump(pump: asyncio.Task[None]) -> None:
+    pump.cancel()
+    # asyncio.wait, unlike awaiting the task, lets a cancellation of *this* task through.
+    await asyncio.wait({pump})
+    if not pump.cancelled():
+        pump.exception()  # retrieved, so asyncio does not log it; the output so far is still used
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -76,13 +76,19 @@ def test_ipv6_loopback_and_unix_sockets_stay_usable(tmp_path: Path) -> None:
 
 
 def test_uninstall_restores_the_original_socket_functions() -> None:
-    original = socket.socket.connect
-    netblock.install()
-    netblock.install()
-    assert netblock.is_installed()
+    was_installed = netblock.is_installed()  # the suite's conftest installs it for every test
     netblock.uninstall()
-    assert socket.socket.connect is original
-    assert not netblock.is_installed()
+    original = socket.socket.connect
+    try:
+        netblock.install()
+        netblock.install()
+        assert netblock.is_installed()
+        netblock.uninstall()
+        assert socket.socket.connect is original
+        assert not netblock.is_installed()
+    finally:
+        if was_installed:
+            netblock.install()
 
 
 @pytest.mark.parametrize(

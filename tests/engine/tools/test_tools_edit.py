@@ -154,3 +154,9 @@ def test_edits_go_through_the_write_interceptor_which_can_refuse(call: Call, ctx
     assert seen == ["a = 2\n"]
     assert (workspace / "app.py").read_text() == "a = 1\n"
     assert sorted(p.name for p in workspace.iterdir()) == ["app.py"]
+
+
+def test_new_lines_inserted_into_a_crlf_file_get_crlf_endings(call: Call, workspace: Path) -> None:
+    (workspace / "app.py").write_bytes(b"a = 1\r\nb = 2\r\n")
+    assert _edit(call, old_string="a = 1", new_string="a = 1\nc = 3").success is True
+    assert (workspace / "app.py").read_bytes() == b"a = 1\r\nc = 3\r\nb = 2\r\n"

@@ -10,7 +10,7 @@ import pytest
 from engine.tools.base import FileToolOptions, ToolContext, ToolResult
 from engine.tools.ripgrep import RipgrepBackend, find_ripgrep
 from engine.tools.search import GlobFilesTool, GrepFilesTool
-from engine.tools.search_backend import GrepQuery, PythonSearchBackend, SearchBackend
+from engine.tools.search_backend import MAX_FILE_SIZE, GrepQuery, PythonSearchBackend, SearchBackend
 
 Call = Callable[..., ToolResult]
 
@@ -94,6 +94,28 @@ def test_gitignore_applies_only_inside_a_git_repository(backend: SearchBackend, 
 def test_a_nested_repository_uses_only_its_own_rules(backend: SearchBackend, workspace: Path) -> None:
     _build(workspace, {".git/HEAD": "", ".gitignore": "*.txt\n", "sub/.git/HEAD": "", "sub/a.txt": "", "b.txt": ""})
     assert _list(backend, workspace) == [".gitignore", "sub/a.txt"]
+
+
+def test_a_subdirectory_search_applies_anchored_parent_rules_like_git(backend: SearchBackend, workspace: Path) -> None:
+    # ripgrep 14 alone gets both wrong (BurntSushi/ripgrep issues 2778 and 2770).
+    _build(
+        workspace,
+        {
+            ".git/HEAD": "",
+            ".gitignore": "/parent/*.txt\n**/bar/*\n",
+            "parent/ignore-me.txt": "",
+            "parent/subdir/keep-me.txt": "",
+            "foo/bar/baz": "",
+            "foo/qux": "",
+        },
+    )
+    assert _list(backend, workspace / "parent") == ["subdir/keep-me.txt"]
+    assert _list(backend, workspace / "foo") == ["qux"]
+
+
+def test_the_repositorys_exclude_file_applies_in_subdirectories(backend: SearchBackend, workspace: Path) -> None:
+    _build(workspace, {".git/info/exclude": "secret\n", "sub/secret": "", "sub/deeper/secret": "", "sub/ok": ""})
+    assert _list(backend, workspace / "sub") == ["ok"]
 
 
 TRICKY: dict[str, str | bytes] = {
@@ -272,3 +294,24 @@ def test_grep_outside_the_allowed_roots_is_an_error(
     limited = ToolContext(cwd=ctx.cwd, data_dir=ctx.data_dir, file_options=FileToolOptions(allowed_roots=(repo,)))
     result = call(GrepFilesTool(backend), limited, pattern="x", path="..")
     assert result.success is False and "outside the allowed directories" in result.output
+
+
+def test_an_invalid_glob_is_an_error(call: Call, backend: SearchBackend, repo: Path) -> None:
+    assert call(GrepFilesTool(backend), pattern="x", glob="[z-a]").success is False
+    assert call(GlobFilesTool(backend), pattern="[z-a]").success is False
+
+
+def test_grep_skips_files_over_the_size_limit_even_when_filtered_by_glob(
+    call: Call, backend: SearchBackend, workspace: Path
+) -> None:
+    _build(workspace, {"small.txt": "hit\n"})
+    with (workspace / "big.txt").open("wb") as handle:
+        handle.write(b"hit\n")
+        handle.truncate(MAX_FILE_SIZE + 1)
+    for glob in ("", "*.txt"):
+        assert call(GrepFilesTool(backend), pattern="hit", glob=glob).output.splitlines()[0] == "small.txt:1:hit"
+
+
+def test_grep_finds_matches_in_a_file_named_dash(call: Call, backend: SearchBackend, workspace: Path) -> None:
+    _build(workspace, {"-": "hit\n"})
+    assert call(GrepFilesTool(backend), pattern="hit", glob="-").output.splitlines()[0] == "-:1:hit"

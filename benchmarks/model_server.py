@@ -1,0 +1,63 @@
+"""A scripted model server in its own process, so its CPU time stays off the measured process.
+
+    python benchmarks/model_server.py TOOL ROUNDS   # prints the base URL, serves until stdin closes
+
+Each request gets a call to TOOL until the conversation holds ROUNDS tool results since the last
+user message; then a short text answer.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.support.llm_server import LLMServer, Reply, Usage, call, text, tool_calls
+
+
+class RoundsServer(LLMServer):
+    """Answers by the shape of the conversation instead of a queue."""
+
+    def __init__(self, tool: str, rounds: int, arguments: dict[str, Any]) -> None:
+        self.tool = tool
+        self.rounds = rounds
+        self.arguments = arguments
+        super().__init__()
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply | None:
+        messages = body.get("messages", [])
+        last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user")
+        done = sum(1 for m in messages[last_user:] if m.get("role") == "tool")
+        usage = Usage(prompt_tokens=100, completion_tokens=10)
+        if done >= self.rounds:
+            return text("All rounds done.", usage=usage)
+        return tool_calls(call(self.tool, self.arguments), usage=usage)
+
+
+def start(tool: str, rounds: int, arguments: str = "{}") -> tuple[subprocess.Popen[str], str]:
+    """Start the server process; returns it and the base URL. Close its stdin to stop it."""
+    process = subprocess.Popen(
+        [sys.executable, __file__, tool, str(rounds), arguments],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+def main() -> None:
+    import json
+
+    tool, rounds = sys.argv[1], int(sys.argv[2])
+    arguments = json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}
+    with RoundsServer(tool, rounds, arguments) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()
