@@ -1,0 +1,65 @@
+"""Session files: append-only JSONL, flushed per message, secrets redacted, damage at the end tolerated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.conversation import Conversation
+from engine.sessions import REDACTED, Redactor, SessionStore
+
+
+def test_messages_are_on_disk_as_soon_as_they_are_appended(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create(cwd=tmp_path, model="m", redact=Redactor(), title="first task")
+    conversation = Conversation()
+    conversation.listen(writer.append_message)
+    conversation.append({"role": "user", "content": "hello"})
+    # no close(): a killed process must already have written it
+    loaded = store.load(writer.id)
+    assert loaded.messages == ({"role": "user", "content": "hello"},)
+    assert loaded.info.title == "first task"
+    writer.close()
+
+
+def test_a_line_cut_short_is_dropped_and_counted(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    writer.append_message({"role": "user", "content": "one"})
+    writer.append_message({"role": "assistant", "content": "two"})
+    writer.close()
+    with writer.path.open("a") as handle:
+        handle.write('{"type": "message", "message": {"role": "us')
+    loaded = store.load(writer.id)
+    assert [m["content"] for m in loaded.messages] == ["one", "two"]
+    assert loaded.dropped_lines == 1
+
+
+def test_secrets_from_the_environment_and_the_api_key_never_reach_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-abcdefghijklmnop")
+    store = SessionStore(tmp_path)
+    writer = store.create(cwd=tmp_path, model="m", redact=Redactor(("sk-passed-on-the-command-line",)))
+    writer.append_message({"role": "tool", "content": "env: sk-ant-abcdefghijklmnop and sk-passed-on-the-command-line"})
+    writer.close()
+    text = writer.path.read_text()
+    assert "sk-ant-abcdefghijklmnop" not in text and "sk-passed-on-the-command-line" not in text
+    assert text.count(REDACTED) == 2
+
+
+def test_sessions_are_listed_newest_first_and_per_directory(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    here, there = tmp_path / "here", tmp_path / "there"
+    ids = [store.create(cwd=cwd, model="m", redact=Redactor()).id for cwd in (here, there, here)]
+    listed = store.list(here)
+    assert [i.id for i in listed] == [ids[2], ids[0]]
+    assert len(store.list()) == 3
+
+
+def test_loading_an_unknown_session_is_a_clear_error(tmp_path: Path) -> None:
+    from engine.errors import UserError
+
+    with pytest.raises(UserError, match="no session 'nope'"):
+        SessionStore(tmp_path).load("nope")
