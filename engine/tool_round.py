@@ -89,7 +89,7 @@ async def _run_call(
     emit(ToolCallStarted(call=call, read_only=bool(spec and spec.read_only)))
     started = time.monotonic()
     try:
-        result = await _dispatch(call, spec, toolset, _context_for(call, make_context, emit), specs)
+        result = await _dispatch(call, toolset, _context_for(call, make_context, emit))
     except asyncio.CancelledError:
         result = ToolResult("Tool call cancelled.", False)
         emit(_finished(call, result, started))
@@ -116,12 +116,8 @@ def _context_for(call: ToolCall, make_context: ContextFactory, emit: Callable[[E
     return ctx
 
 
-async def _dispatch(
-    call: ToolCall, spec: ToolSpec | None, toolset: Toolset, ctx: ToolContext, specs: dict[str, ToolSpec]
-) -> ToolResult:
-    if spec is None:
-        names = ", ".join(sorted(specs)) or "none"
-        return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {names}.")
+async def _dispatch(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:
+    """Run one call; the toolset itself answers for names it does not offer (unknown, or hidden by a mode)."""
     if call.parse_error:
         return ToolResult.error(
             f"Could not parse the arguments of {call.name}: {call.parse_error}. "

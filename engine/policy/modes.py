@@ -23,6 +23,7 @@ class ReadOnlyFilter(WrapperToolset):
         return [spec for spec in self.inner.specs() if self._allowed(spec)]
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        if not any(spec.name == call.name for spec in self.specs()):
+        hidden = next((s for s in self.inner.specs() if s.name == call.name and not self._allowed(s)), None)
+        if hidden is not None:
             return ToolResult.error(f"{call.name} is not available in plan mode (read-only tools only).")
         return await self.inner.call(call, ctx)

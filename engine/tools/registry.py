@@ -39,7 +39,8 @@ class ToolRegistry:
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         tool = self._tools.get(call.name)
         if tool is None:
-            return ToolResult.error(f"Unknown tool {call.name!r}.")
+            names = ", ".join(sorted(self._tools)) or "none"
+            return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {names}.")
         return await tool.run(call.arguments, ctx)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,53 @@ def test_version_and_help_answer_without_a_model() -> None:
     assert version.returncode == 0 and version.stdout.startswith("hive ")
     helped = run_hive("--help")
     assert helped.returncode == 0 and "run" in helped.stdout
+
+
+def test_a_token_limit_from_settings_stops_the_run_with_status_3(llm_server: LLMServer, tmp_path: Path) -> None:
+    settings = tmp_path / ".ironhive" / "settings.yaml"
+    settings.parent.mkdir()
+    settings.write_text("limits:\n  max_total_tokens: 100\n")
+    llm_server.script(tool_calls(call("list_directory", {}), usage=Usage(prompt_tokens=150, completion_tokens=20)))
+    done = run_hive("run", "look", *model_args(llm_server, tmp_path))
+    assert done.returncode == 3
+    assert "token limit reached: 170 tokens used of 100 allowed" in done.stderr
+    assert len(llm_server.chat_requests) == 1
+
+
+def test_plan_mode_offers_only_read_only_tools(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(tool_calls(call("write_file", {"path": "x", "content": "y"})), text("planned"))
+    done = run_hive("run", "plan it", "--mode", "plan", "--yes", "-o", "json", *model_args(llm_server, tmp_path))
+    assert done.returncode == 0, done.stderr
+    offered = {t["function"]["name"] for t in llm_server.chat_requests[0].json["tools"]}
+    assert offered == {"read_file", "list_directory", "glob_files", "grep_files", "todo_write"}
+    assert not (tmp_path / "x").exists()
+    assert "not available in plan mode" in json.loads(done.stdout)["tool_calls"][0]["output"]
+
+
+def test_ctrl_c_stops_a_running_command_and_exits_130(llm_server: LLMServer, tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.support.cli import hive_env
+
+    marker = tmp_path / "child.pid"
+    llm_server.script(tool_calls(call("execute_command", {"command": f"echo $$ > {marker}; sleep 60"})))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hive_cli", "run", "wait", "--yes", *model_args(llm_server, tmp_path)],
+        env=hive_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() or not marker.read_text().strip():
+        assert time.monotonic() < deadline, "the command never started"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    child = int(marker.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)

@@ -1,4 +1,4 @@
-"""Load the recorded provider exchanges in ../shared/fixtures/provider_cassettes and replay them over HTTP.
+"""Load the recorded provider exchanges in tests/fixtures/provider_cassettes (copied from the shared fixtures) and replay them over HTTP.
 
 `load_cassette(path)` reads any of the five recording formats (see that folder's README):
 
@@ -31,7 +31,7 @@ import yaml
 from tests.support.local_http import LocalServer, RecordedRequest, ResponseWriter
 
 CASSETTE_DIR = Path(
-    os.environ.get("HIVE_CASSETTE_DIR") or Path(__file__).resolve().parents[3] / "shared/fixtures/provider_cassettes"
+    os.environ.get("HIVE_CASSETTE_DIR") or Path(__file__).resolve().parents[1] / "fixtures/provider_cassettes"
 )
 """Where the recordings live (override with HIVE_CASSETTE_DIR)."""
 

@@ -1,4 +1,4 @@
-"""What replaying each recording in ../shared/fixtures/provider_cassettes through `LiteLLMClient` must produce.
+"""What replaying each recording in tests/fixtures/provider_cassettes through `LiteLLMClient` must produce.
 
 Written by reading each recorded response body (text, reasoning, tool calls, finish reason, usage), not by running
 the adapter; `tests/engine/model/test_cassette_replay.py` replays the files and checks them against `EXPECTED`.

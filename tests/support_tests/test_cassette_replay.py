@@ -11,9 +11,7 @@ import pytest
 
 from tests.support.cassettes import CASSETTE_DIR, ReplayServer, cassette_files, load_cassette
 
-pytestmark = pytest.mark.skipif(not CASSETTE_DIR.is_dir(), reason=f"no cassettes at {CASSETTE_DIR}")
-
-FILES = cassette_files() if CASSETTE_DIR.is_dir() else []
+FILES = cassette_files()
 HTTP = httpx.Client(timeout=5)
 
 

@@ -155,7 +155,6 @@ def test_litellm_passes_an_empty_or_missing_call_id_through_but_its_chunk_builde
     assert not litellm.stream_chunk_builder(chunks, messages=MESSAGES).choices[0].message.tool_calls
 
 
-@pytest.mark.skipif(not CASSETTE_DIR.is_dir(), reason=f"no cassettes at {CASSETTE_DIR}")
 def test_litellm_replays_a_recorded_openai_tool_call_round_trip(litellm: ModuleType) -> None:
     with ReplayServer(CASSETTE_DIR / "openai/stream_tool_call_then_answer_include_usage.yaml") as server:
         first = stream(litellm, server)
@@ -166,7 +165,6 @@ def test_litellm_replays_a_recorded_openai_tool_call_round_trip(litellm: ModuleT
     assert "London" in "".join(c.choices[0].delta.content or "" for c in second if c.choices)
 
 
-@pytest.mark.skipif(not CASSETTE_DIR.is_dir(), reason=f"no cassettes at {CASSETTE_DIR}")
 def test_litellm_replays_a_recorded_anthropic_stream_on_the_root_url(litellm: ModuleType) -> None:
     with ReplayServer(CASSETTE_DIR / "anthropic/stream_text_then_two_tool_use.yaml") as server:
         chunks = list(

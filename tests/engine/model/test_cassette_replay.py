@@ -1,4 +1,4 @@
-"""Every recorded provider exchange in ../shared/fixtures/provider_cassettes replays through hive's model adapter.
+"""Every recorded provider exchange in tests/fixtures/provider_cassettes replays through hive's model adapter.
 
 Each file is served over loopback HTTP by `ReplayServer` and answered through the real `LiteLLMClient` (litellm,
 the OpenAI SDK and httpx underneath), exchange by exchange, as an agent loop would drive it. OpenAI-style files send
@@ -46,8 +46,6 @@ from tests.support.replay_expectations import (
     Text,
     Tokens,
 )
-
-pytestmark = pytest.mark.skipif(not CASSETTE_DIR.is_dir(), reason=f"no cassettes at {CASSETTE_DIR}")
 
 FILES = cassette_files() if CASSETTE_DIR.is_dir() else []
 
