@@ -9,74 +9,13 @@ This module imports only the standard library so any host can depend on it cheap
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
+
+from engine.reports import UsageReport
+from engine.usage import Usage as Usage
 
 Success = bool | None
 """Outcome of a tool call: True, False, or None when the outcome is unknown."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Usage:
-    """Token counts and cost of one or more model calls.
-
-    ``None`` means "not reported" and is kept distinct from zero; adding a reported value to
-    an unreported one gives the reported value.
-    """
-
-    prompt_tokens: int | None = None
-    """Input tokens, cached ones included."""
-    completion_tokens: int | None = None
-    """Output tokens, reasoning included."""
-    cached_read_tokens: int | None = None
-    """Prompt tokens served from the provider's cache (part of ``prompt_tokens``)."""
-    cache_write_tokens: int | None = None
-    """Prompt tokens written to the provider's cache (part of ``prompt_tokens``)."""
-    reasoning_tokens: int | None = None
-    """Reasoning tokens (part of ``completion_tokens``)."""
-    cost_usd: float | None = None
-    """Cost in US dollars; ``None`` when the model is not priced."""
-    calls: int = 0
-    """Number of model calls this usage covers."""
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            prompt_tokens=_add(self.prompt_tokens, other.prompt_tokens),
-            completion_tokens=_add(self.completion_tokens, other.completion_tokens),
-            cached_read_tokens=_add(self.cached_read_tokens, other.cached_read_tokens),
-            cache_write_tokens=_add(self.cache_write_tokens, other.cache_write_tokens),
-            reasoning_tokens=_add(self.reasoning_tokens, other.reasoning_tokens),
-            cost_usd=_add(self.cost_usd, other.cost_usd),
-            calls=self.calls + other.calls,
-        )
-
-    @property
-    def total_tokens(self) -> int | None:
-        """Prompt plus completion tokens, or None when neither was reported."""
-        return _add(self.prompt_tokens, self.completion_tokens)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready mapping; unreported values stay ``None``."""
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens,
-            "cached_read_tokens": self.cached_read_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-            "reasoning_tokens": self.reasoning_tokens,
-            "cost_usd": self.cost_usd,
-            "calls": self.calls,
-        }
-
-
-_N = TypeVar("_N", int, float)
-
-
-def _add(a: _N | None, b: _N | None) -> _N | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,6 +81,8 @@ class RunResult:
     addenda: tuple[str, ...] = ()
     """Text that turn observers added for the caller; never part of the history."""
     error: str | None = None
+    report: UsageReport | None = None
+    """The usage report, when the run was tracked."""
 
     @property
     def tool_outcomes(self) -> tuple[ToolOutcome, ...]:
@@ -178,32 +119,81 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ScopeInfo:
+    """Where a tracked tool call sits in the scope tree (see ``ProgressEvent``)."""
+
+    scope_id: str
+    parent_scope_id: str | None
+    depth: int
+    label: str = ""
+    """"Calling read_file Tool", "Calling github MCP", "Calling reviewer Agent"."""
+    tool_kind: str = "tool"
+    source: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class ToolCallStarted:
-    """A tool call is about to run (after the model finished asking for it)."""
+    """A tool call is about to run: in a tracked run this is the call's "tool invoking" event."""
 
     kind: Literal["tool_call_started"] = "tool_call_started"
     call: ToolCall
     read_only: bool = False
+    scope: ScopeInfo | None = None
+    """The call's place in the scope tree, when the run is tracked."""
+
+
+ProgressPhase = Literal[
+    "request_started",
+    "thinking",
+    "tool_invoking",
+    "tool_progress",
+    "tool_completed",
+    "tool_failed",
+    "request_completed",
+    "request_failed",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolProgress:
-    """Progress reported from inside a running tool."""
+class ProgressEvent:
+    """A tracking event. It never carries prompt text, tool arguments (unless opted in) or tool results.
 
-    kind: Literal["tool_progress"] = "tool_progress"
-    call_id: str
-    tool_name: str
-    status: str
+    ``scope_id``, ``parent_scope_id`` and ``depth`` let a consumer rebuild the scope tree: one root per
+    request, a child per tool call, nested calls and nested runs below.
+    """
+
+    kind: Literal["progress"] = "progress"
+    phase: ProgressPhase
+    scope_id: str
+    parent_scope_id: str | None
+    depth: int
+    label: str = ""
+    """Synthetic, for display: "Thinking...", "Calling read_file Tool", "Calling github MCP"."""
+    call_id: str | None = None
+    tool_name: str | None = None
+    tool_kind: str | None = None
+    """"tool", "mcp" or "agent"."""
+    status: str | None = None
+    """The status text a tool reported about itself (``tool_progress`` only)."""
     progress: float | None = None
     total: float | None = None
+    duration_s: float | None = None
+    arguments: dict[str, str] | None = None
+    """Stringified argument values, only with ``include_tool_arguments``."""
+    error_category: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallFinished:
-    """A tool call finished; ``outcome.success`` is True, False or None (unknown)."""
+    """A tool call finished; ``outcome.success`` is True, False or None (unknown).
+
+    In a tracked run this is the call's "tool completed" (or, when it failed, "tool failed") event.
+    """
 
     kind: Literal["tool_call_finished"] = "tool_call_finished"
     outcome: ToolOutcome
+    scope: ScopeInfo | None = None
+    """The call's place in the scope tree, when the run is tracked."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -279,7 +269,7 @@ Event = (
     | TextDelta
     | ReasoningDelta
     | ToolCallStarted
-    | ToolProgress
+    | ProgressEvent
     | ToolCallFinished
     | Retrying
     | TurnCompleted

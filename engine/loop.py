@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from engine.model.types import (
     StreamRetry,
     StreamText,
 )
+from engine.run_hooks import NoHooks, RunHooks, RunTrace
 from engine.tool_round import run_tool_round
 from engine.tools.base import FileToolOptions, ToolContext, Toolset
 from engine.usage import UsageLimits
@@ -79,6 +81,8 @@ class _RunState:
         self.turns: list[TurnRecord] = []
         self.usage = Usage()
         self.addenda: list[str] = []
+        self.ending: RunResult | None = None
+        """Set when the run has decided to stop, with the result it stops with."""
 
     def result(self, reason: ExitReason, *, error: str | None = None, pending: Sequence[ToolCall] = ()) -> RunResult:
         text = self.turns[-1].text if self.turns else ""
@@ -106,6 +110,7 @@ class AgentLoop:
         options: LoopOptions | None = None,
         conversation: Conversation | None = None,
         turn_observers: Sequence[TurnObserver] = (),
+        hooks: RunHooks | None = None,
     ) -> None:
         self.client = client
         self.toolset = toolset
@@ -114,6 +119,7 @@ class AgentLoop:
         self.options = options or LoopOptions()
         self.conversation = conversation if conversation is not None else Conversation()
         self.turn_observers = list(turn_observers)
+        self.hooks: RunHooks = hooks or NoHooks()
         self.usage = Usage()
         """Usage of every run of this loop so far (the session total)."""
         self._task: asyncio.Task[object] | None = None
@@ -121,17 +127,15 @@ class AgentLoop:
 
     # --- entry points -------------------------------------------------------------------
 
-    async def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
+    def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncGenerator[Event, None]:
         """Add ``prompt`` as a user message and run; yields events, ``RunFinished`` last."""
         self.conversation.append({"role": "user", "content": prompt})
-        async for event in self._run(override, continuation=False):
-            yield event
+        return self._run(override, continuation=False)
 
-    async def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
+    def continue_streaming(self, override: CallOptions | None = None) -> AsyncGenerator[Event, None]:
         """Run again from the history as it is; raises ``HistoryError`` if it cannot be continued."""
         self.conversation.check_continuable()
-        async for event in self._run(override, continuation=True):
-            yield event
+        return self._run(override, continuation=True)
 
     async def run(self, prompt: str, override: CallOptions | None = None) -> RunResult:
         """Buffered ``run_streaming``: the result of the run."""
@@ -149,22 +153,70 @@ class AgentLoop:
 
     # --- the loop -----------------------------------------------------------------------
 
-    async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncIterator[Event]:
+    async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncGenerator[Event, None]:
         options = (override or CallOptions()).merged_onto(self.options.call_options)
         state = _RunState()
+        trace = self.hooks.begin(self.client.model)
         self._cancel_requested = False
-        yield RunStarted(model=self.client.model, continuation=continuation)
+        self._task = asyncio.current_task()
         try:
-            async for event in self._turns(options, state):
-                yield event
+            yield RunStarted(model=self.client.model, continuation=continuation)
+            if (started := trace.started()) is not None:
+                yield started
+            async with aclosing(self._turns(options, state, trace)) as events:
+                async for event in events:
+                    yield event
         except asyncio.CancelledError:
             if not self._take_own_cancellation():
+                trace.abandoned()
                 raise
             self._answer_unanswered("Cancelled by the user before it finished.")
-            yield RunFinished(result=state.result("cancelled"))
+            state.ending = state.result("cancelled")
         except ProviderError as error:
             yield ErrorEvent(category=error.category, message=str(error))
-            yield RunFinished(result=state.result("error", error=str(error)))
+            state.ending = state.result("error", error=str(error))
+        except BaseException:  # the consumer left (GeneratorExit) or something unexpected broke the run
+            trace.abandoned()
+            raise
+        assert state.ending is not None
+        ended, result = trace.finished(state.ending)
+        if ended is not None:
+            yield ended
+        yield RunFinished(result=result)
+
+    async def _turns(self, options: CallOptions, state: _RunState, trace: RunTrace) -> AsyncGenerator[Event, None]:
+        """Model turn, tool round, repeat; sets ``state.ending`` when the run should stop."""
+        for index in range(self.options.max_turns):
+            self._task = asyncio.current_task()
+            refusal = self.options.limits.check(self.usage)
+            if refusal:
+                yield ErrorEvent(category="limit", message=refusal)
+                state.ending = state.result("usage_limit", error=refusal)
+                return
+            if (thinking := trace.model_turn()) is not None:
+                yield thinking
+            reply = None
+            async with aclosing(self.client.stream(self._request(options))) as items:
+                async for item in items:
+                    if isinstance(item, ModelReply):
+                        reply = item
+                    else:
+                        yield _event_of(item)
+            assert reply is not None
+            trace.replied(reply.usage, reply.model)
+            self._count(reply.usage, state)
+            self.conversation.append(reply.to_message())
+            async with aclosing(self._tool_turn(index, reply, state, trace)) as events:
+                async for event in events:
+                    yield event
+            last = state.turns[-1]
+            if last.pending_calls or not reply.tool_calls:
+                reason: ExitReason = "pending_tool_calls" if last.pending_calls else "completed"
+                state.ending = state.result(reason, pending=last.pending_calls)
+                return
+        message = f"stopped after {self.options.max_turns} model turns (raise --max-turns to allow more)"
+        yield ErrorEvent(category="limit", message=message)
+        state.ending = state.result("max_turns", error=message)
 
     def _answer_unanswered(self, output: str) -> None:
         """Give every call left without a result one, so the history stays valid for the next request."""
@@ -179,58 +231,20 @@ class AgentLoop:
         task.uncancel()
         return True
 
-    async def _turns(self, options: CallOptions, state: _RunState) -> AsyncIterator[Event]:
-        for index in range(self.options.max_turns):
-            self._task = asyncio.current_task()
-            refusal = self.options.limits.check(self.usage)
-            if refusal:
-                yield ErrorEvent(category="limit", message=refusal)
-                yield RunFinished(result=state.result("usage_limit", error=refusal))
-                return
-            reply = None
-            async for item in self._model_turn(options):
-                if isinstance(item, ModelReply):
-                    reply = item
-                else:
-                    yield item
-            assert reply is not None
-            self._count(reply.usage, state)
-            self.conversation.append(reply.to_message())
-            async for event in self._tool_turn(index, reply, state):
-                yield event
-            last = state.turns[-1]
-            if last.pending_calls:
-                yield RunFinished(result=state.result("pending_tool_calls", pending=last.pending_calls))
-                return
-            if not reply.tool_calls:
-                yield RunFinished(result=state.result("completed"))
-                return
-        message = f"stopped after {self.options.max_turns} model turns (raise --max-turns to allow more)"
-        yield ErrorEvent(category="limit", message=message)
-        yield RunFinished(result=state.result("max_turns", error=message))
-
-    async def _model_turn(self, options: CallOptions) -> AsyncIterator[Event | ModelReply]:
-        request = ModelRequest(messages=self._request_messages(), tools=self._offered_tools(options), options=options)
-        async for item in self.client.stream(request):
-            if isinstance(item, StreamText):
-                yield TextDelta(text=item.text)
-            elif isinstance(item, StreamReasoning):
-                yield ReasoningDelta(text=item.text)
-            elif isinstance(item, StreamRetry):
-                yield Retrying(category=item.category, message=item.message, attempt=item.attempt, delay_s=item.delay_s)
-            else:
-                yield item
-
-    async def _tool_turn(self, index: int, reply: ModelReply, state: _RunState) -> AsyncIterator[Event]:
+    async def _tool_turn(
+        self, index: int, reply: ModelReply, state: _RunState, trace: RunTrace
+    ) -> AsyncGenerator[Event, None]:
         declared = {s.name for s in self.toolset.specs() if s.declared_only}
         runnable = [c for c in reply.tool_calls if c.name not in declared]
         pending = tuple(c for c in reply.tool_calls if c.name in declared)
         outcomes: dict[str, ToolOutcome] = {}
         if runnable:
-            async for event in run_tool_round(runnable, self.toolset, self.environment.context):
-                if isinstance(event, ToolCallFinished):
-                    outcomes[event.outcome.call.id] = event.outcome
-                yield event
+            round_events = run_tool_round(runnable, self.toolset, self.environment.context, trace)
+            async with aclosing(round_events) as events:
+                async for event in events:
+                    if isinstance(event, ToolCallFinished):
+                        outcomes[event.outcome.call.id] = event.outcome
+                    yield event
         ordered = tuple(outcomes[c.id] for c in runnable if c.id in outcomes)
         for outcome in ordered:
             self.conversation.append({"role": "tool", "tool_call_id": outcome.call.id, "content": outcome.output})
@@ -252,6 +266,9 @@ class AgentLoop:
         yield TurnCompleted(turn=record, addendum=addendum)
 
     # --- helpers ------------------------------------------------------------------------
+
+    def _request(self, options: CallOptions) -> ModelRequest:
+        return ModelRequest(messages=self._request_messages(), tools=self._offered_tools(options), options=options)
 
     def _request_messages(self) -> tuple[dict[str, object], ...]:
         history = self.conversation.messages
@@ -279,6 +296,15 @@ class AgentLoop:
             if addendum:
                 parts.append(addendum)
         return "\n".join(parts) or None
+
+
+def _event_of(item: StreamText | StreamReasoning | StreamRetry) -> Event:
+    """The host event for a stream item."""
+    if isinstance(item, StreamText):
+        return TextDelta(text=item.text)
+    if isinstance(item, StreamReasoning):
+        return ReasoningDelta(text=item.text)
+    return Retrying(category=item.category, message=item.message, attempt=item.attempt, delay_s=item.delay_s)
 
 
 async def _final_result(events: AsyncIterator[Event]) -> RunResult:

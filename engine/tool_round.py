@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 
-from engine.events import Event, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome, ToolProgress
+from engine.events import Event, ScopeInfo, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome
+from engine.run_hooks import RunTrace
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 
 ContextFactory = Callable[[ToolCall], ToolContext]
@@ -21,47 +22,38 @@ ContextFactory = Callable[[ToolCall], ToolContext]
 def plan_batches(calls: Sequence[ToolCall], specs: dict[str, ToolSpec]) -> list[list[ToolCall]]:
     """Group consecutive read-only calls into one batch; every other call is a batch of its own."""
     batches: list[list[ToolCall]] = []
+    last_read_only = False
     for call in calls:
         spec = specs.get(call.name)
         read_only = spec is not None and spec.read_only
-        if read_only and batches and _all_read_only(batches[-1], specs):
+        if read_only and last_read_only:
             batches[-1].append(call)
         else:
             batches.append([call])
+        last_read_only = read_only
     return batches
 
 
-def _all_read_only(batch: list[ToolCall], specs: dict[str, ToolSpec]) -> bool:
-    return all((spec := specs.get(c.name)) is not None and spec.read_only for c in batch)
-
-
 async def run_tool_round(
-    calls: Sequence[ToolCall], toolset: Toolset, make_context: ContextFactory
-) -> AsyncIterator[Event]:
+    calls: Sequence[ToolCall], toolset: Toolset, make_context: ContextFactory, trace: RunTrace
+) -> AsyncGenerator[Event, None]:
     """Run ``calls`` and yield their events; every call ends with exactly one ``ToolCallFinished``."""
     specs = {spec.name: spec for spec in toolset.specs()}
-    for batch in plan_batches(calls, specs):
-        async for event in _run_batch(batch, toolset, specs, make_context):
-            yield event
-
-
-async def _run_batch(
-    batch: list[ToolCall], toolset: Toolset, specs: dict[str, ToolSpec], make_context: ContextFactory
-) -> AsyncIterator[Event]:
     queue: asyncio.Queue[Event] = asyncio.Queue()
     emit = _emitter(queue)
-    tasks = [asyncio.create_task(_run_call(call, toolset, specs, make_context, emit)) for call in batch]
-    unfinished = len(tasks)
-    try:
-        while unfinished:
-            event = await queue.get()
-            if isinstance(event, ToolCallFinished):
-                unfinished -= 1
-            yield event
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    for batch in plan_batches(calls, specs):
+        tasks = [asyncio.create_task(_run_call(call, toolset, specs, make_context, emit, trace)) for call in batch]
+        unfinished = len(tasks)
+        try:
+            while unfinished:
+                event = await queue.get()
+                if isinstance(event, ToolCallFinished):
+                    unfinished -= 1
+                yield event
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _emitter(queue: asyncio.Queue[Event]) -> Callable[[Event], None]:
@@ -84,35 +76,32 @@ async def _run_call(
     specs: dict[str, ToolSpec],
     make_context: ContextFactory,
     emit: Callable[[Event], None],
+    trace: RunTrace,
 ) -> None:
     spec = specs.get(call.name)
-    emit(ToolCallStarted(call=call, read_only=bool(spec and spec.read_only)))
+    call_trace = trace.call(call, spec.kind if spec else "tool", spec.source if spec else None, emit)
+    emit(ToolCallStarted(call=call, read_only=bool(spec and spec.read_only), scope=call_trace.scope))
     started = time.monotonic()
+    result = ToolResult("Tool call cancelled.", False)
     try:
-        result = await _dispatch(call, toolset, _context_for(call, make_context, emit))
-    except asyncio.CancelledError:
-        result = ToolResult("Tool call cancelled.", False)
-        emit(_finished(call, result, started))
-        raise
-    emit(_finished(call, result, started))
+        with call_trace:
+            result = await _dispatch(call, toolset, _context_for(call, make_context, emit))
+    finally:
+        call_trace.close(result.success)
+        emit(_finished(call, result, started, call_trace.scope))
 
 
-def _finished(call: ToolCall, result: ToolResult, started: float) -> ToolCallFinished:
+def _finished(call: ToolCall, result: ToolResult, started: float, scope: ScopeInfo | None) -> ToolCallFinished:
     outcome = ToolOutcome(
         call=call, output=result.output, success=result.success, duration_s=time.monotonic() - started
     )
-    return ToolCallFinished(outcome=outcome)
+    return ToolCallFinished(outcome=outcome, scope=scope)
 
 
 def _context_for(call: ToolCall, make_context: ContextFactory, emit: Callable[[Event], None]) -> ToolContext:
     ctx = make_context(call)
     ctx.call_id = call.id
     ctx.emit = emit
-
-    def progress(status: str, progress: float | None = None, total: float | None = None) -> None:
-        emit(ToolProgress(call_id=call.id, tool_name=call.name, status=status, progress=progress, total=total))
-
-    ctx.progress = progress
     return ctx
 
 

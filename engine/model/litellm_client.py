@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,14 +45,15 @@ class LiteLLMClient:
     def model(self) -> str:
         return self.settings.model
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream one reply, retrying failures that happen before any output."""
         attempt = 1
         while True:
             assembler = StreamAssembler(model="")
             try:
-                async for item in self._attempt(request, assembler):
-                    yield item
+                async with aclosing(self._attempt(request, assembler)) as items:
+                    async for item in items:
+                        yield item
                 return
             except ProviderError as error:
                 delay = self.settings.retry.delay_for(error, attempt)
@@ -61,7 +63,7 @@ class LiteLLMClient:
                 await asyncio.sleep(delay)
                 attempt += 1
 
-    async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncIterator[StreamItem]:
+    async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
         litellm = litellm_import.loaded()
         if litellm is None:
             litellm = await asyncio.to_thread(litellm_import.load)

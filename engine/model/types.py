@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -115,6 +115,6 @@ class ModelClient(Protocol):
         """The model identifier (e.g. ``openai/gpt-4o``)."""
         ...
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream the reply: text and reasoning deltas, then the assembled ``ModelReply``."""
         ...

@@ -26,6 +26,10 @@ class ToolSpec:
     """True when the tool never changes anything; such calls may run concurrently."""
     declared_only: bool = False
     """True when the host, not the engine, runs the tool: the loop stops with the call pending."""
+    kind: str = "tool"
+    """"tool", "mcp" (``mcp__{server}__{tool}``) or "agent" (a delegated agent run)."""
+    source: str | None = None
+    """The MCP server or agent behind the tool, for reports and labels."""
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI ``tools`` entry for this spec."""
@@ -70,8 +74,10 @@ class ProgressSink(Protocol):
     def __call__(self, status: str, progress: float | None = None, total: float | None = None) -> None: ...
 
 
-def _ignore_progress(status: str, progress: float | None = None, total: float | None = None) -> None:
-    return None
+def _ambient_progress(status: str, progress: float | None = None, total: float | None = None) -> None:
+    from engine.tracking.progress import report
+
+    report(status, progress, total)
 
 
 def _ignore_event(event: Event) -> None:
@@ -87,7 +93,8 @@ class ToolContext:
     data_dir: Path
     """A directory where tools may keep files for the model (e.g. full command output)."""
     file_options: FileToolOptions = field(default_factory=FileToolOptions)
-    progress: ProgressSink = _ignore_progress
+    progress: ProgressSink = _ambient_progress
+    """Reports to the tracked tool call's scope (the same as ``engine.tracking.progress.report``)."""
     call_id: str = ""
     emit: Callable[[Event], None] = _ignore_event
     """Send an event to the host in-band, while the tool is still running (thread-safe)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from engine.events import ToolCall
 from engine.tools.base import Tool, ToolContext, ToolResult, Toolset, ToolSpec
@@ -25,13 +26,7 @@ class ToolRegistry:
 
     def declare(self, spec: ToolSpec) -> None:
         """Register a tool the host runs: calls to it stop the loop and come back as pending."""
-        self._declared[spec.name] = ToolSpec(
-            name=spec.name,
-            description=spec.description,
-            parameters=spec.parameters,
-            read_only=spec.read_only,
-            declared_only=True,
-        )
+        self._declared[spec.name] = replace(spec, declared_only=True)
 
     def specs(self) -> Sequence[ToolSpec]:
         return [tool.spec for tool in self._tools.values()] + list(self._declared.values())

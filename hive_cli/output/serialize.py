@@ -10,6 +10,7 @@ from engine.events import (
     ErrorEvent,
     Event,
     ModeChanged,
+    ProgressEvent,
     ReasoningDelta,
     Retrying,
     RunFinished,
@@ -20,7 +21,6 @@ from engine.events import (
     ToolCallFinished,
     ToolCallStarted,
     ToolOutcome,
-    ToolProgress,
     TurnCompleted,
     TurnRecord,
 )
@@ -56,14 +56,37 @@ def turn_dict(turn: TurnRecord) -> dict[str, Any]:
 
 
 def usage_report(result: RunResult, duration_s: float, model: str) -> dict[str, Any]:
-    """The run's usage: totals, per model turn, tool-call count and wall-clock duration."""
+    """The run's usage report (per model turn and per tool call); a plain summary if it was not tracked."""
+    if result.report is not None:
+        return result.report.to_dict()
     return {
         "model": model,
         "total": result.usage.to_dict(),
-        "turns": [{"index": t.index, "model": t.model, "usage": t.usage.to_dict()} for t in result.turns],
-        "tool_calls": len(result.tool_outcomes),
+        "turns": [t.usage.to_dict() for t in result.turns],
+        "tool_calls": [],
         "duration_s": round(duration_s, 3),
     }
+
+
+def progress_dict(event: ProgressEvent) -> dict[str, Any]:
+    """A tracking event as JSON: ``tool_progress`` for a tool's own reports, ``progress`` otherwise."""
+    scope = {"scope_id": event.scope_id, "parent_scope_id": event.parent_scope_id, "depth": event.depth}
+    if event.phase == "tool_progress":
+        return {
+            "type": "tool_progress",
+            "call_id": event.call_id,
+            "name": event.tool_name,
+            "status": event.status,
+            "progress": event.progress,
+            "total": event.total,
+            **scope,
+        }
+    record: dict[str, Any] = {"type": "progress", "phase": event.phase, **scope}
+    for name in ("label", "call_id", "tool_name", "tool_kind", "duration_s", "arguments", "error_category"):
+        value = getattr(event, name)
+        if value:
+            record[name] = value
+    return record
 
 
 def event_dict(event: Event) -> dict[str, Any] | None:
@@ -77,15 +100,8 @@ def event_dict(event: Event) -> dict[str, Any] | None:
             return {"type": "reasoning_delta", "text": text}
         case ToolCallStarted(call=call, read_only=read_only):
             return {"type": "tool_call_started", **call_dict(call), "read_only": read_only}
-        case ToolProgress():
-            return {
-                "type": "tool_progress",
-                "call_id": event.call_id,
-                "name": event.tool_name,
-                "status": event.status,
-                "progress": event.progress,
-                "total": event.total,
-            }
+        case ProgressEvent():
+            return progress_dict(event)
         case ToolCallFinished(outcome=outcome):
             return {"type": "tool_call_finished", **outcome_dict(outcome)}
         case Retrying():

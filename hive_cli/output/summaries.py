@@ -32,8 +32,8 @@ def cost_text(usage: Usage) -> str:
 
 
 def usage_line(result: RunResult, duration_s: float) -> str:
-    """One line: tokens, cost, tool calls and duration of a run."""
-    usage = result.usage
+    """One line: tokens, cost, tool calls and duration of a run (from its usage report when tracked)."""
+    usage = result.report.total if result.report is not None else result.usage
     calls = len(result.tool_outcomes)
     return (
         f"hive: tokens {tokens_text(usage)} · cost {cost_text(usage)} · "

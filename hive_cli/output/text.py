@@ -11,6 +11,7 @@ from engine.events import (
     ErrorEvent,
     Event,
     ModeChanged,
+    ProgressEvent,
     ReasoningDelta,
     Retrying,
     RunFinished,
@@ -19,7 +20,6 @@ from engine.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
-    ToolProgress,
     TurnCompleted,
 )
 from hive_cli.output import RunInfo
@@ -47,8 +47,10 @@ class TextRenderer:
                 mark = {True: "✓", False: "✗", None: "?"}[outcome.success]
                 detail = "" if outcome.success else f": {_first_line(outcome.output)}"
                 self._log(f"  {mark} {outcome.call.name} ({outcome.duration_s:.2f}s){detail}")
-            case ToolProgress(status=status):
+            case ProgressEvent(phase="tool_progress", status=status) if status:
                 self._log(f"    {status}")
+            case ProgressEvent():
+                pass
             case Retrying(message=message, delay_s=delay):
                 self._log(f"hive: {message}; retrying in {delay:.1f}s")
             case ApprovalResolved(allowed=False, reason=reason):

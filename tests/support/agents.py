@@ -112,3 +112,65 @@ class FuncTool(ArgsTool[EchoArgs]):
 
     async def execute(self, args: EchoArgs, ctx: ToolContext) -> ToolResult:
         return self.func(args.text, ctx)
+
+
+class Tracked:
+    """An agent loop with a tracker on its lifecycle seam, as a session composes it."""
+
+    def __init__(
+        self,
+        server: LLMServer,
+        tmp_path: Path,
+        tools: Sequence[Tool],
+        *,
+        observers: Sequence[Any] = (),
+        include_tool_arguments: bool = False,
+    ) -> None:
+        from engine.tracking import Tracker, TrackingOptions
+
+        self.toolset = ToolRegistry(tools)
+        self.tracker = Tracker(
+            "openai/test-model",
+            options=TrackingOptions(include_tool_arguments=include_tool_arguments),
+            observers=observers,
+        )
+        self.loop = AgentLoop(
+            client=client_for(server),
+            toolset=self.toolset,
+            environment=ToolEnvironment(cwd=tmp_path, data_dir=tmp_path / ".hive-data"),
+            instructions="You are a test agent.",
+            hooks=self.tracker,
+        )
+
+    def stream(self, prompt: str) -> AsyncIterator[Event]:
+        """The tracked event stream of one run."""
+        return self.loop.run_streaming(prompt)
+
+    def run(self, prompt: str) -> tuple[list[Event], RunResult]:
+        """Run to the end; the events and the result."""
+        events = asyncio.run(collect(self.stream(prompt)))
+        final = events[-1]
+        assert isinstance(final, RunFinished)
+        return events, final.result
+
+
+class RecordingObserver:
+    """Keeps what a tracking observer receives, and from which threads."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.events: list[Any] = []
+        self.reports: list[Any] = []
+        self.threads: set[int] = set()
+        self._lock = threading.Lock()
+        self._ident = threading.get_ident
+
+    def on_progress(self, event: Any) -> None:
+        with self._lock:
+            self.events.append(event)
+            self.threads.add(self._ident())
+
+    def on_report(self, report: Any) -> None:
+        with self._lock:
+            self.reports.append(report)

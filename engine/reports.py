@@ -1,0 +1,90 @@
+"""Usage reports: what one request cost, per model turn and per tool call. Standard library only.
+
+Reports never carry prompt text, tool arguments or tool results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.usage import Usage
+
+ToolKind = Literal["tool", "mcp", "agent"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallReport:
+    """One tool call: what it cost (its own usage, nested calls and nested runs rolled up) and how it went."""
+
+    call_id: str
+    tool_name: str
+    kind: ToolKind = "tool"
+    source: str | None = None
+    """The MCP server or the agent behind the tool, when there is one."""
+    usage: Usage = field(default_factory=Usage)
+    """Everything this call cost, children and nested runs included."""
+    children: tuple[ToolCallReport, ...] = ()
+    duration_s: float = 0.0
+    succeeded: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping."""
+        return {
+            "call_id": self.call_id,
+            "tool_name": self.tool_name,
+            "kind": self.kind,
+            "source": self.source,
+            "usage": self.usage.to_dict(),
+            "children": [child.to_dict() for child in self.children],
+            "duration_s": round(self.duration_s, 4),
+            "succeeded": self.succeeded,
+        }
+
+
+RequestOutcome = Literal["completed", "failed", "cancelled"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageReport:
+    """What one request (a run of the agent loop) cost, attributed to model turns and tool calls."""
+
+    model: str
+    provider: str
+    assistant: Usage = field(default_factory=Usage)
+    """Model turns only."""
+    turns: tuple[Usage, ...] = ()
+    """One entry per model turn."""
+    tool_calls: tuple[ToolCallReport, ...] = ()
+    """Top-level tool calls, each with its nested calls as children."""
+    by_model: tuple[tuple[str, Usage], ...] = ()
+    """Usage (with cost where the model is priced) per model, model turns and tool rollups alike."""
+    duration_s: float = 0.0
+    outcome: RequestOutcome = "completed"
+
+    @property
+    def total(self) -> Usage:
+        """Assistant usage plus the rollups of the top-level tool calls."""
+        total = self.assistant
+        for call in self.tool_calls:
+            total = total + call.usage
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready mapping."""
+        return {
+            "model": self.model,
+            "provider": self.provider,
+            "outcome": self.outcome,
+            "duration_s": round(self.duration_s, 3),
+            "total": self.total.to_dict(),
+            "assistant": self.assistant.to_dict(),
+            "turns": [turn.to_dict() for turn in self.turns],
+            "tool_calls": [call.to_dict() for call in self.tool_calls],
+            "by_model": {model: usage.to_dict() for model, usage in self.by_model},
+        }
+
+
+def provider_of(model: str) -> str:
+    """The provider part of a litellm model string (``openai/gpt-4o`` → ``openai``)."""
+    return model.split("/", 1)[0] if "/" in model else "openai"

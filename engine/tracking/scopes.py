@@ -1,0 +1,232 @@
+"""The scope tree of a tracked request: a root per request, a child per tool call, nested below.
+
+The current scope is ambient (a context variable), so code inside a tool reaches its scope with no
+parameter plumbing, and a tracked run started inside a tool attaches itself to that tool's scope.
+Scopes are updated from the event loop and from worker threads alike, hence the locks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from contextvars import ContextVar, Token
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol
+
+from engine.events import Event, ProgressEvent, ProgressPhase, ScopeInfo, ToolCall
+from engine.reports import RequestOutcome, ToolCallReport, ToolKind, UsageReport, provider_of
+from engine.usage import NO_USAGE, Usage
+
+_ids = itertools.count(1)
+
+
+class TrackingObserver(Protocol):
+    """Receives tracking out of band. It may be called from several tasks or threads at once."""
+
+    def on_progress(self, event: ProgressEvent) -> None: ...
+
+    def on_report(self, report: UsageReport) -> None: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrackingOptions:
+    """How a request is tracked."""
+
+    include_tool_arguments: bool = False
+    """Add stringified argument values to tool-invoking events (off: events carry no arguments)."""
+
+
+Emit = Callable[[Event], None]
+
+
+class Scope:
+    """A node of the tree: a request's root, or one tool call."""
+
+    __slots__ = ("children", "depth", "emit", "id", "parent", "request", "usage")
+
+    def __init__(self, request: Request, parent: Scope | None, emit: Emit | None) -> None:
+        self.id = f"s{next(_ids)}"
+        self.request = request
+        self.parent = parent
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        self.emit = emit
+        self.usage: Usage | None = None
+        self.children: list[ToolCallReport] | None = None
+
+    @property
+    def parent_id(self) -> str | None:
+        """The parent scope's id (None for the outermost request)."""
+        return self.parent.id if self.parent is not None else None
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count usage against this scope (reported by the tool, or a nested run's total)."""
+        with self.request.lock:
+            self.usage = usage if self.usage is None else self.usage + usage
+
+    def add_child(self, report: ToolCallReport) -> None:
+        """Attach a finished tool call below this scope."""
+        with self.request.lock:
+            if self.children is None:
+                self.children = []
+            self.children.append(report)
+
+    def publish(self, event: ProgressEvent) -> None:
+        """Send an event in band (this run's stream and every enclosing run's) and to the observers."""
+        if self.emit is not None:
+            self.emit(event)
+        self.request.forward(event)
+        self.request.notify(event)
+
+
+class ToolScope(Scope):
+    """The scope of one tool call; entered around the call so that it is ambient while the call runs."""
+
+    __slots__ = ("_token", "call", "info", "kind", "source", "started")
+
+    def __init__(
+        self, parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None, label: str
+    ) -> None:
+        super().__init__(parent.request, parent, emit)
+        self.call = call
+        self.kind = kind
+        self.source = source
+        self.started = time.monotonic()
+        self.info = ScopeInfo(
+            scope_id=self.id, parent_scope_id=parent.id, depth=self.depth, label=label, tool_kind=kind, source=source
+        )
+        self._token: Token[Scope | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = current_scope.set(self)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._token is not None:
+            current_scope.reset(self._token)
+
+    def report(self, succeeded: bool | None) -> ToolCallReport:
+        """The finished call: its own usage plus its children's, and how long it took."""
+        with self.request.lock:
+            usage = self.usage or NO_USAGE
+            children = tuple(self.children) if self.children else ()
+        for child in children:
+            usage = usage + child.usage
+        return ToolCallReport(
+            call_id=self.call.id,
+            tool_name=self.call.name,
+            kind=self.kind,
+            source=self.source,
+            usage=usage,
+            children=children,
+            duration_s=time.monotonic() - self.started,
+            succeeded=succeeded,
+        )
+
+
+class Request:
+    """One tracked request: its root scope, its model turns, and the report it ends with."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        options: TrackingOptions,
+        observers: tuple[TrackingObserver, ...],
+        parent: Scope | None,
+    ) -> None:
+        self.model = model
+        self.options = options
+        self.observers = observers
+        self.parent = parent
+        self.root = Scope(self, parent, None)  # the run's own stream carries root events; see announce
+        self.started = time.monotonic()
+        self.lock = threading.Lock()
+        self.turns: list[Usage] = []
+        self.by_model: dict[str, Usage] = {}
+        self.report: UsageReport | None = None
+        self.reported_model = ""
+
+    def notify(self, event: ProgressEvent) -> None:
+        """Tell the observers (and a parent request's observers) about an event; observer errors are ignored."""
+        for observer in self.observers:
+            try:
+                observer.on_progress(event)
+            except Exception:  # an observer must never break the run it watches
+                continue
+        if self.parent is not None:
+            self.parent.request.notify(event)
+
+    def announce(self, event: ProgressEvent) -> None:
+        """A request-level event for the observers and enclosing runs (the caller yields it in band)."""
+        self.forward(event)
+        self.notify(event)
+
+    def forward(self, event: ProgressEvent) -> None:
+        """Put a nested run's event into the stream of every enclosing run, once each."""
+        scope = self.parent
+        if scope is None:
+            return
+        if scope.emit is not None:
+            scope.emit(event)
+        scope.request.forward(event)
+
+    def record_turn(self, usage: Usage, model: str, reported_model: str = "") -> None:
+        """Count one model turn's usage against ``model`` (the model string hive was configured with)."""
+        with self.lock:
+            self.turns.append(usage)
+            self.by_model[model] = self.by_model.get(model, Usage()) + usage
+            if reported_model and not self.reported_model:
+                self.reported_model = reported_model
+
+    def event(self, phase: ProgressPhase, **fields: Any) -> ProgressEvent:
+        """A request-level event on the root scope."""
+        return ProgressEvent(
+            phase=phase,
+            scope_id=self.root.id,
+            parent_scope_id=self.root.parent_id,
+            depth=self.root.depth,
+            **fields,
+        )
+
+    def finish(self, outcome: RequestOutcome) -> UsageReport:
+        """Build the report once, hand it to the observers and roll it into the parent scope."""
+        if self.report is not None:
+            return self.report
+        with self.lock:
+            turns = tuple(self.turns)
+            by_model = dict(self.by_model)
+        assistant = sum(turns, Usage())
+        report = UsageReport(
+            model=self.reported_model or self.model,
+            provider=provider_of(self.model),
+            assistant=assistant,
+            turns=turns,
+            tool_calls=tuple(self.root.children or ()),
+            by_model=tuple(by_model.items()),
+            duration_s=time.monotonic() - self.started,
+            outcome=outcome,
+        )
+        self.report = report
+        for observer in self.observers:
+            try:
+                observer.on_report(report)
+            except Exception:  # an observer must never break the run it watches
+                continue
+        if self.parent is not None:
+            self.parent.add_usage(report.total)
+            self.parent.request.merge_models(by_model)
+        return report
+
+    def merge_models(self, by_model: dict[str, Usage]) -> None:
+        """Add a nested run's per-model usage to this request's."""
+        with self.lock:
+            for model, usage in by_model.items():
+                self.by_model[model] = self.by_model.get(model, Usage()) + usage
+
+
+current_scope: ContextVar[Scope | None] = ContextVar("hive_tracking_scope", default=None)
+"""The innermost tracked scope of the running code (None outside tracked runs)."""
