@@ -16,6 +16,7 @@ from engine.events import (
     RunFinished,
     RunResult,
     RunStarted,
+    ScopeInfo,
     TextDelta,
     ToolCall,
     ToolCallFinished,
@@ -31,6 +32,19 @@ SCHEMA_VERSION = 1
 def call_dict(call: ToolCall) -> dict[str, Any]:
     """A tool call as JSON."""
     return {"call_id": call.id, "name": call.name, "arguments": call.arguments}
+
+
+def scope_dict(scope: ScopeInfo | None) -> dict[str, Any]:
+    """A tracked call's place in the scope tree (empty when the run was not tracked)."""
+    if scope is None:
+        return {}
+    return {
+        "scope_id": scope.scope_id,
+        "parent_scope_id": scope.parent_scope_id,
+        "depth": scope.depth,
+        "label": scope.label,
+        "tool_kind": scope.tool_kind,
+    }
 
 
 def outcome_dict(outcome: ToolOutcome) -> dict[str, Any]:
@@ -98,12 +112,12 @@ def event_dict(event: Event) -> dict[str, Any] | None:
             return {"type": "text_delta", "text": text}
         case ReasoningDelta(text=text):
             return {"type": "reasoning_delta", "text": text}
-        case ToolCallStarted(call=call, read_only=read_only):
-            return {"type": "tool_call_started", **call_dict(call), "read_only": read_only}
+        case ToolCallStarted(call=call, read_only=read_only, scope=scope):
+            return {"type": "tool_call_started", **call_dict(call), "read_only": read_only, **scope_dict(scope)}
         case ProgressEvent():
             return progress_dict(event)
-        case ToolCallFinished(outcome=outcome):
-            return {"type": "tool_call_finished", **outcome_dict(outcome)}
+        case ToolCallFinished(outcome=outcome, scope=scope):
+            return {"type": "tool_call_finished", **outcome_dict(outcome), **scope_dict(scope)}
         case Retrying():
             return {
                 "type": "retrying",
