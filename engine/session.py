@@ -13,8 +13,10 @@ from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.resolve import ModelChoice
 from engine.model.types import Message, ModelClient
 from engine.paths import user_data_dir
-from engine.policy.gate import ApprovalGate, Approver, ReadOnlyPolicy
-from engine.policy.modes import ReadOnlyFilter
+from engine.policy.compose import guarded_toolset
+from engine.policy.config import PermissionConfig, load_permissions
+from engine.policy.gate import Approver
+from engine.policy.modes import ModeManager
 from engine.sessions import Redactor, SessionStore, SessionWriter
 from engine.tools.base import FileToolOptions, Toolset
 from engine.tools.builtin import builtin_tools
@@ -37,15 +39,21 @@ class SessionConfig:
     file_options: FileToolOptions = field(default_factory=FileToolOptions)
     persist: bool = True
     """Save the conversation under the user data dir."""
+    permissions: PermissionConfig | None = None
+    """The permission rules; None reads them from the project's and the user's files."""
 
 
 class Session:
     """An agent loop plus the session file it writes to."""
 
-    def __init__(self, loop: AgentLoop, writer: SessionWriter | None, todos: TodoStore) -> None:
+    def __init__(
+        self, loop: AgentLoop, writer: SessionWriter | None, todos: TodoStore, modes: ModeManager | None = None
+    ) -> None:
         self.loop = loop
         self.writer = writer
         self.todos = todos
+        self.modes = modes or ModeManager()
+        """Plan / work / hitl; ``modes.switch("plan")`` changes what the next model turn is offered."""
 
     @property
     def id(self) -> str | None:
@@ -70,13 +78,14 @@ def open_session(
 ) -> Session:
     """Compose the tools, the policy, the instructions and the model client into a session."""
     todos = TodoStore()
+    modes = ModeManager("plan" if config.mode == "plan" else "work")
     writer = _open_writer(config, title) if config.persist else None
     conversation = Conversation(history)
     if writer is not None:
         conversation.listen(writer.append_message)
     loop = AgentLoop(
         client=client or LiteLLMClient(_model_settings(config)),
-        toolset=build_toolset(config, approver, todos),
+        toolset=build_toolset(config, approver, todos, modes),
         environment=ToolEnvironment(
             cwd=config.cwd,
             data_dir=user_data_dir() / "outputs" / (writer.id if writer else "unsaved"),
@@ -89,15 +98,19 @@ def open_session(
         conversation=conversation,
         turn_observers=turn_observers,
     )
-    return Session(loop, writer, todos)
+    return Session(loop, writer, todos, modes)
 
 
-def build_toolset(config: SessionConfig, approver: Approver | None, todos: TodoStore) -> Toolset:
-    """The built-in tools behind the approval gate, filtered to read-only ones in plan mode."""
-    toolset: Toolset = ApprovalGate(ToolRegistry(builtin_tools(todos)), ReadOnlyPolicy(), approver)
-    if config.mode == "plan":
-        toolset = ReadOnlyFilter(toolset)
-    return toolset
+def build_toolset(
+    config: SessionConfig, approver: Approver | None, todos: TodoStore, modes: ModeManager | None = None
+) -> Toolset:
+    """The built-in tools behind the result guards, the approval gate (permission rules) and the mode filter.
+
+    A broken permissions file raises ``ConfigError``.
+    """
+    permissions = config.permissions or load_permissions(config.cwd)
+    modes = modes or ModeManager("plan" if config.mode == "plan" else "work")
+    return guarded_toolset(ToolRegistry(builtin_tools(todos)), permissions, approver, modes)
 
 
 def _model_settings(config: SessionConfig) -> ModelSettings:

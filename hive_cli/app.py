@@ -21,6 +21,8 @@ app = typer.Typer(
 )
 sessions_app = typer.Typer(help="List saved sessions.", no_args_is_help=True)
 app.add_typer(sessions_app, name="sessions")
+permissions_app = typer.Typer(help="Ask the permission rules about a call, or print them.", no_args_is_help=True)
+app.add_typer(permissions_app, name="permissions")
 
 
 class OutputFormat(StrEnum):
@@ -119,6 +121,54 @@ def sessions_list(
         from hive_cli.sessions_command import list_sessions
 
         list_sessions(cwd, all_projects)
+
+
+class ReportFormat(StrEnum):
+    """Plain text for people, JSON for scripts."""
+
+    text = "text"
+    json = "json"
+
+
+FormatOpt = Annotated[ReportFormat, typer.Option("--format", help="text or json.")]
+
+
+@permissions_app.command("check")
+def permissions_check(
+    tool: Annotated[str, typer.Argument(help="Tool name (execute_command, write_file, ...) or bash/read/write/edit.")],
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[KEY=VALUE]...", help="The call's arguments; bare words are its command or path."),
+    ] = None,
+    cwd: CwdOpt = None,
+    mode: ModeOpt = Mode.work,
+    output_format: FormatOpt = ReportFormat.text,
+) -> None:
+    """Print the verdict (allow, ask, deny) on one call, the rule that decided it, its file and the reason."""
+    with exit_on_error(False):
+        from hive_cli.permissions_command import check
+        from hive_cli.run_command import resolve_cwd
+
+        check(tool, arguments or [], resolve_cwd(cwd), mode.value, output_format.value)
+
+
+@permissions_app.command("show")
+def permissions_show(cwd: CwdOpt = None, output_format: FormatOpt = ReportFormat.text) -> None:
+    """Print the rules in force here and the file each came from."""
+    with exit_on_error(False):
+        from hive_cli.permissions_command import show
+        from hive_cli.run_command import resolve_cwd
+
+        show(resolve_cwd(cwd), output_format.value)
+
+
+def _working_directory(cwd: Path | None) -> Path:
+    path = (cwd or Path.cwd()).expanduser()
+    if not path.is_dir():
+        from engine.errors import UserError
+
+        raise UserError(f"--cwd: {path} is not a directory")
+    return path.resolve()
 
 
 def run_app() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult
 from engine.model.resolve import resolve_model
+from engine.policy.config import load_permissions
 from engine.policy.gate import ApproveEverything
 from engine.session import Session, SessionConfig, open_session
 from engine.settings import LayeredSettings, load_settings
@@ -81,6 +82,7 @@ def session_config(request: RunRequest, cwd: Path, settings: LayeredSettings) ->
             max_total_tokens=settings.limit("max_total_tokens"), max_cost_usd=settings.limit("max_cost_usd")
         ),
         request_timeout_s=settings.get("request_timeout") or 600.0,
+        permissions=load_permissions(cwd),
     )
 
 

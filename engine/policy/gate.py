@@ -1,20 +1,25 @@
 """The approval gate: every tool call is judged, and only allowed calls run.
 
-Allow runs the call; Deny comes back to the model as the tool result; Ask goes to the approver,
-and with no approver an Ask is refused, never passed through.
+Allow runs the call; Deny comes back to the model as the tool result (a refusal, never an
+exception); Ask goes to the approver, and with no approver an Ask is refused, never passed through.
+While the approver decides, the mode is hitl and no other call starts. An approver may answer
+"always for this session", which records exactly the pattern it was shown and nothing broader.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from engine.events import ApprovalRequested, ApprovalResolved, ToolCall
-from engine.policy.summary import summarize_call
+from engine.policy.modes import ModeManager
+from engine.policy.summary import diff_for_call, summarize_call
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.registry import WrapperToolset
 
 Verdict = Literal["allow", "ask", "deny"]
+NOBODY_TO_ASK = "it needs approval and there is nobody to approve it (run hive with --yes to allow it)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -23,6 +28,12 @@ class Judgement:
 
     verdict: Verdict
     reason: str = ""
+    rule: str | None = None
+    """The rule that decided (``bash: git *``), or None when the default action or a problem did."""
+    source: str = ""
+    """Where the deciding rule or default came from (``path:line``, ``built-in defaults``)."""
+    remember: str | None = None
+    """The exact pattern an "always for this session" answer would record for this call."""
 
 
 class Policy(Protocol):
@@ -38,15 +49,28 @@ class ApprovalRequest:
     call: ToolCall
     spec: ToolSpec
     summary: str
+    """One line: the full command, or what an edit does to which path."""
     reason: str = ""
+    """Why the call needs approval (the rule that asks, or what could not be judged)."""
+    rule: str | None = None
+    source: str = ""
+    diff: str | None = None
+    """For ``write_file``/``edit_file``: a unified diff from the file as it is now."""
+    remember: str | None = None
+    """The exact pattern "always for this session" records; None when it cannot be offered."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Decision:
-    """The approver's answer; ``reason`` goes back to the model when the call is denied."""
+    """The approver's answer.
+
+    ``reason`` goes back to the model when the call is denied. ``remember`` is the request's
+    ``remember`` pattern to allow it for the rest of the session; any other value records nothing.
+    """
 
     allowed: bool
     reason: str = ""
+    remember: str | None = None
 
 
 class Approver(Protocol):
@@ -74,19 +98,26 @@ class ReadOnlyPolicy:
 class ApprovalGate(WrapperToolset):
     """Wraps a toolset so that each call passes the policy (and the approver when it asks)."""
 
-    def __init__(self, inner: Toolset, policy: Policy, approver: Approver | None) -> None:
+    def __init__(
+        self, inner: Toolset, policy: Policy, approver: Approver | None, *, modes: ModeManager | None = None
+    ) -> None:
         super().__init__(inner)
         self.policy = policy
         self.approver = approver
+        self.modes = modes or ModeManager()
+        self.remembered: set[str] = set()
+        """Patterns allowed for the rest of the session by "always" answers."""
+        self._asking: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         spec = next((s for s in self.inner.specs() if s.name == call.name), None)
         if spec is None:
             return await self.inner.call(call, ctx)
+        await self.modes.wait_until_running()
         judgement = self.policy.judge(spec, call, ctx)
         if judgement.verdict == "deny":
             return _refusal(call, f"denied by policy: {judgement.reason}")
-        if judgement.verdict == "ask":
+        if judgement.verdict == "ask" and judgement.remember not in self.remembered:
             decision = await self._ask(call, spec, judgement, ctx)
             if not decision.allowed:
                 return _refusal(call, decision.reason)
@@ -94,15 +125,50 @@ class ApprovalGate(WrapperToolset):
 
     async def _ask(self, call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: ToolContext) -> Decision:
         if self.approver is None:
-            return Decision(
-                allowed=False,
-                reason="it needs approval and there is nobody to approve it (run hive with --yes to allow it)",
-            )
-        request = ApprovalRequest(call=call, spec=spec, summary=summarize_call(call), reason=judgement.reason)
-        ctx.emit(ApprovalRequested(call=call, summary=request.summary))
-        decision = await self.approver.decide(request)
-        ctx.emit(ApprovalResolved(call_id=call.id, allowed=decision.allowed, reason=decision.reason))
+            return Decision(allowed=False, reason=f"{NOBODY_TO_ASK}. It needs approval because {judgement.reason}")
+        request = await _request(call, spec, judgement, ctx)
+        async with self._approval_lock():
+            if judgement.remember is not None and judgement.remember in self.remembered:
+                return Decision(allowed=True, reason="allowed earlier in this session")
+            async with self.modes.human_decision(f"approval needed for {call.name}", ctx.emit):
+                ctx.emit(ApprovalRequested(call=call, summary=request.summary))
+                decision = await self._decide(request)
+                ctx.emit(ApprovalResolved(call_id=call.id, allowed=decision.allowed, reason=decision.reason))
+        if decision.allowed and decision.remember is not None and decision.remember == request.remember:
+            self.remembered.add(decision.remember)
         return decision
+
+    def _approval_lock(self) -> asyncio.Lock:
+        """One question at a time (a person answers one prompt at a time), per event loop."""
+        loop = asyncio.get_running_loop()
+        if self._asking is None or self._asking[0] is not loop:
+            self._asking = (loop, asyncio.Lock())
+        return self._asking[1]
+
+    async def _decide(self, request: ApprovalRequest) -> Decision:
+        assert self.approver is not None
+        try:
+            decision = await self.approver.decide(request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the approver failing must refuse the call, never allow it
+            return Decision(allowed=False, reason=f"the approval failed ({type(exc).__name__}: {exc})")
+        if not decision.allowed and not decision.reason:
+            return Decision(allowed=False, reason="the user denied it")
+        return decision
+
+
+async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: ToolContext) -> ApprovalRequest:
+    return ApprovalRequest(
+        call=call,
+        spec=spec,
+        summary=summarize_call(call),
+        reason=judgement.reason,
+        rule=judgement.rule,
+        source=judgement.source,
+        diff=await asyncio.to_thread(diff_for_call, call, ctx),
+        remember=judgement.remember,
+    )
 
 
 def _refusal(call: ToolCall, reason: str) -> ToolResult:

@@ -1,14 +1,22 @@
-"""Describe a tool call for a person deciding whether it may run."""
+"""Describe a tool call for a person deciding whether it may run: a one-line summary and, for edits, a diff."""
 
 from __future__ import annotations
 
+import difflib
 import json
+from pathlib import Path
 
 from engine.events import ToolCall
+from engine.policy.subjects import resolve_for_rules
+from engine.tools.base import ToolContext
+from engine.tools.paths import display_path
+
+MAX_DIFF_SOURCE_BYTES = 1_000_000
+"""Files larger than this are not diffed (the approver is told so)."""
 
 
 def summarize_call(call: ToolCall) -> str:
-    """The full command, the path (and size) of a write, the path and strings of an edit, else the arguments."""
+    """The full command, the path (and size) of a write, the path of an edit, else the tool and its arguments."""
     args = call.arguments
     if call.name == "execute_command":
         return str(args.get("command", ""))
@@ -18,3 +26,58 @@ def summarize_call(call: ToolCall) -> str:
     if call.name == "edit_file":
         return f"edit {args.get('path', '?')}"
     return f"{call.name} {json.dumps(args, ensure_ascii=False)[:500]}"
+
+
+def diff_for_call(call: ToolCall, ctx: ToolContext) -> str | None:
+    """A unified diff of what a ``write_file`` or ``edit_file`` call would change, from the file as it is now.
+
+    None for other tools. When the change cannot be worked out (the file is binary or huge, or
+    ``old_string`` is not there), the text says so instead of showing a diff. Blocking.
+    """
+    if call.name not in ("write_file", "edit_file"):
+        return None
+    raw = call.arguments.get("path")
+    if not isinstance(raw, str):
+        return None
+    path = resolve_for_rules(raw, ctx)
+    if path is None:
+        return f"(cannot resolve {raw!r})"
+    before = _current_text(path)
+    if before is None:
+        return f"({display_path(path, ctx)} is not a text file hive can diff)"
+    after = _new_text(call, before)
+    if after is None:
+        return "(old_string is not in the file exactly once: the edit will fail)"
+    shown = display_path(path, ctx)
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{shown}" if path.exists() else "/dev/null",
+        tofile=f"b/{shown}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _current_text(path: Path) -> str | None:
+    try:
+        if not path.exists():
+            return ""
+        if not path.is_file() or path.stat().st_size > MAX_DIFF_SOURCE_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _new_text(call: ToolCall, before: str) -> str | None:
+    args = call.arguments
+    if call.name == "write_file":
+        return str(args.get("content", ""))
+    old = str(args.get("old_string", ""))
+    new = str(args.get("new_string", ""))
+    if not old:
+        return new if not before else None
+    count = before.count(old)
+    if count == 0 or (count > 1 and not args.get("replace_all")):
+        return None
+    return before.replace(old, new)

@@ -1,0 +1,281 @@
+"""``.ironhive/permissions.yaml`` (or ``.yml``, ``.json``) in the project and the user config dir.
+
+A file that exists but is not a valid configuration is an error naming the file and the line, never
+a fallback to the defaults (which allow more). Rules may carry examples that are checked as the file
+loads, so a rule that does not do what its author meant is caught at once.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.config_files import KeyPath, describe_errors, line_of, read_document
+from engine.errors import ConfigError
+from engine.paths import project_dir, user_config_dir
+from engine.policy.defaults import default_layer
+from engine.policy.examples import example_problem
+from engine.policy.patterns import PatternError, command_pattern, name_regex, path_regex
+from engine.policy.rules import CATEGORIES, Action, Category, Layer, Rule, RuleBook
+
+PERMISSIONS_NAMES = ("permissions.yaml", "permissions.yml", "permissions.json")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RuleExamples(_Strict):
+    """Inputs the rule must match and inputs it must not match."""
+
+    match: list[str] = Field(default_factory=list)
+    not_match: list[str] = Field(default_factory=list)
+
+
+class RuleEntry(_Strict):
+    """One rule as written in the file."""
+
+    pattern: str = Field(min_length=1)
+    action: Action
+    priority: int = 0
+    reason: str = ""
+    examples: RuleExamples | None = None
+
+
+class PermissionsSection(_Strict):
+    """The ``permissions:`` section."""
+
+    read: list[RuleEntry] = Field(default_factory=list)
+    edit: list[RuleEntry] = Field(default_factory=list)
+    bash: list[RuleEntry] = Field(default_factory=list)
+    external_directory: list[RuleEntry] = Field(default_factory=list)
+    mcp_tools: list[RuleEntry] = Field(default_factory=list)
+    tools: list[RuleEntry] = Field(default_factory=list)
+    read_only_tools: list[str] = Field(default_factory=list)
+    default_action: Action | None = None
+    ask_before_delete: bool | None = None
+    include_defaults: bool = False
+    """Keep the built-in rules as a layer under this file's rules."""
+
+
+class InjectionGuardEntry(_Strict):
+    """``guards.prompt_injection``: flag (or withhold) tool results that look like prompt injection."""
+
+    enabled: bool = False
+    action: Literal["flag", "withhold"] = "flag"
+
+
+class GuardsSection(_Strict):
+    """The ``guards:`` section."""
+
+    prompt_injection: InjectionGuardEntry = Field(default_factory=InjectionGuardEntry)
+
+
+class PermissionsFile(_Strict):
+    """A whole permissions file: ``permissions:`` is required."""
+
+    permissions: PermissionsSection
+    guards: GuardsSection = Field(default_factory=GuardsSection)
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    """Which result guards are on (combined over the files: on in either is on)."""
+
+    prompt_injection: bool = False
+    prompt_injection_action: Literal["flag", "withhold"] = "flag"
+
+
+@dataclass(frozen=True)
+class PermissionConfig:
+    """The rules in force for a working directory and the files they came from."""
+
+    book: RuleBook
+    sources: tuple[Path, ...] = ()
+    guards: GuardSettings = field(default_factory=GuardSettings)
+
+    @property
+    def uses_defaults(self) -> bool:
+        """True when the built-in defaults are one of the layers."""
+        return any(layer.source == default_layer().source for layer in self.book.layers)
+
+
+def find_permissions_file(folder: Path) -> Path | None:
+    """The first of ``permissions.yaml``, ``.yml``, ``.json`` present in ``folder``."""
+    for name in PERMISSIONS_NAMES:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_permissions(cwd: Path) -> PermissionConfig:
+    """The user's and the project's permission files combined, or the built-in defaults when neither exists."""
+    layers: list[Layer] = []
+    sources: list[Path] = []
+    guards = GuardSettings()
+    for folder in (user_config_dir(), project_dir(cwd)):
+        path = find_permissions_file(folder)
+        if path is None:
+            continue
+        parsed = load_permissions_file(path)
+        layers.append(_layer(path, parsed.file, parsed.lines))
+        guards = _combine_guards(guards, parsed.file.guards)
+        sources.append(path)
+        if parsed.file.permissions.include_defaults and not any(lay.source == "built-in defaults" for lay in layers):
+            layers.append(default_layer())
+    if not sources:
+        layers.append(default_layer())
+    return PermissionConfig(book=RuleBook(tuple(layers)), sources=tuple(sources), guards=guards)
+
+
+def default_permissions() -> PermissionConfig:
+    """The built-in defaults alone."""
+    return PermissionConfig(book=RuleBook((default_layer(),)))
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """A validated file and the line of every key in it."""
+
+    file: PermissionsFile
+    lines: dict[KeyPath, int]
+
+
+def load_permissions_file(path: Path) -> ParsedFile:
+    """Read and check one file; raises ``ConfigError`` naming the file and line of every problem."""
+    data, lines = read_document(path)
+    if path.suffix == ".json":
+        lines = _json_lines(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:1: missing the 'permissions:' section (see hive permissions show for an example)")
+    try:
+        parsed = PermissionsFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(path, exc, lines)) from None
+    problems = _pattern_problems(path, parsed.permissions, lines)
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return ParsedFile(parsed, lines)
+
+
+def _layer(path: Path, parsed: PermissionsFile, lines: dict[KeyPath, int]) -> Layer:
+    section = parsed.permissions
+    rules = []
+    for category in CATEGORIES:
+        for index, entry in enumerate(getattr(section, category)):
+            line = line_of(lines, ("permissions", category, index))
+            rules.append(
+                Rule(
+                    category=category,
+                    pattern=_normalized_pattern(category, entry.pattern),
+                    action=entry.action,
+                    priority=entry.priority,
+                    reason=entry.reason,
+                    source=f"{path}:{line}" if line else str(path),
+                )
+            )
+    return Layer(
+        source=str(path),
+        rules=tuple(rules),
+        default_action=section.default_action,
+        ask_before_delete=section.ask_before_delete,
+        read_only_tools=tuple(section.read_only_tools),
+    )
+
+
+def _normalized_pattern(category: Category, pattern: str) -> str:
+    if category == "external_directory" and pattern.startswith("~"):
+        return os.path.expanduser(pattern)
+    return pattern
+
+
+def _pattern_problems(path: Path, section: PermissionsSection, lines: dict[KeyPath, int]) -> list[str]:
+    problems = []
+    for category in CATEGORIES:
+        for index, entry in enumerate(getattr(section, category)):
+            loc: KeyPath = ("permissions", category, index)
+            where = _where(path, lines, (*loc, "pattern"))
+            pattern = _normalized_pattern(category, entry.pattern)
+            problem = _check_pattern(category, pattern)
+            if problem:
+                problems.append(f"{where}: permissions.{category}.{index}.pattern: {problem}")
+                continue
+            for kind, index_in_kind, message in _failing_examples(category, pattern, entry):
+                key = (*loc, "examples", kind, index_in_kind)
+                problems.append(
+                    f"{_where(path, lines, key)}: permissions.{category}.{index}.examples.{kind}.{index_in_kind}: {message}"
+                )
+    for index, name in enumerate(section.read_only_tools):
+        if not name.strip():
+            where = _where(path, lines, ("permissions", "read_only_tools", index))
+            problems.append(f"{where}: permissions.read_only_tools.{index}: empty name")
+    return problems
+
+
+def _check_pattern(category: Category, pattern: str) -> str | None:
+    try:
+        if category == "bash":
+            command_pattern(pattern)
+        elif category in ("read", "edit", "external_directory"):
+            path_regex(pattern)
+        else:
+            name_regex(pattern)
+    except PatternError as exc:
+        return str(exc)
+    if category == "external_directory" and "/" in pattern and not pattern.startswith(("/", "**")):
+        return "external_directory patterns match absolute paths: start them with /, ~ or **"
+    return None
+
+
+def _failing_examples(category: Category, pattern: str, entry: RuleEntry) -> list[tuple[str, int, str]]:
+    if entry.examples is None:
+        return []
+    failures = []
+    for kind, expected in (("match", True), ("not_match", False)):
+        for index, example in enumerate(getattr(entry.examples, kind)):
+            message = example_problem(category, pattern, example, expected)
+            if message:
+                failures.append((kind, index, message))
+    return failures
+
+
+def _where(path: Path, lines: dict[KeyPath, int], loc: KeyPath) -> str:
+    line = line_of(lines, loc)
+    return f"{path}:{line}" if line else str(path)
+
+
+def _json_lines(path: Path) -> dict[KeyPath, int]:
+    """Lines of the keys of a JSON file (JSON reads as YAML for this purpose); empty when that fails."""
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, OSError, UnicodeDecodeError):
+        return {}
+    lines: dict[KeyPath, int] = {}
+    if node is not None:
+        _walk(node, (), lines)
+    return lines
+
+
+def _walk(node: yaml.Node, prefix: KeyPath, lines: dict[KeyPath, int]) -> None:
+    lines[prefix] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            _walk(value, (*prefix, str(key.value)), lines)
+            lines[(*prefix, str(key.value))] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, (*prefix, index), lines)
+
+
+def _combine_guards(current: GuardSettings, section: GuardsSection) -> GuardSettings:
+    entry = section.prompt_injection
+    if not entry.enabled:
+        return current
+    withhold = "withhold" in (entry.action, current.prompt_injection_action if current.prompt_injection else "flag")
+    return GuardSettings(prompt_injection=True, prompt_injection_action="withhold" if withhold else "flag")

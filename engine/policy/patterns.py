@@ -1,0 +1,218 @@
+"""The two pattern languages of permission rules: path globs and command word patterns.
+
+Path globs (``read``, ``edit``, ``external_directory``): ``*`` and ``?`` stay within one path segment,
+``**`` spans segments (``src/**`` is ``src`` and everything below it, ``**/x`` is ``x`` at any depth),
+``[abc]`` and ``{a,b}`` work as in a shell, and a pattern without ``/`` matches the last segment
+(the file name) at any depth, so ``.env*`` covers ``config/.env.local``.
+
+Name globs (``tools``, ``mcp_tools``, ``read_only_tools``): the same, over a whole name.
+
+Command patterns (``bash``): shell words. A word that is exactly ``*`` matches any number of words
+(none included), a ``*`` at the very end of a pattern also matches any words after it, other ``*``
+and ``?`` match within one word, ``-rf`` matches a short-option cluster with the same letters in any
+order (``-fr``), and ``|`` matches a pipe between two commands of a pipeline.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+PIPE = "\x00|"
+"""The word standing for a pipe between two commands (no shell word can contain a NUL)."""
+ANY_WORDS = "\x00*"
+"""A pattern word matching any number of command words."""
+UNKNOWN_WORD = None
+"""A command word whose value is only known when the command runs (an expansion)."""
+
+CommandWord = str | None
+
+
+class PatternError(ValueError):
+    """A pattern that cannot be understood; the message says why."""
+
+
+# --- path and name globs ----------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def path_regex(pattern: str) -> re.Pattern[str]:
+    """The compiled form of a path glob (see the module docstring)."""
+    glob = pattern.strip()
+    if not glob:
+        raise PatternError("empty pattern")
+    if glob.startswith("./"):
+        glob = glob[2:]
+    if glob.endswith("/") and len(glob) > 1:
+        glob = glob.rstrip("/") + "/**"
+    if "/" not in glob:
+        glob = "**/" + glob
+    return re.compile(_translate(glob, within_segment="[^/]"))
+
+
+@lru_cache(maxsize=4096)
+def name_regex(pattern: str) -> re.Pattern[str]:
+    """The compiled form of a name glob: ``*`` matches any characters."""
+    if not pattern.strip():
+        raise PatternError("empty pattern")
+    return re.compile(_translate(pattern.strip(), within_segment="."))
+
+
+def path_matches(pattern: str, path: str) -> bool:
+    """Whether ``path`` (relative to the working directory, or absolute) matches the glob."""
+    return path_regex(pattern).fullmatch(path) is not None
+
+
+def name_matches(pattern: str, name: str) -> bool:
+    """Whether a tool name matches the glob."""
+    return name_regex(pattern).fullmatch(name) is not None
+
+
+def _translate(glob: str, *, within_segment: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        char = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("/**", i) and i + 3 == len(glob):
+            out.append("(?:/.*)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif char == "*":
+            out.append(within_segment + "*")
+            i += 1
+        elif char == "?":
+            out.append(within_segment)
+            i += 1
+        elif char == "[":
+            i = _char_class(glob, i, out)
+        elif char == "{":
+            i = _alternatives(glob, i, out, within_segment)
+        else:
+            out.append(re.escape(char))
+            i += 1
+    return "".join(out)
+
+
+def _char_class(glob: str, start: int, out: list[str]) -> int:
+    end = glob.find("]", start + 2)
+    if end < 0:
+        out.append(re.escape("["))
+        return start + 1
+    body = glob[start + 1 : end]
+    if body.startswith("!"):
+        body = "^" + body[1:]
+    out.append("[" + body.replace("\\", "\\\\") + "]")
+    return end + 1
+
+
+def _alternatives(glob: str, start: int, out: list[str], within_segment: str) -> int:
+    end = glob.find("}", start)
+    if end < 0 or "," not in glob[start:end]:
+        out.append(re.escape("{"))
+        return start + 1
+    options = glob[start + 1 : end].split(",")
+    out.append("(?:" + "|".join(_translate(o, within_segment=within_segment) for o in options) + ")")
+    return end + 1
+
+
+# --- command patterns -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommandPattern:
+    """A parsed ``bash`` pattern: one matcher per word."""
+
+    text: str
+    words: tuple[str, ...]
+
+    @property
+    def has_pipe(self) -> bool:
+        """Whether the pattern describes a pipeline rather than one command."""
+        return PIPE in self.words
+
+    def matches(self, words: Sequence[CommandWord]) -> bool:
+        """Whether the command (or pipeline) ``words`` match this pattern."""
+        return _match_words(self.words, tuple(words))
+
+
+@lru_cache(maxsize=4096)
+def command_pattern(text: str) -> CommandPattern:
+    """Parse a ``bash`` pattern into words; raises ``PatternError`` when it is not one command or pipeline."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars="|&;<>()")
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError as exc:
+        raise PatternError(f"cannot split into words: {exc}") from None
+    if not tokens:
+        raise PatternError("empty pattern")
+    words: list[str] = []
+    for token in tokens:
+        if token == "|":
+            words.append(PIPE)
+        elif token and set(token) <= set("|&;<>()"):
+            raise PatternError(
+                f"{token!r} is not allowed in a pattern: write one rule per command (compound commands are "
+                "judged part by part)"
+            )
+        elif token == "*":
+            words.append(ANY_WORDS)
+        else:
+            words.append(token)
+    if words[0] in (PIPE, ANY_WORDS) and len(words) == 1:
+        return CommandPattern(text, (ANY_WORDS,))
+    if words[-1] not in (ANY_WORDS, PIPE) and words[-1].endswith("*"):
+        words.append(ANY_WORDS)
+    return CommandPattern(text, tuple(words))
+
+
+def _match_words(pattern: tuple[str, ...], words: tuple[CommandWord, ...]) -> bool:
+    @cache
+    def match(p: int, w: int) -> bool:
+        if p == len(pattern):
+            return w == len(words)
+        if pattern[p] == ANY_WORDS:
+            return any(match(p + 1, k) for k in range(w, len(words) + 1))
+        return w < len(words) and _word_matches(pattern[p], words[w]) and match(p + 1, w + 1)
+
+    return match(0, 0)
+
+
+def _word_matches(pattern: str, word: CommandWord) -> bool:
+    if word is None:
+        return False
+    if pattern == PIPE or word == PIPE:
+        return pattern == word
+    if _is_short_options(pattern) and _is_short_options(word):
+        return sorted(pattern[1:]) == sorted(word[1:])
+    return _word_regex(pattern).fullmatch(word) is not None
+
+
+def _is_short_options(word: str) -> bool:
+    return len(word) > 2 and word[0] == "-" and word[1:].isalpha()
+
+
+@lru_cache(maxsize=4096)
+def _word_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(_translate(pattern, within_segment="."))
+
+
+def render_words(words: Sequence[CommandWord]) -> str:
+    """Command words as a readable command line (expansions shown as ``$…``)."""
+    shown = []
+    for word in words:
+        if word is None:
+            shown.append("$…")
+        elif word == PIPE:
+            shown.append("|")
+        else:
+            shown.append(shlex.quote(word) if word else "''")
+    return " ".join(shown)

@@ -1,0 +1,73 @@
+"""The permission policy: a tool call's subjects judged by the rule book, one verdict for the call.
+
+Every subject must be allowed for the call to be allowed; one deny denies the whole call; anything
+that cannot be understood or known before the call runs (a shell construct the parser rejects, a
+command name held in a variable) is asked, never allowed. With ``ask_before_delete`` on, a command
+that deletes files is asked even when a rule allows it.
+"""
+
+from __future__ import annotations
+
+from engine.events import ToolCall
+from engine.policy.config import PermissionConfig
+from engine.policy.gate import Judgement
+from engine.policy.rules import Finding, worst
+from engine.policy.subjects import CallSubjects, subjects_for
+from engine.tools.base import ToolContext, ToolSpec
+
+PARSER_SOURCE = "hive's shell analysis"
+
+
+class PermissionPolicy:
+    """Judges tool calls by the permission rules of a :class:`PermissionConfig`."""
+
+    def __init__(self, config: PermissionConfig) -> None:
+        self.config = config
+
+    def judge(self, spec: ToolSpec, call: ToolCall, ctx: ToolContext) -> Judgement:
+        """The verdict on ``call`` (see the module docstring)."""
+        return self.judge_call(call, ctx)
+
+    def judge_call(self, call: ToolCall, ctx: ToolContext) -> Judgement:
+        """The verdict on ``call``, whether or not a tool of that name exists."""
+        subjects = subjects_for(call, ctx)
+        if subjects.invalid:
+            return Judgement(verdict="deny", reason=subjects.invalid, source="the call's arguments")
+        findings = self._findings(subjects)
+        decisive = worst(findings)
+        if decisive is None:  # only a shell line that runs nothing (a comment) has nothing to judge
+            return Judgement(verdict="allow", reason="it runs no command", remember=subjects.remember)
+        return Judgement(
+            verdict=decisive.action,
+            reason=_reason(decisive),
+            rule=decisive.rule.describe() if decisive.rule else None,
+            source=decisive.source,
+            remember=subjects.remember,
+        )
+
+    def _findings(self, subjects: CallSubjects) -> list[Finding]:
+        book = self.config.book
+        findings = [_deletion_check(f) if book.ask_before_delete else f for f in book.judge_all(subjects.subjects)]
+        findings += [Finding(action="ask", reason=problem, source=PARSER_SOURCE) for problem in subjects.problems]
+        return findings
+
+
+def _deletion_check(finding: Finding) -> Finding:
+    subject = finding.subject
+    if finding.action != "allow" or subject is None or not subject.deletes:
+        return finding
+    reason = f"{subject.shown} deletes files and ask_before_delete is on"
+    return Finding(action="ask", subject=subject, rule=finding.rule, reason=reason, source=finding.source)
+
+
+def _reason(finding: Finding) -> str:
+    rule = finding.rule
+    subject = finding.subject
+    if subject is None or finding.source == PARSER_SOURCE:
+        return finding.reason
+    if rule is None:
+        return f"{finding.reason}; the default action is {finding.action}"
+    if "ask_before_delete" in finding.reason:
+        return finding.reason
+    why = f": {rule.reason}" if rule.reason else ""
+    return f"{subject.shown} matches {rule.describe()}{why}"

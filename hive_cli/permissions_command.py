@@ -1,0 +1,169 @@
+"""``hive permissions check`` and ``hive permissions show``: ask the rules about a call, or print them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from engine.errors import UserError
+from engine.events import ToolCall
+from engine.policy.config import PermissionConfig, load_permissions
+from engine.policy.gate import Judgement
+from engine.policy.modes import is_read_only
+from engine.policy.permissions import PermissionPolicy
+from engine.policy.rules import CATEGORIES
+from engine.tools.base import ToolContext, ToolSpec
+from engine.tools.builtin import builtin_tools
+
+ALIASES = {
+    "bash": "execute_command",
+    "shell": "execute_command",
+    "read": "read_file",
+    "write": "write_file",
+    "edit": "edit_file",
+    "list": "list_directory",
+    "ls": "list_directory",
+    "glob": "glob_files",
+    "grep": "grep_files",
+}
+MAIN_ARGUMENT = {
+    "execute_command": "command",
+    "read_file": "path",
+    "write_file": "path",
+    "edit_file": "path",
+    "list_directory": "path",
+    "glob_files": "pattern",
+    "grep_files": "pattern",
+}
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check(tool: str, values: Sequence[str], cwd: Path, mode: str, output_format: str) -> None:
+    """Print the verdict of the rules in force for ``cwd`` on one call."""
+    name = ALIASES.get(tool, tool)
+    spec = _spec(name)
+    arguments = parse_arguments(spec, values)
+    judgement = judge(load_permissions(cwd), spec, arguments, cwd, mode)
+    if output_format == "json":
+        payload = {
+            "verdict": judgement.verdict,
+            "rule": judgement.rule,
+            "source": judgement.source,
+            "reason": judgement.reason,
+            "tool": name,
+            "arguments": arguments,
+            "mode": mode,
+        }
+        typer.echo(json.dumps(payload, ensure_ascii=False))
+        return
+    typer.echo(f"{judgement.verdict}  {name} {json.dumps(arguments, ensure_ascii=False)}")
+    typer.echo(f"  rule:   {judgement.rule or '(none)'}")
+    typer.echo(f"  source: {judgement.source or '-'}")
+    typer.echo(f"  reason: {judgement.reason}")
+
+
+def judge(config: PermissionConfig, spec: ToolSpec, arguments: dict[str, Any], cwd: Path, mode: str) -> Judgement:
+    """The verdict hive would reach on this call in ``mode``."""
+    if mode == "plan" and not is_read_only(spec, config.book.read_only_tools):
+        return Judgement(
+            verdict="deny",
+            reason=f"{spec.name} is not available in plan mode (read-only tools only)",
+            source="--mode plan",
+        )
+    ctx = ToolContext(cwd=cwd, data_dir=cwd)
+    return PermissionPolicy(config).judge_call(ToolCall(id="check", name=spec.name, arguments=arguments), ctx)
+
+
+def parse_arguments(spec: ToolSpec, values: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs (values typed by the tool's schema), and bare words as the tool's main argument."""
+    properties: dict[str, Any] = spec.parameters.get("properties", {})
+    arguments: dict[str, Any] = {}
+    bare: list[str] = []
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if sep and _KEY.fullmatch(key) and (key in properties or not properties):
+            arguments[key] = _typed(raw, properties.get(key, {}))
+        else:
+            bare.append(value)
+    if bare:
+        main = MAIN_ARGUMENT.get(spec.name)
+        if main is None:
+            raise UserError(f"give {spec.name}'s arguments as KEY=VALUE (got {bare[0]!r})")
+        arguments[main] = " ".join(bare)
+    return arguments
+
+
+def _typed(raw: str, schema: dict[str, Any]) -> Any:
+    if schema.get("type") == "string":
+        return raw
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def _spec(name: str) -> ToolSpec:
+    known = {tool.spec.name: tool.spec for tool in builtin_tools()}
+    return known.get(name) or ToolSpec(name=name, description="", parameters={})
+
+
+def show(cwd: Path, output_format: str) -> None:
+    """Print the rules in force for ``cwd``, category by category, with where each came from."""
+    config = load_permissions(cwd)
+    book = config.book
+    action, action_source = book.default_action
+    if output_format == "json":
+        payload = {
+            "sources": [str(path) for path in config.sources] or ["built-in defaults"],
+            "default_action": {"action": action, "source": action_source},
+            "ask_before_delete": book.ask_before_delete,
+            "read_only_tools": list(book.read_only_tools),
+            "guards": {"prompt_injection": config.guards.prompt_injection},
+            "rules": {
+                category: [
+                    {
+                        "pattern": r.pattern,
+                        "action": r.action,
+                        "priority": r.priority,
+                        "reason": r.reason,
+                        "source": r.source,
+                    }
+                    for r in book.rules(category)
+                ]
+                for category in CATEGORIES
+            },
+        }
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for line in _show_lines(config):
+        typer.echo(line)
+
+
+def _show_lines(config: PermissionConfig) -> list[str]:
+    book = config.book
+    action, action_source = book.default_action
+    files = ", ".join(str(path) for path in config.sources) or "none (the built-in defaults apply)"
+    injection = config.guards
+    lines = [
+        f"files: {files}",
+        f"default action: {action} ({action_source})",
+        f"ask before delete: {'yes' if book.ask_before_delete else 'no'}",
+        f"read-only tools: {', '.join(book.read_only_tools) or '(the read-only built-ins only)'}",
+        "prompt-injection guard: "
+        + (f"on ({injection.prompt_injection_action})" if injection.prompt_injection else "off"),
+    ]
+    for category in CATEGORIES:
+        rules = book.rules(category)
+        lines.append("")
+        lines.append(f"{category}:" + ("" if rules else " (no rules)"))
+        width = max((len(r.pattern) for r in rules), default=0)
+        for r in rules:
+            priority = f" p{r.priority}" if r.priority else ""
+            reason = f"  {r.reason}" if r.reason else ""
+            lines.append(f"  {r.action:<5} {r.pattern:<{width}}{priority}  [{r.source}]{reason}")
+    return lines
