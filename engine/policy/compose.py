@@ -8,6 +8,7 @@ from engine.policy.guards import GuardedToolset, ResultGuard
 from engine.policy.injection import PromptInjectionGuard
 from engine.policy.modes import ModeFilter, ModeManager
 from engine.policy.permissions import PermissionPolicy
+from engine.policy.search_filter import SearchResultFilter
 from engine.tools.base import Toolset
 
 
@@ -28,10 +29,13 @@ def guarded_toolset(
 ) -> Toolset:
     """``inner`` with every result guarded, every call judged by the rules, and plan mode applied.
 
-    The mode filter comes first, so a call plan mode hides never reaches the approver; the guards
-    come last, so they see what the tool returned, before anything else does.
+    The mode filter comes first, so a call plan mode hides never reaches the approver; search
+    results lose the lines of files the read rules keep from the model before the guards see them.
     """
+    policy = PermissionPolicy(permissions)
+    toolset: Toolset = SearchResultFilter(inner, policy)
     guards = result_guards(permissions.guards) + list(extra_guards or ())
-    toolset: Toolset = GuardedToolset(inner, guards) if guards else inner
-    gate = ApprovalGate(toolset, PermissionPolicy(permissions), approver, modes=modes)
+    if guards:
+        toolset = GuardedToolset(toolset, guards)
+    gate = ApprovalGate(toolset, policy, approver, modes=modes)
     return ModeFilter(gate, modes, permissions.book.read_only_tools)

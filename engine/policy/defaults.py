@@ -9,6 +9,26 @@ DEFAULT_SOURCE = "built-in defaults"
 READ_ONLY_BUILTINS = ("read_file", "list_directory", "glob_files", "grep_files", "todo_write", "load_skill")
 """The built-in tools that change nothing; plan mode offers them."""
 
+_GIT_RUNS = "this git option or command can make git run any command"
+_GIT_RUNNING_OTHERS = (
+    "git -c *",
+    "git * -c *",
+    "git --config-env*",
+    "git --exec-path*",
+    "git * --upload-pack*",
+    "git * --receive-pack*",
+    "git clone * -u *",
+    "git config *",
+    "git rebase * -x *",
+    "git rebase * --exec*",
+    "git bisect run *",
+    "git submodule foreach *",
+    "git filter-branch *",
+    "git difftool *",
+    "git mergetool *",
+)
+_BASETEMP = "pytest empties the --basetemp folder first"
+
 _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
     "read": (
         ("**/*", "allow", "reading project files is allowed"),
@@ -24,14 +44,18 @@ _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
     ),
     "bash": (
         ("git *", "allow", "version control"),
-        ("git -c *", "ask", "git -c can make git run any command"),
-        ("git --config-env*", "ask", "git --config-env can make git run any command"),
+        *((pattern, "ask", _GIT_RUNS) for pattern in _GIT_RUNNING_OTHERS),
         ("dotnet *", "allow", ".NET build tool"),
         ("npm *", "allow", "Node package manager"),
+        *((pattern, "ask", "runs any command, not just npm") for pattern in ("npm exec *", "npm x *", "npm explore *")),
         ("cargo *", "allow", "Rust build tool"),
         ("pytest *", "allow", "Python tests"),
         ("python -m pytest *", "allow", "Python tests"),
         ("python3 -m pytest *", "allow", "Python tests"),
+        *(
+            (f"{pytest} * --basetemp*", "ask", _BASETEMP)
+            for pytest in ("pytest", "python -m pytest", "python3 -m pytest")
+        ),
         ("python --version", "allow", "harmless"),
         ("python3 --version", "allow", "harmless"),
         ("pip list*", "allow", "lists installed packages"),

@@ -210,3 +210,16 @@ def test_read_only_tools_from_the_rules_count_as_read_only_in_plan_mode() -> Non
     spec = ToolSpec(name="mcp__docs__search", description="", parameters={})
     assert not is_read_only(spec)
     assert is_read_only(spec, ["mcp__docs__*"])
+
+
+def test_a_search_of_an_allowed_folder_leaves_out_files_the_read_rules_keep_back(ctx: ToolContext) -> None:
+    toolset = make_toolset(None)
+    grep = run(toolset, ctx, "grep_files", pattern="hunter2|TOKEN|app")
+    assert "src/app.py:1:print('app')" in grep.output
+    assert "hunter2" not in grep.output and "TOKEN" not in grep.output
+    assert "3 result lines left out" in grep.output
+    globbed = run(toolset, ctx, "glob_files", pattern="**/*.txt")
+    assert "secrets/key.txt" not in globbed.output and "db.txt" not in globbed.output
+    assert "result lines left out" in globbed.output
+    clean = run(toolset, ctx, "grep_files", pattern="print", path="src")
+    assert "left out" not in clean.output
