@@ -9,7 +9,7 @@ DEFAULT_SOURCE = "built-in defaults"
 READ_ONLY_BUILTINS = ("read_file", "list_directory", "glob_files", "grep_files", "todo_write", "load_skill")
 """The built-in tools that change nothing; plan mode offers them."""
 
-_GIT_RUNS = "this git option or command can make git run any command"
+_GIT_RUNS = "this git option or command can make git run any command or write any file"
 _GIT_RUNNING_OTHERS = (
     "git -c *",
     "git * -c *",
@@ -17,6 +17,7 @@ _GIT_RUNNING_OTHERS = (
     "git --exec-path*",
     "git * --upload-pack*",
     "git * --receive-pack*",
+    "git * --output*",
     "git clone * -u *",
     "git config *",
     "git rebase * -x *",

@@ -39,7 +39,9 @@ class Judgement:
 class Policy(Protocol):
     """Judges tool calls before they run."""
 
-    def judge(self, spec: ToolSpec, call: ToolCall, ctx: ToolContext) -> Judgement: ...
+    def judge(self, spec: ToolSpec, call: ToolCall, ctx: ToolContext) -> Judgement:
+        """The verdict on ``call`` of the tool ``spec``, run in ``ctx``."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,7 +78,9 @@ class Decision:
 class Approver(Protocol):
     """Someone (or something) who answers approval requests."""
 
-    async def decide(self, request: ApprovalRequest) -> Decision: ...
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        """Answer one request; raising refuses the call."""
+        ...
 
 
 class ApproveEverything:

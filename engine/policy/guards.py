@@ -59,13 +59,17 @@ class ResultGuard(Protocol):
         """Shown when the guard withholds a result or fails."""
         ...
 
-    async def check(self, call: ToolCall, result: ToolResult) -> GuardVerdict: ...
+    async def check(self, call: ToolCall, result: ToolResult) -> GuardVerdict:
+        """The verdict on ``call``'s result; raising withholds it."""
+        ...
 
 
 class CallGuard(ResultGuard, Protocol):
     """Inspects a call before it is dispatched (e.g. to an MCP server), and its result afterwards."""
 
-    async def before(self, call: ToolCall) -> CallCheck: ...
+    async def before(self, call: ToolCall) -> CallCheck:
+        """Whether ``call`` may be dispatched; raising blocks it."""
+        ...
 
 
 async def apply_guards(guards: Sequence[ResultGuard], call: ToolCall, result: ToolResult) -> ToolResult:

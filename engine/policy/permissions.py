@@ -47,9 +47,9 @@ class PermissionPolicy:
 
     def _findings(self, subjects: CallSubjects) -> list[Finding]:
         book = self.config.book
-        findings = [_deletion_check(f) if book.ask_before_delete else f for f in book.judge_all(subjects.subjects)]
-        findings += [Finding(action="ask", reason=problem, source=PARSER_SOURCE) for problem in subjects.problems]
-        return findings
+        problems = [Finding(action="ask", reason=problem, source=PARSER_SOURCE) for problem in subjects.problems]
+        judged = [_deletion_check(f) if book.ask_before_delete else f for f in book.judge_all(subjects.subjects)]
+        return problems + judged  # problems first: among equal asks, they explain best
 
 
 def _deletion_check(finding: Finding) -> Finding:

@@ -10,6 +10,7 @@ that are only known when the command runs. Callers treat a problem as a reason t
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from functools import cache
@@ -126,6 +127,7 @@ _VALUES = frozenset(
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 _FD_DUPLICATION = frozenset({">&", "<&", ">&-", "<&-"})
 _DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
+_LINE_CONTINUATIONS = re.compile(rb"(?:\\\r?\n)*")
 
 
 @cache
@@ -151,6 +153,7 @@ class _Walker:
     problems: list[str] = field(default_factory=list)
     bases: set[str | None] = field(default_factory=lambda: {""})
     depth: int = 0
+    source: bytes = b""
 
     def result(self) -> ShellAnalysis:
         return ShellAnalysis(
@@ -167,9 +170,10 @@ class _Walker:
         root = _parse(text)
         if root.has_error:
             self.problems.append("the shell parser cannot make sense of it")
-        saved, self.depth = self.depth, depth
+        saved = self.depth, self.source
+        self.depth, self.source = depth, text.encode("utf-8")
         self.visit(root)
-        self.depth = saved
+        self.depth, self.source = saved
 
     def visit(self, node: Node) -> None:
         kind = node.type
@@ -212,7 +216,7 @@ class _Walker:
         word_nodes = _word_nodes(node) + extra_words
         for word in word_nodes:
             self.visit(word)
-        words = _merge_adjacent(sorted(word_nodes, key=lambda n: n.start_byte))
+        words = _merge_adjacent(sorted(word_nodes, key=lambda n: n.start_byte), self.source)
         if not words:
             return ()
         if words[0] is None:
@@ -339,13 +343,17 @@ def _word_nodes(command: Node) -> list[Node]:
     return words + list(command.children_by_field_name("argument"))
 
 
-def _merge_adjacent(nodes: list[Node]) -> Words:
-    """Word values, joining nodes with nothing between them: bash reads ``"g"\\it`` as one word."""
+def _merge_adjacent(nodes: list[Node], source: bytes) -> Words:
+    """Word values, joining nodes with nothing between them but line continuations.
+
+    Bash reads ``"g"\\it`` as one word, and a backslash-newline inside a word as nothing at all;
+    the grammar makes two words of both.
+    """
     words: list[CommandWord] = []
     previous_end = -1
     for node in nodes:
         value = None if node.type == "command_name" and may_expand(node) else word_value(node)
-        if node.start_byte == previous_end and words:
+        if words and _LINE_CONTINUATIONS.fullmatch(source[previous_end : node.start_byte]):
             words[-1] = join_values([words[-1], value])
         else:
             words.append(value)
