@@ -41,6 +41,13 @@ class Conversation:
             raise HistoryError(f"no tool call {call_id!r} is waiting for a result")
         self.append({"role": "tool", "tool_call_id": call_id, "content": output})
 
+    def answer_unanswered(self, output: str) -> int:
+        """Give every call still waiting for a result ``output`` as its result; how many there were."""
+        missing = self.unanswered_calls()
+        for call_id in missing:
+            self.append({"role": "tool", "tool_call_id": call_id, "content": output})
+        return len(missing)
+
     def unanswered_calls(self) -> list[str]:
         """Ids of the last assistant message's tool calls that have no result yet."""
         for index in range(len(self._messages) - 1, -1, -1):

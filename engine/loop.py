@@ -170,7 +170,7 @@ class AgentLoop:
             if not self._take_own_cancellation():
                 trace.abandoned()
                 raise
-            self._answer_unanswered("Cancelled by the user before it finished.")
+            self.conversation.answer_unanswered("Cancelled by the user before it finished.")
             state.ending = state.result("cancelled")
         except ProviderError as error:
             yield ErrorEvent(category=error.category, message=str(error))
@@ -217,11 +217,6 @@ class AgentLoop:
         message = f"stopped after {self.options.max_turns} model turns (raise --max-turns to allow more)"
         yield ErrorEvent(category="limit", message=message)
         state.ending = state.result("max_turns", error=message)
-
-    def _answer_unanswered(self, output: str) -> None:
-        """Give every call left without a result one, so the history stays valid for the next request."""
-        for call_id in self.conversation.unanswered_calls():
-            self.conversation.append({"role": "tool", "tool_call_id": call_id, "content": output})
 
     def _take_own_cancellation(self) -> bool:
         """True when the cancellation came from ``cancel()`` (and is now absorbed)."""

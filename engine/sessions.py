@@ -97,6 +97,16 @@ class SessionStore:
         writer.write(header | {"title": title[:200]})
         return writer
 
+    def reopen(self, session_id: str, *, redact: Redactor) -> SessionWriter:
+        """Append to an existing session (``--continue``, ``--resume``)."""
+        path = self.root / f"{session_id}.jsonl"
+        if _read_info(path) is None:
+            raise UserError(f"no session {session_id!r} in {self.root}")
+        _end_with_newline(path)  # a record cut short by a crash must not swallow the next one
+        writer = SessionWriter(path, redact)
+        writer.write({"type": "resumed", "ts": time.time()})
+        return writer
+
     def list(self, cwd: Path | None = None) -> list[SessionInfo]:
         """Sessions, newest first; only those started in ``cwd`` when given."""
         if not self.root.is_dir():
@@ -116,6 +126,16 @@ class SessionStore:
             raise UserError(f"{path} is not a hive session file")
         messages, dropped = _read_messages(path)
         return LoadedSession(info=info, messages=tuple(messages), dropped_lines=dropped)
+
+
+def _end_with_newline(path: Path) -> None:
+    with path.open("rb+") as handle:
+        handle.seek(0, 2)
+        if handle.tell() == 0:
+            return
+        handle.seek(-1, 2)
+        if handle.read(1) != b"\n":
+            handle.write(b"\n")
 
 
 def _read_info(path: Path) -> SessionInfo | None:

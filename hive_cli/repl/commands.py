@@ -1,0 +1,194 @@
+"""Slash commands: a table of name → handler, all listed by /help."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+
+from rich.table import Table
+from rich.text import Text
+
+from engine.errors import HiveError
+from hive_cli.output.summaries import cost_text, tokens_text
+from hive_cli.repl.context_view import context_table
+from hive_cli.repl.state import ReplState
+from hive_cli.repl.transcript import show_transcript
+from hive_cli.repl.view import ReplView
+
+
+class ExitRepl(Exception):
+    """Raised by /exit."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One slash command."""
+
+    name: str
+    help: str
+    run: Callable[[ReplState, ReplView, str], Awaitable[None]]
+
+
+LATER = {
+    "compact": "Compacting the conversation arrives with the context-management issue; /clear starts over meanwhile.",
+    "mcp": "MCP servers arrive with the MCP issue.",
+    "undo": "Checkpoints and undo arrive with the checkpoints issue.",
+}
+
+
+async def _help(state: ReplState, view: ReplView, arg: str) -> None:
+    table = Table.grid(padding=(0, 2))
+    for command in COMMANDS:
+        table.add_row(Text("/" + command.name, style="bold"), command.help)
+    view.print(table)
+    view.print(Text("Enter sends · Alt+Enter newline · @path attaches a file · Ctrl-C cancels · Ctrl-D exits", style="dim"))
+
+
+async def _switch_mode(state: ReplState, view: ReplView, mode: str) -> None:
+    state.mode = mode
+    if state.session is not None:
+        state.session.modes.switch(mode)  # type: ignore[arg-type]
+    hint = "read-only tools only" if mode == "plan" else "all tools, each judged by the permission rules"
+    view.print(Text(f"mode: {mode} ({hint})", style="dim"))
+
+
+async def _plan(state: ReplState, view: ReplView, arg: str) -> None:
+    await _switch_mode(state, view, "plan")
+
+
+async def _work(state: ReplState, view: ReplView, arg: str) -> None:
+    await _switch_mode(state, view, "work")
+
+
+async def _model(state: ReplState, view: ReplView, arg: str) -> None:
+    if not arg:
+        view.print(Text(f"model: {state.model_name}", style="dim"))
+        return
+    from engine.model.litellm_client import LiteLLMClient, ModelSettings
+
+    session = await state.ensure_session(None)
+    old = session.loop.client
+    settings = replace(old.settings, model=arg) if isinstance(old, LiteLLMClient) else ModelSettings(model=arg)
+    session.loop.client = LiteLLMClient(settings)
+    session.tracker.model = arg
+    view.print(Text(f"model: {arg} (from the next request)", style="dim"))
+
+
+async def _context(state: ReplState, view: ReplView, arg: str) -> None:
+    if state.session is None:
+        view.print(Text("Nothing in the context yet.", style="dim"))
+        return
+    view.print(context_table(state.session))
+
+
+async def _cost(state: ReplState, view: ReplView, arg: str) -> None:
+    usage = state.usage
+    view.print(Text(f"session: {tokens_text(usage)} · {cost_text(usage)} · {usage.calls} model calls", style="bold"))
+    report = state.last_result.report if state.last_result else None
+    if report is not None:
+        for model, used in report.by_model:
+            view.print(Text(f"  last request, {model}: {tokens_text(used)} · {cost_text(used)}", style="dim"))
+        for call in report.tool_calls:
+            if call.usage.calls:
+                view.print(Text(f"  tool {call.tool_name}: {tokens_text(call.usage)} · {cost_text(call.usage)}"))
+
+
+async def _skills(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.skills_command import list_skills
+
+    view.console.file.flush()
+    list_skills(state.cwd)
+
+
+async def _permissions(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.permissions_command import show_permissions
+
+    show_permissions(state.cwd)
+
+
+async def _later(state: ReplState, view: ReplView, arg: str, *, name: str) -> None:
+    view.print(Text(LATER[name], style="dim"))
+
+
+async def _clear(state: ReplState, view: ReplView, arg: str) -> None:
+    state.clear()
+    view.print(Text("New conversation.", style="dim"))
+
+
+async def _sessions(state: ReplState, view: ReplView, arg: str) -> None:
+    infos = state.store.list(state.cwd)
+    if not infos:
+        view.print(Text("No saved sessions for this directory.", style="dim"))
+        return
+    table = Table(box=None, padding=(0, 2))
+    for column in ("#", "id", "started", "first message"):
+        table.add_column(column, style="bold" if column == "#" else "")
+    for number, info in enumerate(infos[:20], start=1):
+        when = datetime.datetime.fromtimestamp(info.created).strftime("%Y-%m-%d %H:%M")
+        table.add_row(str(number), info.id, when, info.title[:60])
+    view.print(table)
+
+
+async def _resume(state: ReplState, view: ReplView, arg: str) -> None:
+    infos = state.store.list(state.cwd)
+    target = arg.strip()
+    if not target:
+        await _sessions(state, view, "")
+        if not infos:
+            return
+        from prompt_toolkit import PromptSession
+
+        target = (await PromptSession[str]().prompt_async("resume which (number or id, empty to cancel)? ")).strip()
+        if not target:
+            return
+    if target.isdigit() and 1 <= int(target) <= len(infos):
+        target = infos[int(target) - 1].id
+    try:
+        loaded = state.store.load(target)
+    except HiveError as error:
+        view.print(Text(str(error), style="red"))
+        return
+    state.load(loaded)
+    show_transcript(view, loaded)
+
+
+async def _exit(state: ReplState, view: ReplView, arg: str) -> None:
+    raise ExitRepl
+
+
+def _later_command(name: str, help_text: str) -> Command:
+    async def run(state: ReplState, view: ReplView, arg: str) -> None:
+        await _later(state, view, arg, name=name)
+
+    return Command(name, help_text, run)
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("help", "list the commands", _help),
+    Command("plan", "plan mode: read-only tools", _plan),
+    Command("work", "work mode: all tools, judged by the permission rules", _work),
+    Command("model", "show the model, or switch: /model NAME", _model),
+    _later_command("compact", "summarise the conversation to free the context window"),
+    Command("context", "what fills the context window", _context),
+    Command("cost", "tokens and cost so far", _cost),
+    Command("skills", "the skills hive found", _skills),
+    _later_command("mcp", "MCP servers and their tools"),
+    Command("permissions", "the permission rules in effect", _permissions),
+    _later_command("undo", "undo the last change"),
+    Command("clear", "start a new conversation", _clear),
+    Command("sessions", "saved sessions of this directory", _sessions),
+    Command("resume", "continue a saved session: /resume [ID or number]", _resume),
+    Command("exit", "leave hive (or Ctrl-D)", _exit),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+async def run_command(line: str, state: ReplState, view: ReplView) -> None:
+    """Run a slash command line (``/name args``)."""
+    name, _, arg = line[1:].partition(" ")
+    command = BY_NAME.get(name.strip())
+    if command is None:
+        view.print(Text(f"Unknown command /{name}. /help lists them.", style="red"))
+        return
+    await command.run(state, view, arg.strip())

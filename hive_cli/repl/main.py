@@ -1,0 +1,154 @@
+"""The REPL: read a line, run it (or a slash command), show the run, repeat.
+
+The prompt is up before anything heavy loads. Ctrl-C during a run cancels it (the running command's
+process group is killed, partial output stays, usage is still counted); Ctrl-C twice at an empty
+prompt, or Ctrl-D, leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.formatted_text import HTML, AnyFormattedText
+from rich.console import Console
+from rich.text import Text
+
+from engine import __version__
+from engine.errors import HiveError
+from engine.events import RunFinished
+from hive_cli.output.summaries import cost_text
+from hive_cli.repl.commands import COMMANDS, ExitRepl, run_command
+from hive_cli.repl.context_view import context_percent
+from hive_cli.repl.mentions import attach_mentions
+from hive_cli.repl.shell import make_prompt, prompt_message
+from hive_cli.repl.state import ReplOptions, ReplState
+from hive_cli.repl.transcript import show_transcript
+from hive_cli.repl.view import ReplView
+
+if TYPE_CHECKING:
+    from engine.policy.gate import Approver
+
+DOUBLE_CTRL_C_S = 2.0
+BACKGROUND_START_DELAY_S = 0.15
+
+
+class Repl:
+    """One interactive session at the terminal."""
+
+    def __init__(self, options: ReplOptions, console: Console | None = None) -> None:
+        self.state = ReplState(options)
+        self.console = console or Console(highlight=False)
+        self.view = ReplView(self.console)
+        self.prompt = make_prompt(options.cwd, [(c.name, c.help) for c in COMMANDS], self._status)
+        self._last_ctrl_c = 0.0
+        self._last_prompt_tokens: int | None = None
+
+    def _status(self) -> AnyFormattedText:
+        state = self.state
+        usage = state.usage
+        percent = context_percent(state.model_name, self._last_prompt_tokens) if state.session else None
+        context = f"{percent:.0f}%" if percent is not None else "–"
+        tokens = usage.total_tokens or 0
+        return HTML(
+            f" <b>{state.mode}</b> │ {_escape(state.model_name)} │ context {context} │ "
+            f"{tokens:,} tokens │ {cost_text(usage)} "
+        )
+
+    def _approver(self) -> Approver:
+        # Imported here: the policy machinery is not needed to show the prompt.
+        from engine.policy.gate import ApproveEverything
+        from hive_cli.repl.approver import ReplApprover
+
+        return ApproveEverything() if self.state.options.yes else ReplApprover(self.view)
+
+    async def run(self) -> None:
+        """The read-eval-print loop."""
+        self._greet()
+        # Let the prompt draw and take keystrokes before the heavy imports start competing for the CPU.
+        asyncio.get_running_loop().call_later(BACKGROUND_START_DELAY_S, self.state.start_background)
+        while True:
+            try:
+                line = await self.prompt.prompt_async(prompt_message(self.state.mode))
+            except KeyboardInterrupt:
+                if self._second_ctrl_c():
+                    break
+                continue
+            except EOFError:
+                break
+            try:
+                await self._handle(line)
+            except ExitRepl:
+                break
+            except HiveError as error:
+                self.view.print(Text(f"✗ {error}", style="red"))
+        self.state.close()
+
+    def _greet(self) -> None:
+        options = self.state.options
+        loaded = None
+        if options.resume or options.continue_last:
+            loaded = self._load_saved(options.resume)
+        if loaded is None:
+            self.console.print(Text(f"hive {__version__} · /help for commands · Ctrl-D to exit", style="dim"))
+
+    def _load_saved(self, session_id: str | None) -> bool | None:
+        store = self.state.store
+        if session_id is None:
+            recent = store.list(self.state.cwd)
+            if not recent:
+                self.console.print(Text("No saved session for this directory; starting a new one.", style="dim"))
+                return None
+            session_id = recent[0].id
+        loaded = store.load(session_id)
+        self.state.load(loaded)
+        show_transcript(self.view, loaded)
+        return True
+
+    def _second_ctrl_c(self) -> bool:
+        now = time.monotonic()
+        if now - self._last_ctrl_c < DOUBLE_CTRL_C_S:
+            return True
+        self._last_ctrl_c = now
+        self.console.print(Text("(Ctrl-C again to exit)", style="dim"))
+        return False
+
+    async def _handle(self, line: str) -> None:
+        if not line.strip():
+            return
+        if line.startswith("/"):
+            await run_command(line.strip(), self.state, self.view)
+            return
+        await self._run_turn(attach_mentions(line, self.state.cwd))
+
+    async def _run_turn(self, prompt: str) -> None:
+        session = await self.state.ensure_session(self._approver(), title=prompt)
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, session.loop.cancel)
+        try:
+            async for event in session.run_streaming(prompt):
+                self.view.handle(event)
+                if isinstance(event, RunFinished):
+                    self.state.last_result = event.result
+                    last = event.result.turns[-1] if event.result.turns else None
+                    self._last_prompt_tokens = last.usage.prompt_tokens if last else self._last_prompt_tokens
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            self.view.pause()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def run_repl(options: ReplOptions) -> None:
+    """Run the REPL until the user leaves."""
+    asyncio.run(Repl(options).run())
+
+
+def default_options(cwd: Path | None = None, **changes: object) -> ReplOptions:
+    """REPL options for ``cwd`` (the current directory by default)."""
+    return ReplOptions(cwd=(cwd or Path.cwd()).resolve(), **changes)  # type: ignore[arg-type]

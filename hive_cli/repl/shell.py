@@ -1,0 +1,101 @@
+"""The prompt: persistent history per project, multi-line input, completion, and the status line.
+
+Enter sends; Alt+Enter (or Esc then Enter) inserts a newline; pasted text keeps its newlines and stays
+one message. Completion offers slash commands after ``/`` and paths after ``@``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import HTML, AnyFormattedText
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from engine.paths import project_root, user_data_dir
+
+MAX_PATH_COMPLETIONS = 50
+
+
+class HiveCompleter(Completer):
+    """Slash commands at the start of the line, file paths after ``@``."""
+
+    def __init__(self, commands: Sequence[tuple[str, str]], cwd: Path) -> None:
+        self.commands = commands
+        self.cwd = cwd
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        before = document.text_before_cursor
+        if before.startswith("/") and " " not in before:
+            for name, help_text in self.commands:
+                if name.startswith(before[1:]):
+                    yield Completion("/" + name, start_position=-len(before), display_meta=help_text)
+            return
+        word = before.split()[-1] if before.split() and not before.endswith(" ") else ""
+        if word.startswith("@"):
+            yield from self._paths(word[1:])
+
+    def _paths(self, partial: str) -> Iterable[Completion]:
+        folder, _, stem = partial.rpartition("/")
+        base = (self.cwd / folder) if folder else self.cwd
+        try:
+            entries = sorted(os.scandir(base), key=lambda e: e.name)
+        except OSError:
+            return
+        shown = 0
+        for entry in entries:
+            if not entry.name.startswith(stem) or (entry.name.startswith(".") and not stem.startswith(".")):
+                continue
+            suffix = "/" if entry.is_dir() else ""
+            text = f"{folder}/{entry.name}" if folder else entry.name
+            yield Completion(text + suffix, start_position=-len(partial), display=entry.name + suffix)
+            shown += 1
+            if shown >= MAX_PATH_COMPLETIONS:
+                return
+
+
+def history_file(cwd: Path) -> Path:
+    """The prompt history of this project (one file per project root, under the user data dir)."""
+    root = str(project_root(cwd))
+    digest = hashlib.sha256(root.encode()).hexdigest()[:16]
+    path = user_data_dir() / "history" / f"{digest}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def key_bindings() -> KeyBindings:
+    """Alt+Enter / Esc Enter insert a newline; Enter sends."""
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+def make_prompt(
+    cwd: Path, commands: Sequence[tuple[str, str]], status: Callable[[], AnyFormattedText]
+) -> PromptSession[str]:
+    """The REPL's prompt session."""
+    return PromptSession(
+        history=FileHistory(str(history_file(cwd))),
+        completer=HiveCompleter(commands, cwd),
+        complete_while_typing=False,
+        key_bindings=key_bindings(),
+        bottom_toolbar=status,
+        multiline=False,
+        enable_history_search=True,
+    )
+
+
+def prompt_message(mode: str) -> HTML:
+    """The prompt itself: a short marker coloured by mode."""
+    colour = {"plan": "ansiyellow", "work": "ansicyan", "hitl": "ansimagenta"}.get(mode, "ansicyan")
+    return HTML(f"<{colour}><b>›</b></{colour}> ")

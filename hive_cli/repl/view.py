@@ -1,0 +1,185 @@
+"""How the REPL shows a run: one small function per event kind, one live region, calm scrollback.
+
+Finished things (markdown blocks, tool calls that ended, errors) are printed once into the normal
+scrollback. Only what is still changing — the markdown block in progress, the calls in flight, a
+"thinking" spinner — lives in a small transient region at the bottom, redrawn a few times a second.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.text import Text
+
+from engine.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    ErrorEvent,
+    Event,
+    ModeChanged,
+    ProgressEvent,
+    ReasoningDelta,
+    Retrying,
+    RunFinished,
+    RunResult,
+    RunStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnCompleted,
+)
+from hive_cli.output.summaries import cost_text, tokens_text
+from hive_cli.render.markdown_stream import MarkdownStream, TextStream
+from hive_cli.render.plain_stream import PlainTextStream
+from hive_cli.repl.timeline import Timeline
+
+REFRESH_PER_SECOND = 12
+ERROR_HINTS = {
+    "auth": "check the API key (--api-key, HIVE_API_KEY or the provider's variable)",
+    "not_found": "check the model name with /model",
+    "context_overflow": "the conversation is too long for this model: /compact or /clear",
+    "rate_limit": "the provider is rate limiting; wait a moment and try again",
+    "limit": "raise the limit in .ironhive/settings.yaml, or start a new conversation with /clear",
+}
+
+
+class ReplView:
+    """Renders the events of one run after another onto a Rich console."""
+
+    def __init__(self, console: Console, *, live: bool | None = None) -> None:
+        self.console = console
+        self.use_live = console.is_terminal if live is None else live
+        self.timeline = Timeline()
+        self.markdown: TextStream = (
+            MarkdownStream(console) if console.is_terminal else PlainTextStream(console)
+        )
+        self._live: Live | None = None
+        self._waiting_since: float | None = None
+        self._spinner = Spinner("dots", text=Text("Thinking…", style="dim"), style="cyan")
+
+    # --- the live region ------------------------------------------------------------------
+
+    def _live_region(self) -> RenderableType:
+        parts: list[RenderableType] = []
+        pending = self.markdown.pending()
+        if pending is not None:
+            parts.append(pending)
+        running = self.timeline.live()
+        if running is not None:
+            parts.append(running)
+        elif self._waiting_since is not None and pending is None:
+            parts.append(self._spinner)
+        return Group(*parts)
+
+    def _start_live(self) -> None:
+        if self.use_live and self._live is None:
+            self._live = Live(
+                get_renderable=self._live_region,
+                console=self.console,
+                refresh_per_second=REFRESH_PER_SECOND,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self._live.start()
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def pause(self) -> None:
+        """Take the live region down (e.g. to ask a question); ``resume`` brings it back."""
+        self._stop_live()
+
+    def resume(self) -> None:
+        """Bring the live region back after ``pause``."""
+        self._start_live()
+
+    def print(self, renderable: RenderableType) -> None:
+        """Print above the live region, into the scrollback."""
+        self.console.print(renderable)
+
+    # --- events ---------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        """Show one event (one small method per kind; ``HANDLED_KINDS`` is checked against the union)."""
+        getattr(self, "_on_" + event.kind)(event)
+
+    def _on_run_started(self, event: RunStarted) -> None:
+        self._waiting_since = time.monotonic()
+        self._start_live()
+
+    def _on_text_delta(self, event: TextDelta) -> None:
+        self._waiting_since = None
+        self.markdown.feed(event.text)
+
+    def _on_reasoning_delta(self, event: ReasoningDelta) -> None:
+        pass  # the spinner already says the model is thinking; its reasoning stays out of the way
+
+    def _on_tool_call_started(self, event: ToolCallStarted) -> None:
+        self.markdown.finish()
+        self._waiting_since = None
+        self.timeline.start(event.call, event.scope.depth if event.scope else 1)
+
+    def _on_tool_call_finished(self, event: ToolCallFinished) -> None:
+        self.print(self.timeline.finish(event.outcome))
+
+    def _on_progress(self, event: ProgressEvent) -> None:
+        if event.phase == "thinking":
+            self.markdown.finish()
+            self._waiting_since = time.monotonic()
+        elif event.phase == "tool_progress":
+            self.timeline.update(event)
+        elif event.phase == "tool_invoking":
+            self.timeline.start_nested(event)
+        elif event.phase in ("tool_completed", "tool_failed"):
+            line = self.timeline.finish_nested(event)
+            if line is not None:
+                self.print(line)
+
+    def _on_retrying(self, event: Retrying) -> None:
+        self.print(Text(f"  {event.message}; retrying in {event.delay_s:.0f}s", style="yellow"))
+
+    def _on_turn_completed(self, event: TurnCompleted) -> None:
+        if event.addendum:
+            self.print(Text(event.addendum, style="dim"))
+
+    def _on_mode_changed(self, event: ModeChanged) -> None:
+        pass  # the prompt and the status line show the mode
+
+    def _on_approval_requested(self, event: ApprovalRequested) -> None:
+        pass  # the approver asks the question
+
+    def _on_approval_resolved(self, event: ApprovalResolved) -> None:
+        if not event.allowed:
+            self.print(Text(f"  ✗ not allowed: {event.reason}", style="red"))
+
+    def _on_error(self, event: ErrorEvent) -> None:
+        self.markdown.finish()
+        line = Text("✗ ", style="bold red")
+        line.append(event.message, style="red")
+        hint = ERROR_HINTS.get(event.category)
+        if hint:
+            line.append(f"\n  {hint}", style="dim")
+        self.print(line)
+
+    def _on_run_finished(self, event: RunFinished) -> None:
+        self.markdown.finish()
+        self._waiting_since = None
+        self._stop_live()
+        if event.result.exit_reason == "cancelled":
+            self.print(Text("  (cancelled)", style="yellow"))
+        self.print(Text(run_summary(event.result), style="dim"))
+
+
+def run_summary(result: RunResult) -> str:
+    """"1,234 in / 56 out · $0.0012 · 3 tools · 4.2s" for one run."""
+    usage = result.report.total if result.report is not None else result.usage
+    duration = result.report.duration_s if result.report is not None else 0.0
+    calls = len(result.tool_outcomes)
+    tools = f" · {calls} tool{'s' if calls != 1 else ''}" if calls else ""
+    return f"  {tokens_text(usage)} · {cost_text(usage)}{tools} · {duration:.1f}s"

@@ -1,0 +1,160 @@
+"""The REPL in a real pseudo-terminal against the scripted model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.support.cli import hive_env
+from tests.support.llm_server import LLMServer, call, text, tool_calls
+
+TIMEOUT = 60
+
+
+def spawn_repl(server: LLMServer, workdir: Path, *extra: str, wait: bool = True) -> pexpect.spawn:
+    args = ["-m", "hive_cli", "--model", "openai/test-model", "--api-base", server.base_url, "-C", str(workdir)]
+    child = pexpect.spawn(
+        sys.executable,
+        [*args, *extra],
+        env=hive_env(TERM="xterm-256color", COLUMNS="100", LINES="30", PROMPT_TOOLKIT_NO_CPR="1"),
+        encoding="utf-8",
+        dimensions=(30, 100),
+        timeout=TIMEOUT,
+    )
+    if wait:
+        child.expect("›")
+    return child
+
+
+def send_line(child: pexpect.spawn, line: str) -> None:
+    child.send(line)
+    child.send("\r")
+
+
+def quit_repl(child: pexpect.spawn) -> None:
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_typing_a_request_streams_the_answer_and_shows_the_usage(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("Hello from the **scripted** model.", chunk_size=3))
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "say hello")
+    child.expect("Hello from the")
+    child.expect("not priced")
+    child.expect("›")
+    assert llm_server.chat_requests[0].messages[-1] == {"role": "user", "content": "say hello"}
+    quit_repl(child)
+
+
+def test_an_approval_answered_yes_runs_and_one_answered_no_is_refused_with_the_reason(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(
+        tool_calls(call("write_file", {"path": "notes.txt", "content": "first\n"}, id="w1")),
+        text("Wrote it."),
+        tool_calls(call("write_file", {"path": "other.txt", "content": "second\n"}, id="w2")),
+        text("Understood, I will not."),
+    )
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "write notes")
+    child.expect("allow\\?")
+    child.send("y")
+    child.expect("Wrote it.")
+    child.expect("›")
+    assert (tmp_path / "notes.txt").read_text() == "first\n"
+
+    send_line(child, "write another")
+    child.expect("allow\\?")
+    child.send("n")
+    child.expect("reason")
+    send_line(child, "not that file")
+    child.expect("Understood")
+    child.expect("›")
+    assert not (tmp_path / "other.txt").exists()
+    refusal = llm_server.chat_requests[3].messages[-1]
+    assert refusal["role"] == "tool" and "not that file" in refusal["content"]
+    quit_repl(child)
+
+
+def test_ctrl_c_cancels_a_running_command_and_the_prompt_comes_back(llm_server: LLMServer, tmp_path: Path) -> None:
+    marker = tmp_path / "pid"
+    llm_server.script(tool_calls(call("execute_command", {"command": f"echo $$ > {marker}; sleep 60"})), text("next"))
+    child = spawn_repl(llm_server, tmp_path, "--yes")
+    send_line(child, "run something slow")
+    deadline = time.monotonic() + TIMEOUT
+    while not (marker.exists() and marker.read_text().strip()):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child.sendcontrol("c")
+    child.expect("cancelled")
+    child.expect("›")
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(marker.read_text()), 0)
+    send_line(child, "go on")
+    child.expect("next")
+    child.expect("›")
+    history = llm_server.chat_requests[1].messages
+    assert any(m["role"] == "tool" and "Cancelled" in m["content"] for m in history)
+    quit_repl(child)
+
+
+def test_plan_mode_offers_only_read_only_tools(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("Here is the plan."))
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "/plan")
+    child.expect("mode: plan")
+    send_line(child, "make a plan")
+    child.expect("Here is the plan")
+    child.expect("›")
+    offered = {t["function"]["name"] for t in llm_server.chat_requests[0].json["tools"]}
+    assert "write_file" not in offered and "execute_command" not in offered and "read_file" in offered
+    quit_repl(child)
+
+
+def test_continue_reopens_the_last_session_and_shows_it(
+    llm_server: LLMServer, tmp_path: Path, isolated_hive: Path
+) -> None:
+    llm_server.script(text("First answer."), text("Second answer."))
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "first question")
+    child.expect("First answer.")
+    child.expect("›")
+    quit_repl(child)
+
+    sessions = list((isolated_hive / "data" / "sessions").glob("*.jsonl"))
+    assert len(sessions) == 1
+    with sessions[0].open("a") as handle:
+        handle.write('{"type": "message", "message": {"role": "us')  # a write cut short by a crash
+
+    child = spawn_repl(llm_server, tmp_path, "--continue", wait=False)
+    child.expect("damaged line")
+    child.expect("first question")
+    child.expect("First answer")
+    child.expect("›")
+    send_line(child, "second question")
+    child.expect("Second answer.")
+    child.expect("›")
+    quit_repl(child)
+    roles = [m["role"] for m in llm_server.chat_requests[1].messages if m["role"] != "system"]
+    assert roles == ["user", "assistant", "user"]
+    records = []
+    for line in sessions[0].read_text().splitlines():
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue  # the damaged line stays where it was; nothing after it was swallowed
+    assert [r["message"]["role"] for r in records if r["type"] == "message"] == ["user", "assistant"] * 2
+
+
+def test_ctrl_d_at_the_prompt_leaves_at_once(llm_server: LLMServer, tmp_path: Path) -> None:
+    child = spawn_repl(llm_server, tmp_path)
+    quit_repl(child)

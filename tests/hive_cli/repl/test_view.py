@@ -1,0 +1,109 @@
+"""Golden rendering of the REPL's view at a fixed width: events in, text out."""
+
+from __future__ import annotations
+
+import io
+import typing
+
+from rich.console import Console
+
+from engine import events
+from engine.events import (
+    ProgressEvent,
+    RunFinished,
+    RunResult,
+    RunStarted,
+    ScopeInfo,
+    TextDelta,
+    ToolCall,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutcome,
+    Usage,
+)
+from engine.reports import UsageReport
+from hive_cli.repl.view import ReplView
+
+ROOT = ProgressEvent(phase="thinking", scope_id="s1", parent_scope_id=None, depth=0)
+READ = ToolCall(id="c1", name="read_file", arguments={"path": "src/app.py"})
+TEST = ToolCall(id="c2", name="execute_command", arguments={"command": "pytest -q"})
+SCOPE = ScopeInfo(scope_id="s2", parent_scope_id="s1", depth=1, label="Calling read_file Tool")
+REPORT = UsageReport(
+    model="openai/test-model",
+    provider="openai",
+    assistant=Usage(prompt_tokens=1200, completion_tokens=80, cached_read_tokens=1000, calls=2),
+    duration_s=3.25,
+)
+
+
+def render(evts: list[events.Event]) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=80, force_terminal=True, color_system=None, legacy_windows=False)
+    view = ReplView(console, live=False)
+    for event in evts:
+        view.handle(event)
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+
+
+def test_a_run_renders_markdown_blocks_tool_lines_with_previews_and_a_usage_line() -> None:
+    output = render(
+        [
+            RunStarted(model="m"),
+            ROOT,
+            TextDelta(text="# Plan\n\nI will "),
+            TextDelta(text="read the **file**.\n\n"),
+            ToolCallStarted(call=READ, read_only=True, scope=SCOPE),
+            ToolCallFinished(
+                outcome=ToolOutcome(call=READ, output="     1\tprint('hi')\n     2\tx = 1\n     3\ty = 2\n", success=True, duration_s=0.012),
+                scope=SCOPE,
+            ),
+            ToolCallStarted(call=TEST, scope=SCOPE),
+            ToolCallFinished(outcome=ToolOutcome(call=TEST, output="exit code 1\nFAILED test_a.py::test_x", success=False, duration_s=1.5)),
+            TextDelta(text="Done.\n"),
+            RunFinished(result=RunResult(text="Done.", exit_reason="completed", report=REPORT)),
+        ]
+    )
+    assert output == (
+        "                                      Plan\n"
+        "\n"
+        "I will read the file.\n"
+        " ✓ read_file src/app.py  0.01s\n"
+        "    1  print('hi')\n"
+        "    2  x = 1\n"
+        "    … +1 lines\n"
+        " ✗ execute_command pytest -q  1.50s\n"
+        "    exit code 1\n"
+        "    FAILED test_a.py::test_x\n"
+        "Done.\n"
+        "  1,200 in (1,000 cached) / 80 out · not priced · 3.2s"
+    )
+
+
+def test_errors_are_one_line_with_a_hint_and_cancellation_says_so() -> None:
+    output = render(
+        [
+            RunStarted(model="m"),
+            events.ErrorEvent(category="auth", message="the provider refused the credentials: invalid x-api-key"),
+            RunFinished(result=RunResult(text="", exit_reason="cancelled")),
+        ]
+    )
+    lines = output.splitlines()
+    assert lines[0] == "✗ the provider refused the credentials: invalid x-api-key"
+    assert lines[1].startswith("  check the API key")
+    assert "(cancelled)" in output
+    assert "Traceback" not in output
+
+
+def test_nested_calls_are_indented_under_their_parent() -> None:
+    nested = [
+        ProgressEvent(phase="tool_invoking", scope_id="s5", parent_scope_id="s2", depth=2, call_id="n1", tool_name="grep_files"),
+        ProgressEvent(phase="tool_completed", scope_id="s5", parent_scope_id="s2", depth=2, call_id="n1", tool_name="grep_files", duration_s=0.5),
+    ]
+    output = render([RunStarted(model="m"), *nested])
+    assert output == "   ✓ grep_files  0.50s"
+
+
+def test_every_event_kind_has_a_handler() -> None:
+    kinds = {typing.get_type_hints(cls)["kind"].__args__[0] for cls in typing.get_args(events.Event)}
+    missing = [kind for kind in kinds if not hasattr(ReplView, "_on_" + kind)]
+    assert missing == []
