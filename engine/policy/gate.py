@@ -9,6 +9,7 @@ While the approver decides, the mode is hitl and no other call starts. An approv
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -76,7 +77,11 @@ class Decision:
 
 
 class Approver(Protocol):
-    """Someone (or something) who answers approval requests."""
+    """Someone (or something) who answers approval requests.
+
+    An approver that answers by itself, without a person (``--yes``), sets ``asks_a_person = False``:
+    its answers are still announced, but the agent does not pause in hitl mode for them.
+    """
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         """Answer one request; raising refuses the call."""
@@ -85,6 +90,8 @@ class Approver(Protocol):
 
 class ApproveEverything:
     """Answers every Ask with allow (``--yes``); Deny verdicts never reach it."""
+
+    asks_a_person = False
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         return Decision(allowed=True, reason="allowed by --yes")
@@ -134,13 +141,18 @@ class ApprovalGate(WrapperToolset):
         async with self._approval_lock():
             if judgement.remember is not None and judgement.remember in self.remembered:
                 return Decision(allowed=True, reason="allowed earlier in this session")
-            async with self.modes.human_decision(f"approval needed for {call.name}", ctx.emit):
+            async with self._pause(call, ctx):
                 ctx.emit(ApprovalRequested(call=call, summary=request.summary))
                 decision = await self._decide(request)
                 ctx.emit(ApprovalResolved(call_id=call.id, allowed=decision.allowed, reason=decision.reason))
         if decision.allowed and decision.remember is not None and decision.remember == request.remember:
             self.remembered.add(decision.remember)
         return decision
+
+    def _pause(self, call: ToolCall, ctx: ToolContext) -> AbstractAsyncContextManager[None]:
+        if not getattr(self.approver, "asks_a_person", True):
+            return nullcontext()
+        return self.modes.human_decision(f"approval needed for {call.name}", ctx.emit)
 
     def _approval_lock(self) -> asyncio.Lock:
         """One question at a time (a person answers one prompt at a time), per event loop."""

@@ -153,9 +153,10 @@ def test_an_approver_that_fails_refuses_the_call(ctx: ToolContext, events: list[
     assert events[-1] == ModeChanged(previous="hitl", current="work", reason="decision taken")
 
 
-def test_yes_answers_asks_but_deny_still_denies(ctx: ToolContext) -> None:
+def test_yes_answers_asks_but_deny_still_denies(ctx: ToolContext, events: list[Event]) -> None:
     toolset = make_toolset(ApproveEverything())
     assert run(toolset, ctx, "write_file", path="x.txt", content="x").success
+    assert [e.kind for e in events] == ["approval_requested", "approval_resolved"], "no hitl pause without a person"
     assert (ctx.cwd / "x.txt").exists()
     assert "denied by policy" in run(toolset, ctx, "read_file", path="secrets/key.txt").output
 
