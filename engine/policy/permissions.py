@@ -3,7 +3,8 @@
 Every subject must be allowed for the call to be allowed; one deny denies the whole call; anything
 that cannot be understood or known before the call runs (a shell construct the parser rejects, a
 command name held in a variable) is asked, never allowed. With ``ask_before_delete`` on, a command
-that deletes files is asked even when a rule allows it.
+that deletes files is asked even when a rule allows it, and so is any change to hive's own
+configuration or to what git runs by itself (see :mod:`engine.policy.subjects`), whatever the rules say.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from engine.policy.subjects import CallSubjects, subjects_for
 from engine.tools.base import ToolContext, ToolSpec
 
 PARSER_SOURCE = "hive's shell analysis"
+PROTECTED_SOURCE = "hive's protected paths"
 
 
 class PermissionPolicy:
@@ -48,7 +50,9 @@ class PermissionPolicy:
     def _findings(self, subjects: CallSubjects) -> list[Finding]:
         book = self.config.book
         problems = [Finding(action="ask", reason=problem, source=PARSER_SOURCE) for problem in subjects.problems]
-        judged = [_deletion_check(f) if book.ask_before_delete else f for f in book.judge_all(subjects.subjects)]
+        judged = [_protection_check(f) for f in book.judge_all(subjects.subjects)]
+        if book.ask_before_delete:
+            judged = [_deletion_check(f) for f in judged]
         return problems + judged  # problems first: among equal asks, they explain best
 
 
@@ -60,10 +64,17 @@ def _deletion_check(finding: Finding) -> Finding:
     return Finding(action="ask", subject=subject, rule=finding.rule, reason=reason, source=finding.source)
 
 
+def _protection_check(finding: Finding) -> Finding:
+    subject = finding.subject
+    if finding.action != "allow" or subject is None or not subject.protected:
+        return finding
+    return Finding(action="ask", subject=subject, rule=finding.rule, reason=subject.protected, source=PROTECTED_SOURCE)
+
+
 def _reason(finding: Finding) -> str:
     rule = finding.rule
     subject = finding.subject
-    if subject is None or finding.source == PARSER_SOURCE:
+    if subject is None or finding.source in (PARSER_SOURCE, PROTECTED_SOURCE):
         return finding.reason
     if rule is None:
         return f"{finding.reason}; the default action is {finding.action}"

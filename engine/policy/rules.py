@@ -67,6 +67,8 @@ class Subject:
     only_restrictive: bool = False
     """True when only deny and ask rules may match (e.g. a command judged by its bare program name)."""
     deletes: bool = False
+    protected: str = ""
+    """Why an allow must still be asked whatever the rules say (e.g. the path holds hive's own rules)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from engine.events import ToolCall
+from engine.paths import PROJECT_DIR_NAME, project_root, user_config_dir
 from engine.policy.patterns import render_words
 from engine.policy.rules import Subject
 from engine.policy.shell import ShellAnalysis, ShellCommand, analyze
@@ -183,14 +184,34 @@ def path_subjects(raw: str, category: PathCategory, ctx: ToolContext) -> tuple[l
     if resolved is None:
         return [], f"the path {raw!r} cannot be resolved"
     cwd = working_directory(ctx)
+    protected = protection(resolved, cwd) if category == "edit" else ""
     if resolved == cwd or resolved.is_relative_to(cwd):
         relative = "." if resolved == cwd else resolved.relative_to(cwd).as_posix()
-        return [Subject(category=category, value=relative, shown=relative)], None
+        return [Subject(category=category, value=relative, shown=relative, protected=protected)], None
     absolute = resolved.as_posix()
     return [
-        Subject(category="external_directory", value=absolute, shown=absolute),
-        Subject(category=category, value=absolute, shown=absolute, decisive=False),
+        Subject(category="external_directory", value=absolute, shown=absolute, protected=protected),
+        Subject(category=category, value=absolute, shown=absolute, decisive=False, protected=protected),
     ], None
+
+
+def protection(path: Path, cwd: Path) -> str:
+    """Why changing ``path`` is always asked: it holds hive's own configuration, or code git runs by itself."""
+    project = project_root(cwd)
+    hive_folders = (project / PROJECT_DIR_NAME, _resolved(user_config_dir()))
+    if any(path == folder or path.is_relative_to(folder) for folder in hive_folders):
+        return f"{path} is hive's own configuration (permissions, settings): changing it is always asked"
+    git = project / ".git"
+    if path == git / "config" or path.is_relative_to(git / "hooks"):
+        return f"{path} decides what git runs by itself: changing it is always asked"
+    return ""
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.expanduser().resolve(strict=False)
+    except (OSError, RuntimeError):
+        return path
 
 
 def resolve_for_rules(raw: str, ctx: ToolContext) -> Path | None:

@@ -268,3 +268,30 @@ def test_the_readme_example_and_this_repositorys_own_rules_are_valid(project: Pa
     assert judge("read_file", path="certs/server.pem").verdict == "deny"
     own = load_permissions_file(REPOSITORY / ".ironhive" / "permissions.yaml")
     assert own.file.permissions.include_defaults
+
+
+def test_changes_to_hives_own_configuration_and_to_git_hooks_are_asked_whatever_the_rules_say(
+    project: Path, ctx: ToolContext, isolated_hive: Path
+) -> None:
+    project_rules(
+        project,
+        "permissions:\n"
+        "  edit: [{pattern: '**', action: allow}]\n"
+        "  external_directory: [{pattern: '/**', action: allow}]\n"
+        "  bash: [{pattern: 'echo *', action: allow}]\n",
+    )
+    (project / ".git" / "hooks").mkdir(parents=True)
+    judge = make_judge(load_permissions(project), ctx)
+    assert judge("write_file", path="src/a.py", content="x").verdict == "allow"
+    for path in (
+        ".ironhive/permissions.yaml",
+        "src/../.ironhive/settings.yaml",
+        ".git/hooks/pre-commit",
+        ".git/config",
+        str(isolated_hive / "config" / "permissions.yaml"),
+    ):
+        judgement = judge("write_file", path=path, content="x")
+        assert judgement.verdict == "ask", path
+        assert "always asked" in judgement.reason
+    assert judge("execute_command", command="echo '' > .ironhive/permissions.yml").verdict == "ask"
+    assert judge("read_file", path=".ironhive/permissions.yaml").verdict == "ask", "no read rule in this file"
