@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -29,11 +30,20 @@ def exit_on_error(debug: bool) -> Iterator[None]:
     except KeyboardInterrupt:
         _say("hive: interrupted")
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    except BrokenPipeError:
+        # The reader went away (``hive ... | head``): nothing more to say to it, and nothing went wrong.
+        _silence_stdout()
+        raise typer.Exit(0) from None
     except Exception as error:
         if debug:
             traceback.print_exc()
         _say(f"hive: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")
         raise typer.Exit(1) from None
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _say(message: str) -> None:
