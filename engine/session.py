@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,9 @@ from engine.policy.config import PermissionConfig, load_permissions
 from engine.policy.gate import Approver
 from engine.policy.modes import ModeManager
 from engine.sessions import Redactor, SessionStore, SessionWriter
-from engine.tools.base import FileToolOptions, Toolset
+from engine.skills.options import SkillOptions
+from engine.skills.wiring import session_skills, skill_contributors, skill_tools
+from engine.tools.base import FileToolOptions, Tool, Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry
 from engine.tools.todo import TodoStore
@@ -37,6 +40,8 @@ class SessionConfig:
     request_timeout_s: float = 600.0
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     file_options: FileToolOptions = field(default_factory=FileToolOptions)
+    skills: SkillOptions | None = None
+    """Which skills the session offers; None reads the ``skills`` section of the settings files."""
     persist: bool = True
     """Save the conversation under the user data dir."""
     permissions: PermissionConfig | None = None
@@ -76,7 +81,11 @@ def open_session(
     contributors: list[InstructionContributor] | None = None,
     turn_observers: tuple[TurnObserver, ...] = (),
 ) -> Session:
-    """Compose the tools, the policy, the instructions and the model client into a session."""
+    """Compose the tools, the policy, the instructions and the model client into a session.
+
+    The session's skills are listed after ``contributors`` (or the default ones) and loaded with ``load_skill``.
+    """
+    skills = session_skills(config.cwd, config.skills)
     todos = TodoStore()
     modes = ModeManager("plan" if config.mode == "plan" else "work")
     writer = _open_writer(config, title) if config.persist else None
@@ -85,14 +94,15 @@ def open_session(
         conversation.listen(writer.append_message)
     loop = AgentLoop(
         client=client or LiteLLMClient(_model_settings(config)),
-        toolset=build_toolset(config, approver, todos, modes),
+        toolset=build_toolset(config, approver, todos, modes, extra_tools=skill_tools(skills)),
         environment=ToolEnvironment(
             cwd=config.cwd,
             data_dir=user_data_dir() / "outputs" / (writer.id if writer else "unsaved"),
             file_options=config.file_options,
         ),
         instructions=build_instructions(
-            config.cwd, contributors if contributors is not None else default_contributors()
+            config.cwd,
+            [*(contributors if contributors is not None else default_contributors()), *skill_contributors(skills)],
         ),
         options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
         conversation=conversation,
@@ -102,7 +112,12 @@ def open_session(
 
 
 def build_toolset(
-    config: SessionConfig, approver: Approver | None, todos: TodoStore, modes: ModeManager | None = None
+    config: SessionConfig,
+    approver: Approver | None,
+    todos: TodoStore,
+    modes: ModeManager | None = None,
+    *,
+    extra_tools: Sequence[Tool] = (),
 ) -> Toolset:
     """The built-in tools behind the result guards, the approval gate (permission rules) and the mode filter.
 
@@ -110,7 +125,7 @@ def build_toolset(
     """
     permissions = config.permissions or load_permissions(config.cwd)
     modes = modes or ModeManager("plan" if config.mode == "plan" else "work")
-    return guarded_toolset(ToolRegistry(builtin_tools(todos)), permissions, approver, modes)
+    return guarded_toolset(ToolRegistry([*builtin_tools(todos), *extra_tools]), permissions, approver, modes)
 
 
 def _model_settings(config: SessionConfig) -> ModelSettings:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.config_files import load_model
 from engine.paths import project_dir, user_config_dir
+from engine.skills.options import SkillsFile
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 
@@ -37,6 +38,7 @@ class SettingsFile(BaseModel):
     request_timeout: float | None = Field(default=None, gt=0)
     mode: str | None = None
     limits: LimitsFile = Field(default_factory=LimitsFile)
+    skills: SkillsFile = Field(default_factory=SkillsFile)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,10 @@ app = typer.Typer(
 )
 sessions_app = typer.Typer(help="List saved sessions.", no_args_is_help=True)
 app.add_typer(sessions_app, name="sessions")
+skills_app = typer.Typer(
+    help="Agent Skills: validate them as the reference validator does, list what hive finds.", no_args_is_help=True
+)
+app.add_typer(skills_app, name="skills")
 permissions_app = typer.Typer(help="Ask the permission rules about a call, or print them.", no_args_is_help=True)
 app.add_typer(permissions_app, name="permissions")
 
@@ -121,6 +125,62 @@ def sessions_list(
         from hive_cli.sessions_command import list_sessions
 
         list_sessions(cwd, all_projects)
+
+
+SkillPathsArg = Annotated[
+    list[Path],
+    typer.Argument(exists=True, metavar="SKILL_PATH", help="Skill folders (or their SKILL.md files)."),
+]
+
+
+@skills_app.command("validate")
+def skills_validate(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            exists=True,
+            metavar="SKILL_PATH",
+            help="Skill folders (or their SKILL.md files). Without any: every skill hive finds, as a table.",
+        ),
+    ] = None,
+    cwd: CwdOpt = None,
+) -> None:
+    """Validate skills exactly as the reference validator (skills-ref) does; exit 1 if any is invalid."""
+    with exit_on_error(False):
+        from hive_cli import skills_command
+
+        if paths:
+            raise typer.Exit(skills_command.validate_paths(paths))
+        raise typer.Exit(skills_command.validate_discovered(skills_command.working_directory(cwd)))
+
+
+@skills_app.command("list")
+def skills_list(cwd: CwdOpt = None) -> None:
+    """List the skills hive finds: name, root, status (ok, dropped, disabled, shadowed, invalid), description."""
+    with exit_on_error(False):
+        from hive_cli import skills_command
+
+        raise typer.Exit(skills_command.list_skills(skills_command.working_directory(cwd)))
+
+
+@skills_app.command("read-properties")
+def skills_read_properties(
+    path: Annotated[Path, typer.Argument(exists=True, metavar="SKILL_PATH", help="A skill folder or its SKILL.md.")],
+) -> None:
+    """Print a skill's frontmatter properties as JSON (no validation)."""
+    with exit_on_error(False):
+        from hive_cli import skills_command
+
+        raise typer.Exit(skills_command.print_properties(path))
+
+
+@skills_app.command("to-prompt")
+def skills_to_prompt(paths: SkillPathsArg) -> None:
+    """Print the <available_skills> XML block for the given skills."""
+    with exit_on_error(False):
+        from hive_cli import skills_command
+
+        raise typer.Exit(skills_command.print_prompt(paths))
 
 
 class ReportFormat(StrEnum):

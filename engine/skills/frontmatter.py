@@ -1,0 +1,102 @@
+"""Finding, reading and splitting SKILL.md the way the reference validator (skills-ref 0.1.1) does.
+
+The reference has no notion of lines here: the file must start with the three characters ``---`` and
+the YAML is everything up to the next ``---``, wherever it occurs. The YAML is read in strictyaml's
+dialect (every scalar a string, no flow style, anchors, tags or duplicate keys). Where the reference
+crashes (bytes that are not UTF-8, a SKILL.md that is a folder, characters strictyaml cannot handle)
+these functions raise :class:`SkillFileError` with a plain message instead.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from engine.skills.yaml_subset import parse_simple_mapping
+
+SKILL_FILE_NAMES = ("SKILL.md", "skill.md")
+"""The names the reference accepts, in the order it looks for them."""
+
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+class SkillFileError(Exception):
+    """SKILL.md cannot be used; ``str(error)`` is the message, worded as the reference words it."""
+
+
+def find_skill_file(directory: Path) -> Path | None:
+    """``SKILL.md`` in ``directory``, else ``skill.md``, else None (anything that exists counts, as in the reference)."""
+    for name in SKILL_FILE_NAMES:
+        candidate = directory / name
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def read_skill_text(path: Path) -> str:
+    """The file as UTF-8 text with universal newlines (CRLF and lone CR become LF), as Python's text mode reads it."""
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise SkillFileError(f"{path.name} is a directory, not a file") from None
+    except OSError as exc:
+        raise SkillFileError(f"Cannot read {path.name}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SkillFileError(
+            f"{path.name} is not valid UTF-8 text ({exc.reason} at byte {exc.start}, line {line}); save it as UTF-8"
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def split_frontmatter(content: str) -> tuple[str, str]:
+    """The YAML text and the body (stripped), cut at ``---`` exactly as the reference cuts them."""
+    if not content.startswith("---"):
+        raise SkillFileError("SKILL.md must start with YAML frontmatter (---)")
+    parts = content.split("---", 2)
+    if len(parts) < 3:
+        raise SkillFileError("SKILL.md frontmatter not properly closed with ---")
+    return parts[1], parts[2].strip()
+
+
+def parse_yaml_mapping(text: str) -> dict[str, Any]:
+    """The frontmatter mapping, read in strictyaml's dialect; errors carry strictyaml's own message."""
+    data: Any = parse_simple_mapping(text)
+    if data is None:
+        data = _strictyaml_load(text)
+    if not isinstance(data, dict):
+        raise SkillFileError("SKILL.md frontmatter must be a YAML mapping")
+    return data
+
+
+def parse_skill_content(content: str) -> tuple[dict[str, Any], str]:
+    """Frontmatter mapping and body of SKILL.md text."""
+    yaml_text, body = split_frontmatter(content)
+    return parse_yaml_mapping(yaml_text), body
+
+
+def load_skill_file(path: Path) -> tuple[dict[str, Any], str]:
+    """Read and parse the SKILL.md at ``path``: its frontmatter mapping and its body."""
+    return parse_skill_content(read_skill_text(path))
+
+
+def _strictyaml_load(text: str) -> Any:
+    import strictyaml  # type: ignore[import-untyped]
+
+    try:
+        return strictyaml.load(text).data
+    except strictyaml.YAMLError as exc:
+        raise SkillFileError(f"Invalid YAML in frontmatter: {exc}") from None
+    except Exception as exc:  # strictyaml itself crashes on some input; say what we can
+        raise SkillFileError(f"Invalid YAML in frontmatter: {_describe_crash(text, exc)}") from None
+
+
+def _describe_crash(text: str, exc: Exception) -> str:
+    bad = _NOT_PRINTABLE.search(text)
+    if bad is not None:
+        line = text.count("\n", 0, bad.start()) + 1
+        return f"character U+{ord(bad.group()):04X} (line {line}) is not allowed in YAML"
+    return f"the YAML parser failed ({type(exc).__name__}: {exc})"
