@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 STAMP = $(VENV)/.installed-stamp
+# Two workers: the suite spends most of its time waiting on subprocesses and servers.
+PYTEST_ARGS ?= -n 2
 
 .PHONY: install run test lint typecheck pytest bench clean
 

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.conversation import Conversation
+from engine.events import Event
 from engine.instructions import InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.model.failures import RetryPolicy
 from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.resolve import ModelChoice
-from engine.model.types import Message, ModelClient
+from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import user_data_dir
 from engine.policy.compose import guarded_toolset
 from engine.policy.config import PermissionConfig, load_permissions
@@ -25,6 +26,7 @@ from engine.tools.base import FileToolOptions, Tool, Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry
 from engine.tools.todo import TodoStore
+from engine.tracking import Tracker, TrackingObserver, TrackingOptions
 from engine.usage import UsageLimits
 
 
@@ -52,13 +54,27 @@ class Session:
     """An agent loop plus the session file it writes to."""
 
     def __init__(
-        self, loop: AgentLoop, writer: SessionWriter | None, todos: TodoStore, modes: ModeManager | None = None
+        self,
+        loop: AgentLoop,
+        writer: SessionWriter | None,
+        todos: TodoStore,
+        tracker: Tracker,
+        modes: ModeManager | None = None,
     ) -> None:
         self.loop = loop
         self.writer = writer
         self.todos = todos
+        self.tracker = tracker
         self.modes = modes or ModeManager()
         """Plan / work / hitl; ``modes.switch("plan")`` changes what the next model turn is offered."""
+
+    def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
+        """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``."""
+        return self.loop.run_streaming(prompt, override)
+
+    def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
+        """Continue from the history."""
+        return self.loop.continue_streaming(override)
 
     @property
     def id(self) -> str | None:
@@ -80,6 +96,9 @@ def open_session(
     client: ModelClient | None = None,
     contributors: list[InstructionContributor] | None = None,
     turn_observers: tuple[TurnObserver, ...] = (),
+    tracking: TrackingOptions | None = None,
+    tracking_observers: tuple[TrackingObserver, ...] = (),
+    resume: str | None = None,
 ) -> Session:
     """Compose the tools, the policy, the instructions and the model client into a session.
 
@@ -88,7 +107,8 @@ def open_session(
     skills = session_skills(config.cwd, config.skills)
     todos = TodoStore()
     modes = ModeManager("plan" if config.mode == "plan" else "work")
-    writer = _open_writer(config, title) if config.persist else None
+    tracker = Tracker(config.model.model, options=tracking, observers=tracking_observers)
+    writer = _open_writer(config, title, resume) if config.persist else None
     conversation = Conversation(history)
     if writer is not None:
         conversation.listen(writer.append_message)
@@ -107,8 +127,9 @@ def open_session(
         options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
         conversation=conversation,
         turn_observers=turn_observers,
+        hooks=tracker,
     )
-    return Session(loop, writer, todos, modes)
+    return Session(loop, writer, todos, tracker, modes)
 
 
 def build_toolset(
@@ -138,7 +159,9 @@ def _model_settings(config: SessionConfig) -> ModelSettings:
     )
 
 
-def _open_writer(config: SessionConfig, title: str) -> SessionWriter:
+def _open_writer(config: SessionConfig, title: str, resume: str | None) -> SessionWriter:
     store = SessionStore(user_data_dir() / "sessions")
     redact = Redactor((config.model.api_key,))
+    if resume is not None:
+        return store.reopen(resume, redact=redact)
     return store.create(cwd=config.cwd, model=config.model.model, redact=redact, title=title)

@@ -70,11 +70,38 @@ def root(
     version: Annotated[
         bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    continue_last: Annotated[
+        bool, typer.Option("--continue", "-c", help="Reopen this directory's last session.")
+    ] = False,
+    resume: Annotated[str | None, typer.Option("--resume", "-r", help="Reopen the session with this id.")] = None,
+    model: ModelOpt = None,
+    api_base: ApiBaseOpt = None,
+    api_key: ApiKeyOpt = None,
+    cwd: CwdOpt = None,
+    mode: ModeOpt = Mode.work,
+    yes: YesOpt = False,
+    max_turns: MaxTurnsOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Start the interactive REPL, or run one of the commands below."""
-    if ctx.invoked_subcommand is None:
-        typer.echo('The interactive REPL is not available yet. Use: hive run "TASK" (see hive run --help).', err=True)
-        raise typer.Exit(2)
+    if ctx.invoked_subcommand is not None:
+        return
+    with exit_on_error(debug):
+        from hive_cli.repl.main import run_repl
+        from hive_cli.repl.state import ReplOptions
+
+        options = ReplOptions(
+            cwd=_working_directory(cwd),
+            model=model,
+            api_base=api_base,
+            api_key=api_key,
+            mode=mode.value,
+            yes=yes,
+            max_turns=max_turns,
+            continue_last=continue_last,
+            resume=resume,
+        )
+        run_repl(options)
 
 
 @app.command()

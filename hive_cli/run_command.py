@@ -92,7 +92,7 @@ async def _drive(session: Session, task: str, renderer: Renderer) -> RunResult:
     started = time.monotonic()
     result: RunResult | None = None
     try:
-        async for event in session.loop.run_streaming(task):
+        async for event in session.run_streaming(task):
             if isinstance(event, RunFinished):
                 result = event.result
             renderer.handle(event)

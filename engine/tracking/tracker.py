@@ -103,7 +103,7 @@ def _tool_kind(name: str, kind: str) -> ToolKind:
 
 
 def label_for(name: str, kind: ToolKind, source: str | None) -> str:
-    """"Calling {tool} Tool", "Calling {server} MCP" or "Calling {agent} Agent"."""
+    """The label of a call: "Calling {tool} Tool", "Calling {server} MCP" or "Calling {agent} Agent"."""
     if kind == "mcp":
         server = source or (name.split("__")[1] if name.count("__") >= 2 else name)
         return f"Calling {server} MCP"

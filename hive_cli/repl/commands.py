@@ -42,7 +42,9 @@ async def _help(state: ReplState, view: ReplView, arg: str) -> None:
     for command in COMMANDS:
         table.add_row(Text("/" + command.name, style="bold"), command.help)
     view.print(table)
-    view.print(Text("Enter sends · Alt+Enter newline · @path attaches a file · Ctrl-C cancels · Ctrl-D exits", style="dim"))
+    view.print(
+        Text("Enter sends · Alt+Enter newline · @path attaches a file · Ctrl-C cancels · Ctrl-D exits", style="dim")
+    )
 
 
 async def _switch_mode(state: ReplState, view: ReplView, mode: str) -> None:

@@ -53,9 +53,7 @@ class ReplView:
         self.console = console
         self.use_live = console.is_terminal if live is None else live
         self.timeline = Timeline()
-        self.markdown: TextStream = (
-            MarkdownStream(console) if console.is_terminal else PlainTextStream(console)
-        )
+        self.markdown: TextStream = MarkdownStream(console) if console.is_terminal else PlainTextStream(console)
         self._live: Live | None = None
         self._waiting_since: float | None = None
         self._spinner = Spinner("dots", text=Text("Thinking…", style="dim"), style="cyan")
@@ -177,7 +175,7 @@ class ReplView:
 
 
 def run_summary(result: RunResult) -> str:
-    """"1,234 in / 56 out · $0.0012 · 3 tools · 4.2s" for one run."""
+    """One run in one line: "1,234 in / 56 out · $0.0012 · 3 tools · 4.2s"."""
     usage = result.report.total if result.report is not None else result.usage
     duration = result.report.duration_s if result.report is not None else 0.0
     calls = len(result.tool_outcomes)

@@ -41,8 +41,15 @@ def test_a_write_run_read_loop_works_and_json_reports_it(llm_server: LLMServer, 
     assert all(c["success"] is True for c in result["tool_calls"])
     assert "hello from hive" in result["tool_calls"][1]["output"]
     assert "print('hello from hive')" in result["tool_calls"][2]["output"]
-    assert result["usage"]["total"]["calls"] == 4
-    assert result["usage"]["tool_calls"] == 3
+    report = result["usage"]
+    assert report["total"]["calls"] == 4 and len(report["turns"]) == 4
+    assert [(c["call_id"], c["tool_name"], c["kind"], c["succeeded"]) for c in report["tool_calls"]] == [
+        ("w", "write_file", "tool", True),
+        ("x", "execute_command", "tool", True),
+        ("r", "read_file", "tool", True),
+    ]
+    assert report["by_model"]["openai/test-model"]["calls"] == 4
+    assert report["outcome"] == "completed" and report["provider"] == "openai"
     assert result["session_id"]
     # the model saw the command's output
     assert "hello from hive" in llm_server.chat_requests[2].messages[-1]["content"]
@@ -61,6 +68,11 @@ def test_stream_json_emits_one_typed_versioned_object_per_line(llm_server: LLMSe
         assert required in types
     started = [line for line in lines if line["type"] == "tool_call_started"]
     assert [(s["name"], s["call_id"]) for s in started] == [("write_file", "w"), ("execute_command", "x"), ("read_file", "r")]
+    root = next(line for line in lines if line["type"] == "progress" and line["phase"] == "request_started")
+    assert all(s["parent_scope_id"] == root["scope_id"] and s["depth"] == 1 for s in started)
+    finished = [line for line in lines if line["type"] == "tool_call_finished"]
+    assert [f["scope_id"] for f in finished] == [s["scope_id"] for s in started]
+    assert [line["phase"] for line in lines if line["type"] == "progress"].count("thinking") == 4
     assert "".join(line["text"] for line in lines if line["type"] == "text_delta") == lines[-1]["text"]
     turns = [line for line in lines if line["type"] == "turn_completed"]
     assert turns[-1]["usage"]["prompt_tokens"] == 50
