@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -85,6 +86,9 @@ def root(
 ) -> None:
     """Start the interactive REPL, or run one of the commands below."""
     if ctx.invoked_subcommand is not None:
+        return
+    if not sys.stdin.isatty():
+        _run_piped_task(ctx, model, api_base, api_key, cwd, mode, yes, max_turns, debug)
         return
     with exit_on_error(debug):
         from hive_cli.repl.main import run_repl
@@ -247,6 +251,36 @@ def permissions_show(cwd: CwdOpt = None, output_format: FormatOpt = ReportFormat
         from hive_cli.run_command import resolve_cwd
 
         show(resolve_cwd(cwd), output_format.value)
+
+
+def _run_piped_task(
+    ctx: typer.Context,
+    model: str | None,
+    api_base: str | None,
+    api_key: str | None,
+    cwd: Path | None,
+    mode: Mode,
+    yes: bool,
+    max_turns: int | None,
+    debug: bool,
+) -> None:
+    """``echo "task" | hive``: with no terminal to talk to, the piped text is one task, as ``hive run`` runs it."""
+    task = sys.stdin.read().strip()
+    if not task:
+        typer.echo("hive: stdin is not a terminal and holds no task (pipe one in, or use hive run \"TASK\")", err=True)
+        raise typer.Exit(2)
+    ctx.invoke(
+        run,
+        task=task,
+        model=model,
+        api_base=api_base,
+        api_key=api_key,
+        cwd=cwd,
+        mode=mode,
+        yes=yes,
+        max_turns=max_turns,
+        debug=debug,
+    )
 
 
 def _working_directory(cwd: Path | None) -> Path:

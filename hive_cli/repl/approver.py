@@ -70,7 +70,7 @@ class ReplApprover:
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
         always = f" · <b>a</b> always: <i>{_escape(request.remember)}</i>" if request.remember else ""
-        question = HTML(f"  allow? <b>y</b> once{always} · <b>n</b> no ")
+        question = HTML(f"  <ansimagenta><b>hitl</b></ansimagenta> allow? <b>y</b> once{always} · <b>n</b> no ")
         try:
             answer = await PromptSession[str]().prompt_async(
                 question, key_bindings=_answer_keys(bool(request.remember))

@@ -230,3 +230,12 @@ def test_ctrl_c_stops_a_running_command_and_exits_130(llm_server: LLMServer, tmp
     child = int(marker.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(child, 0)
+
+
+def test_a_task_piped_into_hive_runs_once_like_hive_run(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("Piped answer."))
+    args = ["--model", "openai/test-model", "--api-base", llm_server.base_url, "-C", str(tmp_path)]
+    done = run_hive(*args, stdin="what is in this folder?\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Piped answer.\n"
+    assert llm_server.chat_requests[0].messages[-1]["content"] == "what is in this folder?"
