@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,7 @@ from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult
 from engine.model.resolve import resolve_model
 from engine.policy.config import load_permissions
-from engine.policy.gate import ApproveEverything
+from engine.policy.gate import ApproveEverything, Approver
 from engine.session import Session, SessionConfig, open_session
 from engine.settings import LayeredSettings, load_settings
 from engine.usage import UsageLimits
@@ -50,7 +51,7 @@ def run_task(request: RunRequest) -> int:
     cwd = resolve_cwd(request.cwd)
     settings = load_settings(cwd)
     config = session_config(request, cwd, settings)
-    session = open_session(config, approver=ApproveEverything() if request.yes else None, title=request.task)
+    session = open_session(config, approver=_approver(request), title=request.task)
     info = RunInfo(session_id=session.id, model=config.model.model, cwd=str(cwd), mode=config.mode)
     renderer = make_renderer(request.output_format, info)
     try:
@@ -58,6 +59,17 @@ def run_task(request: RunRequest) -> int:
     finally:
         session.close()
     return EXIT_CODES[result.exit_reason]
+
+
+def _approver(request: RunRequest) -> Approver | None:
+    """--yes allows every ask; at a terminal (text output) the person is asked; otherwise nobody can answer."""
+    if request.yes:
+        return ApproveEverything()
+    if request.output_format == "text" and sys.stdin.isatty() and sys.stderr.isatty():
+        from hive_cli.repl.approver import ReplApprover, StderrSurface
+
+        return ReplApprover(StderrSurface())
+    return None
 
 
 def resolve_cwd(cwd: Path | None) -> Path:

@@ -6,6 +6,8 @@ n denies, with an optional reason that goes back to the model. Ctrl-C denies.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -14,7 +16,6 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from engine.policy.gate import ApprovalRequest, Decision
-from hive_cli.repl.view import ReplView
 
 MAX_DIFF_LINES = 60
 
@@ -54,10 +55,38 @@ def describe(request: ApprovalRequest) -> RenderableType:
     return Group(*parts)
 
 
+class Surface(Protocol):
+    """Where the question is shown: something that prints and can take its live region down meanwhile."""
+
+    def print(self, renderable: RenderableType) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+
+class StderrSurface:
+    """``hive run`` at a terminal: the question goes to stderr, next to the tool log."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+
+        self.console = Console(stderr=True, highlight=False)
+
+    def print(self, renderable: RenderableType) -> None:
+        self.console.print(renderable)
+
+    def pause(self) -> None:
+        return None
+
+    def resume(self) -> None:
+        return None
+
+
 class ReplApprover:
     """Asks the person at the terminal, pausing the live region while it does."""
 
-    def __init__(self, view: ReplView) -> None:
+    def __init__(self, view: Surface) -> None:
         self.view = view
 
     async def decide(self, request: ApprovalRequest) -> Decision:

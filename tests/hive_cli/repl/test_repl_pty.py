@@ -158,3 +158,23 @@ def test_continue_reopens_the_last_session_and_shows_it(
 def test_ctrl_d_at_the_prompt_leaves_at_once(llm_server: LLMServer, tmp_path: Path) -> None:
     child = spawn_repl(llm_server, tmp_path)
     quit_repl(child)
+
+
+def test_hive_run_at_a_terminal_asks_instead_of_refusing(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(tool_calls(call("write_file", {"path": "asked.txt", "content": "yes\n"})), text("Written."))
+    args = ["-m", "hive_cli", "run", "write it", "--model", "openai/test-model", "--api-base", llm_server.base_url]
+    child = pexpect.spawn(
+        sys.executable,
+        [*args, "-C", str(tmp_path)],
+        env=hive_env(TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1"),
+        encoding="utf-8",
+        dimensions=(30, 100),
+        timeout=TIMEOUT,
+    )
+    child.expect("allow\\?")
+    child.send("y")
+    child.expect("Written.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert (tmp_path / "asked.txt").read_text() == "yes\n"
