@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from engine.errors import HistoryError
+from engine.events import ToolCall
+from engine.model.assembly import parse_tool_call
 from engine.model.types import Message
 
 MessageListener = Callable[[Message], None]
@@ -40,6 +42,17 @@ class Conversation:
         if call_id not in self.unanswered_calls():
             raise HistoryError(f"no tool call {call_id!r} is waiting for a result")
         self.append({"role": "tool", "tool_call_id": call_id, "content": output})
+
+    def waiting_call(self, call_id: str) -> ToolCall:
+        """The last assistant message's call ``call_id``, which must still be waiting for its result."""
+        if call_id not in self.unanswered_calls():
+            raise HistoryError(f"no tool call {call_id!r} is waiting for a result")
+        for message in reversed(self._messages):
+            for raw in message.get("tool_calls") or ():
+                if raw.get("id") == call_id:
+                    function = raw.get("function") or {}
+                    return parse_tool_call(call_id, str(function.get("name", "")), str(function.get("arguments") or ""))
+        raise HistoryError(f"no tool call {call_id!r} in the conversation")
 
     def answer_unanswered(self, output: str) -> int:
         """Give every call still waiting for a result ``output`` as its result; how many there were."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.conversation import Conversation
@@ -15,14 +15,15 @@ from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.resolve import ModelChoice
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import user_data_dir
-from engine.policy.compose import guarded_toolset
+from engine.policy.compose import guarded_toolset, result_guards
 from engine.policy.config import PermissionConfig, load_permissions
 from engine.policy.gate import Approver
+from engine.policy.guards import ResultGuard, apply_guards
 from engine.policy.modes import ModeManager
 from engine.sessions import Redactor, SessionStore, SessionWriter
 from engine.skills.options import SkillOptions
 from engine.skills.wiring import session_skills, skill_contributors, skill_tools
-from engine.tools.base import FileToolOptions, Tool, Toolset
+from engine.tools.base import FileToolOptions, Tool, ToolResult, Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry
 from engine.tools.todo import TodoStore
@@ -60,6 +61,7 @@ class Session:
         todos: TodoStore,
         tracker: Tracker,
         modes: ModeManager | None = None,
+        guards: Sequence[ResultGuard] = (),
     ) -> None:
         self.loop = loop
         self.writer = writer
@@ -67,6 +69,15 @@ class Session:
         self.tracker = tracker
         self.modes = modes or ModeManager()
         """Plan / work / hitl; ``modes.switch("plan")`` changes what the next model turn is offered."""
+        self.guards = tuple(guards)
+        """The result guards, which also judge results the host adds for its own tools."""
+
+    async def add_tool_result(self, call_id: str, output: str) -> str:
+        """Give a host-run (declared-only) call its result, after the result guards; returns what was recorded."""
+        call = self.loop.conversation.waiting_call(call_id)
+        guarded = await apply_guards(self.guards, call, ToolResult(output))
+        self.loop.conversation.add_tool_result(call_id, guarded.output)
+        return guarded.output
 
     def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
         """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``."""
@@ -105,6 +116,9 @@ def open_session(
     The session's skills are listed after ``contributors`` (or the default ones) and loaded with ``load_skill``.
     """
     skills = session_skills(config.cwd, config.skills)
+    if config.permissions is None:
+        config = replace(config, permissions=load_permissions(config.cwd))
+    assert config.permissions is not None
     todos = TodoStore()
     modes = ModeManager("plan" if config.mode == "plan" else "work")
     tracker = Tracker(config.model.model, options=tracking, observers=tracking_observers)
@@ -129,7 +143,7 @@ def open_session(
         turn_observers=turn_observers,
         hooks=tracker,
     )
-    return Session(loop, writer, todos, tracker, modes)
+    return Session(loop, writer, todos, tracker, modes, result_guards(config.permissions.guards))
 
 
 def build_toolset(
