@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from engine.skills.frontmatter import find_skill_file
-from engine.skills.loading import LoadPolicy, SkillLoadError, load_skill
+from engine.skills.loading import LoadPolicy, SkillLoadError, read_skill
 from engine.skills.model import InvalidSkill, ShadowedSkill, Skill, SkillCatalog, SkillDiagnostic, SkillRoot
 
 MAX_DEPTH = 4
@@ -34,7 +34,7 @@ def discover_skills(roots: Sequence[SkillRoot], policy: LoadPolicy | None = None
     for root in roots:
         for location in skill_files(root.path, diagnostics):
             try:
-                skill = load_skill(location, root, policy)
+                skill = read_skill(location, root, policy)
             except SkillLoadError as exc:
                 invalid.append(InvalidSkill(location.parent, root, str(exc)))
                 diagnostics.append(SkillDiagnostic(location.parent, str(exc)))

@@ -42,7 +42,7 @@ class LoadPolicy:
     """``reject`` (the default, like the reference validator) or ``accept`` with a warning."""
 
 
-def load_skill(location: Path, root: SkillRoot, policy: LoadPolicy | None = None) -> Skill:
+def read_skill(location: Path, root: SkillRoot, policy: LoadPolicy | None = None) -> Skill:
     """Load the skill whose SKILL.md is at ``location``; raises :class:`SkillLoadError`."""
     policy = policy or LoadPolicy()
     warnings: list[str] = []

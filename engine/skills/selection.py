@@ -41,11 +41,12 @@ class SkillSelection:
     """Names in ``enabled`` that match no skill."""
     section: str | None = None
     """The system-prompt section, or None when no skill is listed."""
-    _status: dict[Path, SkillStatus] = field(default_factory=dict, repr=False)
+    statuses: dict[Path, SkillStatus] = field(default_factory=dict, repr=False)
+    """The status of each winning skill, by the path of its SKILL.md."""
 
     def status_of(self, skill: Skill) -> SkillStatus:
         """``ok`` (listed), ``dropped``, ``disabled`` or ``shadowed`` for a skill of the catalog."""
-        return self._status.get(skill.location, "shadowed")
+        return self.statuses.get(skill.location, "shadowed")
 
 
 def open_skills(cwd: Path, options: SkillOptions | None = None) -> SkillSelection:
@@ -83,7 +84,7 @@ def select_skills(catalog: SkillCatalog, options: SkillOptions) -> SkillSelectio
         disabled=tuple(disabled),
         not_found=not_found,
         section=section,
-        _status=status,
+        statuses=status,
     )
 
 

@@ -7,6 +7,7 @@ skill's folder.
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -71,7 +72,7 @@ def instructions_of(skill: Skill) -> ToolResult:
         _, body = split_frontmatter(read_skill_text(skill.location))
     except SkillFileError as exc:
         return ToolResult.error(f"The skill {skill.name!r} cannot be read: {exc}")
-    lines = [f'<skill_content name="{skill.name}">', f"Skill folder: {skill.directory}"]
+    lines = [f'<skill_content name="{html.escape(skill.name)}">', f"Skill folder: {skill.directory}"]
     if skill.allowed_tools:
         lines.append(f"The skill's allowed-tools (for information; not enforced): {' '.join(skill.allowed_tools)}")
     lines += ["", body or "(The skill has no instructions beyond its description.)"]
