@@ -10,6 +10,7 @@ these functions raise :class:`SkillFileError` with a plain message instead.
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,12 @@ def find_skill_file(directory: Path) -> Path | None:
 def read_skill_text(path: Path) -> str:
     """The file as UTF-8 text with universal newlines (CRLF and lone CR become LF), as Python's text mode reads it."""
     try:
+        mode = path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise SkillFileError(f"{path.name} is a directory, not a file")
+        if not stat.S_ISREG(mode):  # a FIFO or a device would block or never end
+            raise SkillFileError(f"{path.name} is not a regular file")
         data = path.read_bytes()
-    except IsADirectoryError:
-        raise SkillFileError(f"{path.name} is a directory, not a file") from None
     except OSError as exc:
         raise SkillFileError(f"Cannot read {path.name}: {exc.strerror or exc}") from None
     try:

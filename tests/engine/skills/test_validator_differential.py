@@ -8,6 +8,7 @@ separately, against the reference's command, in tests/hive_cli/test_skills_diffe
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -111,3 +112,9 @@ def test_where_the_reference_crashes_hive_reports_one_plain_problem(
 def test_a_skill_md_that_is_a_folder_is_reported_not_crashed_on(tmp_path: Path) -> None:
     (tmp_path / "x" / "SKILL.md").mkdir(parents=True)
     assert validate_skill(tmp_path / "x") == ["SKILL.md is a directory, not a file"]
+
+
+def test_a_skill_md_that_is_a_fifo_is_reported_instead_of_blocking(tmp_path: Path) -> None:
+    (tmp_path / "x").mkdir()
+    os.mkfifo(tmp_path / "x" / "SKILL.md")
+    assert validate_skill(tmp_path / "x") == ["SKILL.md is not a regular file"]
