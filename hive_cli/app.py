@@ -267,7 +267,7 @@ def _run_piped_task(
     """``echo "task" | hive``: with no terminal to talk to, the piped text is one task, as ``hive run`` runs it."""
     task = sys.stdin.read().strip()
     if not task:
-        typer.echo("hive: stdin is not a terminal and holds no task (pipe one in, or use hive run \"TASK\")", err=True)
+        typer.echo('hive: stdin is not a terminal and holds no task (pipe one in, or use hive run "TASK")', err=True)
         raise typer.Exit(2)
     ctx.invoke(
         run,
