@@ -24,7 +24,7 @@ lint: install
 	$(BIN)/ruff format --check engine hive_cli
 
 typecheck: install
-	$(BIN)/mypy engine
+	$(BIN)/mypy engine hive_cli
 
 pytest: install
 	$(BIN)/pytest $(PYTEST_ARGS)

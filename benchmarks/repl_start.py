@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pexpect
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.compiled import compile_hive
+
 RUNS = 9
 WORD = "hello-hive"
 FLOOR = (
@@ -40,6 +44,7 @@ def time_to_echo(args: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def main() -> None:
+    compile_hive()
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, HIVE_HOME=str(Path(tmp) / "home"), TERM="xterm-256color", HIVE_LOCAL_SERVERS="", PROMPT_TOOLKIT_NO_CPR="1")
         hive = ["-m", "hive_cli", "--model", "openai/bench", "--api-base", "http://127.0.0.1:9/v1", "-C", tmp]

@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import model_server
+from benchmarks.compiled import compile_hive
 
 PAIRS = 7
 HIVE = Path(sys.executable).parent / "hive"
@@ -29,6 +30,7 @@ def timed(cmd: list[str], env: dict[str, str], cwd: str) -> float:
 
 
 def main() -> None:
+    compile_hive()
     process, base_url = model_server.start("list_directory", 3)
     try:
         with tempfile.TemporaryDirectory() as tmp:

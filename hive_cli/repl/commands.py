@@ -5,16 +5,15 @@ from __future__ import annotations
 import datetime
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 
 from engine.errors import HiveError
-from hive_cli.output.summaries import cost_text, tokens_text
-from hive_cli.repl.context_view import context_table
-from hive_cli.repl.state import ReplState
-from hive_cli.repl.transcript import show_transcript
-from hive_cli.repl.view import ReplView
+
+if TYPE_CHECKING:  # what the handlers need is imported when they run: the prompt must come up fast
+    from hive_cli.repl.state import ReplState
+    from hive_cli.repl.view import ReplView
 
 
 class ExitRepl(Exception):
@@ -38,6 +37,8 @@ LATER = {
 
 
 async def _help(state: ReplState, view: ReplView, arg: str) -> None:
+    from rich.table import Table
+
     table = Table.grid(padding=(0, 2))
     for command in COMMANDS:
         table.add_row(Text("/" + command.name, style="bold"), command.help)
@@ -81,10 +82,14 @@ async def _context(state: ReplState, view: ReplView, arg: str) -> None:
     if state.session is None:
         view.print(Text("Nothing in the context yet.", style="dim"))
         return
+    from hive_cli.repl.context_view import context_table
+
     view.print(context_table(state.session))
 
 
 async def _cost(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.output.summaries import cost_text, tokens_text
+
     usage = state.usage
     view.print(Text(f"session: {tokens_text(usage)} · {cost_text(usage)} · {usage.calls} model calls", style="bold"))
     report = state.last_result.report if state.last_result else None
@@ -104,9 +109,9 @@ async def _skills(state: ReplState, view: ReplView, arg: str) -> None:
 
 
 async def _permissions(state: ReplState, view: ReplView, arg: str) -> None:
-    from hive_cli.permissions_command import show_permissions
+    from hive_cli.permissions_command import show
 
-    show_permissions(state.cwd)
+    show(state.cwd, "text")
 
 
 async def _later(state: ReplState, view: ReplView, arg: str, *, name: str) -> None:
@@ -123,6 +128,8 @@ async def _sessions(state: ReplState, view: ReplView, arg: str) -> None:
     if not infos:
         view.print(Text("No saved sessions for this directory.", style="dim"))
         return
+    from rich.table import Table
+
     table = Table(box=None, padding=(0, 2))
     for column in ("#", "id", "started", "first message"):
         table.add_column(column, style="bold" if column == "#" else "")
@@ -151,6 +158,8 @@ async def _resume(state: ReplState, view: ReplView, arg: str) -> None:
     except HiveError as error:
         view.print(Text(str(error), style="red"))
         return
+    from hive_cli.repl.transcript import show_transcript
+
     state.load(loaded)
     show_transcript(view, loaded)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
 from engine.model import litellm_import
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from engine.session import Session
 
 CHARS_PER_TOKEN = 4
@@ -33,6 +33,8 @@ def _window(model: str) -> int | None:
 
 def context_table(session: Session) -> Table:
     """A table of the system prompt, tools, and each kind of message, in estimated tokens."""
+    from rich.table import Table
+
     loop = session.loop
     rows: dict[str, int] = {
         "system prompt": _estimate(loop.instructions),

@@ -19,18 +19,15 @@ from rich.text import Text
 
 from engine import __version__
 from engine.errors import HiveError
-from engine.events import RunFinished
-from hive_cli.output.summaries import cost_text
 from hive_cli.repl.commands import COMMANDS, ExitRepl, run_command
 from hive_cli.repl.context_view import context_percent
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
 from hive_cli.repl.state import ReplOptions, ReplState
-from hive_cli.repl.transcript import show_transcript
-from hive_cli.repl.view import ReplView
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the view (markdown, syntax highlighting) loads after the prompt is up
     from engine.policy.gate import Approver
+    from hive_cli.repl.view import ReplView
 
 DOUBLE_CTRL_C_S = 2.0
 BACKGROUND_START_DELAY_S = 0.15
@@ -42,10 +39,19 @@ class Repl:
     def __init__(self, options: ReplOptions, console: Console | None = None) -> None:
         self.state = ReplState(options)
         self.console = console or Console(highlight=False)
-        self.view = ReplView(self.console)
+        self._view: ReplView | None = None
         self.prompt = make_prompt(options.cwd, [(c.name, c.help) for c in COMMANDS], self._status)
         self._last_ctrl_c = 0.0
         self._last_prompt_tokens: int | None = None
+
+    @property
+    def view(self) -> ReplView:
+        """The view, made on first use."""
+        if self._view is None:
+            from hive_cli.repl.view import ReplView
+
+            self._view = ReplView(self.console)
+        return self._view
 
     def _status(self) -> AnyFormattedText:
         state = self.state
@@ -55,7 +61,7 @@ class Repl:
         tokens = usage.total_tokens or 0
         return HTML(
             f" <b>{state.mode}</b> │ {_escape(state.model_name)} │ context {context} │ "
-            f"{tokens:,} tokens │ {cost_text(usage)} "
+            f"{tokens:,} tokens │ {_cost(usage.cost_usd)} "
         )
 
     def _approver(self) -> Approver:
@@ -103,6 +109,8 @@ class Repl:
                 self.console.print(Text("No saved session for this directory; starting a new one.", style="dim"))
                 return None
             session_id = recent[0].id
+        from hive_cli.repl.transcript import show_transcript
+
         loaded = store.load(session_id)
         self.state.load(loaded)
         show_transcript(self.view, loaded)
@@ -131,13 +139,17 @@ class Repl:
         try:
             async for event in session.run_streaming(prompt):
                 self.view.handle(event)
-                if isinstance(event, RunFinished):
+                if event.kind == "run_finished":
                     self.state.last_result = event.result
                     last = event.result.turns[-1] if event.result.turns else None
                     self._last_prompt_tokens = last.usage.prompt_tokens if last else self._last_prompt_tokens
         finally:
             loop.remove_signal_handler(signal.SIGINT)
             self.view.pause()
+
+
+def _cost(cost_usd: float | None) -> str:
+    return "not priced" if cost_usd is None else f"${cost_usd:.4f}"
 
 
 def _escape(text: str) -> str:

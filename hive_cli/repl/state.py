@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.events import RunResult, Usage
 from engine.model import litellm_import
-from engine.model.types import Message
 from engine.paths import user_data_dir
-from engine.sessions import LoadedSession, SessionStore
-from engine.usage import UsageLimits
+from engine.usage import Usage, UsageLimits
 
 if TYPE_CHECKING:  # the session machinery loads in the background, after the prompt is up
+    from engine.events import RunResult
     from engine.model.resolve import ModelChoice
+    from engine.model.types import Message
     from engine.policy.gate import Approver
     from engine.session import Session, SessionConfig
+    from engine.sessions import LoadedSession, SessionStore
     from engine.settings import LayeredSettings
 
 DEFAULT_MAX_TURNS = 50
@@ -48,7 +48,6 @@ class ReplState:
     def __init__(self, options: ReplOptions) -> None:
         self.options = options
         self.cwd = options.cwd
-        self.store = SessionStore(user_data_dir() / "sessions")
         self.session: Session | None = None
         self.history: tuple[Message, ...] = ()
         self.resume_id: str | None = None
@@ -81,6 +80,13 @@ class ReplState:
             self.start_background()
         assert self._ready is not None
         return await self._ready
+
+    @property
+    def store(self) -> SessionStore:
+        """The saved sessions."""
+        from engine.sessions import SessionStore
+
+        return SessionStore(user_data_dir() / "sessions")
 
     @property
     def model_name(self) -> str:

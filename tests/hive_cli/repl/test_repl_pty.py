@@ -178,3 +178,28 @@ def test_hive_run_at_a_terminal_asks_instead_of_refusing(llm_server: LLMServer, 
     child.close()
     assert child.exitstatus == 0
     assert (tmp_path / "asked.txt").read_text() == "yes\n"
+
+
+def test_the_slash_commands_answer_without_a_request(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("Short answer."))
+    child = spawn_repl(llm_server, tmp_path)
+    for command, expected in [
+        ("/help", "/resume"),
+        ("/skills", "write-tests"),
+        ("/permissions", "default action"),
+        ("/compact", "context-management issue"),
+        ("/sessions", "No saved sessions"),
+        ("/model", "openai/test-model"),
+        ("/nonsense", "Unknown command"),
+    ]:
+        send_line(child, command)
+        child.expect(expected)
+        child.expect("›")
+    send_line(child, "hello")
+    child.expect("Short answer.")
+    child.expect("›")
+    for command, expected in [("/context", "system prompt"), ("/cost", "session:"), ("/clear", "New conversation")]:
+        send_line(child, command)
+        child.expect(expected)
+        child.expect("›")
+    quit_repl(child)
