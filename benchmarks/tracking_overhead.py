@@ -33,7 +33,7 @@ from engine.tracking import Tracker
 
 DELTAS = 10_000
 TURNS, CALLS_PER_TURN = 10, 100
-REPEATS = 7
+REPEATS = 15
 USAGE = Usage(prompt_tokens=100, completion_tokens=10, calls=1)
 
 
@@ -110,9 +110,10 @@ async def one_run(make_model: Callable[[], Any], tracked: bool, workdir: Path) -
 def measure(name: str, make_model: Callable[[], Any], workdir: Path) -> float:
     asyncio.run(one_run(make_model, True, workdir))  # warm-up
     off, on = [], []
-    for _ in range(REPEATS):
-        off.append(asyncio.run(one_run(make_model, False, workdir)))
-        on.append(asyncio.run(one_run(make_model, True, workdir)))
+    for repeat in range(REPEATS):
+        # alternate which goes first, so drift within a pair does not always favour one side
+        for tracked in (False, True) if repeat % 2 == 0 else (True, False):
+            (on if tracked else off).append(asyncio.run(one_run(make_model, tracked, workdir)))
     ratios = [b / a for a, b in zip(off, on, strict=True)]
     overhead = (statistics.median(ratios) - 1) * 100
     print(
@@ -123,7 +124,7 @@ def measure(name: str, make_model: Callable[[], Any], workdir: Path) -> float:
 
 
 def main() -> None:
-    print(f"tracking overhead, median of {REPEATS} paired runs (tracking off, then on)")
+    print(f"tracking overhead, median of {REPEATS} paired runs (order alternating)")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         (workdir / "small.py").write_text("".join(f"line_{i} = {i}\n" for i in range(40)))
