@@ -24,35 +24,20 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from pydantic import BaseModel
 
 from benchmarks import model_server
+from benchmarks.noop_tool import Noop
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model import litellm_import
 from engine.model.failures import RetryPolicy
 from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.types import ModelReply
-from engine.tools.base import ArgsTool, ToolContext, ToolResult
 from engine.tools.registry import ToolRegistry
 
 ROUNDS = 200
 REPEATS = 5
 MODEL = "openai/test-model"
-
-
-class NoArgs(BaseModel):
-    pass
-
-
-class Noop(ArgsTool[NoArgs]):
-    name = "noop"
-    description = "Does nothing."
-    args_model = NoArgs
-    read_only = True
-
-    async def execute(self, args: NoArgs, ctx: ToolContext) -> ToolResult:
-        return ToolResult("ok")
 
 
 class InstantClient:

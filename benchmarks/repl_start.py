@@ -22,10 +22,7 @@ from benchmarks.compiled import compile_hive
 
 RUNS = 9
 WORD = "hello-hive"
-FLOOR = (
-    "from prompt_toolkit import PromptSession; "
-    "PromptSession().prompt('› ')"
-)
+FLOOR = "from prompt_toolkit import PromptSession; PromptSession().prompt('› ')"
 
 
 def time_to_echo(args: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -46,7 +43,13 @@ def time_to_echo(args: list[str], env: dict[str, str]) -> tuple[float, float]:
 def main() -> None:
     compile_hive()
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, HIVE_HOME=str(Path(tmp) / "home"), TERM="xterm-256color", HIVE_LOCAL_SERVERS="", PROMPT_TOOLKIT_NO_CPR="1")
+        env = dict(
+            os.environ,
+            HIVE_HOME=str(Path(tmp) / "home"),
+            TERM="xterm-256color",
+            HIVE_LOCAL_SERVERS="",
+            PROMPT_TOOLKIT_NO_CPR="1",
+        )
         hive = ["-m", "hive_cli", "--model", "openai/bench", "--api-base", "http://127.0.0.1:9/v1", "-C", tmp]
         floor = ["-c", FLOOR]
         time_to_echo(hive, env)  # warm the file cache and .pyc files

@@ -51,7 +51,9 @@ def main() -> None:
     print(f"hive run e2e (3 tool calls, 4 model calls), {PAIRS} paired runs")
     print(f"  hive run               {hive_median:6.2f} s")
     print(f"  python -c 'import litellm' {bare_median:6.2f} s")
-    print(f"  ratio (median of pairs) {ratio:5.3f}  (+{(ratio - 1) * 100:.1f}%, goal <= +15%: {'met' if ratio <= 1.15 else 'NOT met'})")
+    print(
+        f"  ratio (median of pairs) {ratio:5.3f}  (+{(ratio - 1) * 100:.1f}%, goal <= +15%: {'met' if ratio <= 1.15 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -21,12 +21,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pydantic import BaseModel
 
+from benchmarks.noop_tool import Noop
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model.types import ModelReply, StreamItem, StreamText
-from engine.tools.base import ArgsTool, ToolContext, ToolResult
 from engine.tools.files import ReadFileTool
 from engine.tools.registry import ToolRegistry
 from engine.tracking import Tracker
@@ -35,20 +34,6 @@ DELTAS = 10_000
 TURNS, CALLS_PER_TURN = 10, 100
 REPEATS = 15
 USAGE = Usage(prompt_tokens=100, completion_tokens=10, calls=1)
-
-
-class NoArgs(BaseModel):
-    pass
-
-
-class Noop(ArgsTool[NoArgs]):
-    name = "noop"
-    description = "Does nothing."
-    args_model = NoArgs
-    read_only = True
-
-    async def execute(self, args: NoArgs, ctx: ToolContext) -> ToolResult:
-        return ToolResult("ok")
 
 
 class StreamingModel:

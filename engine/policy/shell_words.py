@@ -77,25 +77,20 @@ _WORD_PARTS = frozenset({"word", "brace_expression", "concatenation", "command_n
 
 def unescape_unquoted(text: str) -> str:
     """Backslash removal outside quotes: ``\\x`` is ``x``, a backslash-newline disappears."""
-    out = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+    return _unescape(text, None)
 
 
 def unescape_double_quoted(text: str) -> str:
     """Backslash removal inside double quotes: only before ``$ ` " \\`` and a newline."""
+    return _unescape(text, '$`"\\\n')
+
+
+def _unescape(text: str, escapable: str | None) -> str:
+    """Drop each backslash that escapes a character (any, or one of ``escapable``); a backslash-newline goes."""
     out = []
     i = 0
     while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
+        if text[i] == "\\" and i + 1 < len(text) and (escapable is None or text[i + 1] in escapable):
             if text[i + 1] != "\n":
                 out.append(text[i + 1])
             i += 2
