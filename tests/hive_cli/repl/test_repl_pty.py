@@ -203,3 +203,30 @@ def test_the_slash_commands_answer_without_a_request(llm_server: LLMServer, tmp_
         child.expect(expected)
         child.expect("›")
     quit_repl(child)
+
+
+def test_pasted_lines_and_alt_enter_stay_one_message(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("Got the paste."), text("Got both lines."))
+    child = spawn_repl(llm_server, tmp_path)
+    child.send("\x1b[200~first pasted line\nsecond pasted line\x1b[201~")  # a bracketed paste
+    child.send("\r")
+    child.expect("Got the paste.")
+    child.expect("›")
+    child.send("line one")
+    child.send("\x1b\r")  # Alt+Enter: a newline, not a send
+    child.send("line two\r")
+    child.expect("Got both lines.")
+    child.expect("›")
+    assert llm_server.chat_requests[0].messages[-1]["content"] == "first pasted line\nsecond pasted line"
+    assert llm_server.chat_requests[1].messages[-1]["content"] == "line one\nline two"
+    quit_repl(child)
+
+
+def test_ctrl_c_twice_at_an_empty_prompt_leaves(llm_server: LLMServer, tmp_path: Path) -> None:
+    child = spawn_repl(llm_server, tmp_path)
+    child.sendcontrol("c")
+    child.expect("Ctrl-C again to exit")
+    child.sendcontrol("c")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
