@@ -42,6 +42,7 @@ class Repl:
         self._view: ReplView | None = None
         self.prompt = make_prompt(options.cwd, [(c.name, c.help) for c in COMMANDS], self._status)
         self._last_ctrl_c = 0.0
+        self._leaving = False
         self._last_prompt_tokens: int | None = None
 
     @property
@@ -76,7 +77,8 @@ class Repl:
         self._greet()
         # Let the prompt draw and take keystrokes before the heavy imports start competing for the CPU.
         asyncio.get_running_loop().call_later(BACKGROUND_START_DELAY_S, self.state.start_background)
-        while True:
+        while not self._leaving:
+            self._catch_ctrl_c_between_prompts()
             try:
                 line = await self.prompt.prompt_async(prompt_message(self.state.mode))
             except KeyboardInterrupt:
@@ -116,6 +118,17 @@ class Repl:
         show_transcript(self.view, loaded)
         return True
 
+    def _catch_ctrl_c_between_prompts(self) -> None:
+        """A Ctrl-C that lands while no prompt and no run is active counts like one at the prompt."""
+
+        def pressed() -> None:
+            if self._second_ctrl_c():
+                self._leaving = True
+                if self.prompt.app.is_running:  # the prompt came up meanwhile: leave from there
+                    self.prompt.app.exit(exception=EOFError)
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, pressed)
+
     def _second_ctrl_c(self) -> bool:
         now = time.monotonic()
         if now - self._last_ctrl_c < DOUBLE_CTRL_C_S:
@@ -144,7 +157,7 @@ class Repl:
                     last = event.result.turns[-1] if event.result.turns else None
                     self._last_prompt_tokens = last.usage.prompt_tokens if last else self._last_prompt_tokens
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
+            self._catch_ctrl_c_between_prompts()
             self.view.pause()
 
 

@@ -6,7 +6,9 @@ from engine.events import Usage
 
 
 def test_adding_an_unreported_count_keeps_the_reported_one() -> None:
-    total = Usage(prompt_tokens=10, cached_read_tokens=None, calls=1) + Usage(prompt_tokens=None, cached_read_tokens=4, calls=1)
+    total = Usage(prompt_tokens=10, cached_read_tokens=None, calls=1) + Usage(
+        prompt_tokens=None, cached_read_tokens=4, calls=1
+    )
     assert (total.prompt_tokens, total.cached_read_tokens, total.calls) == (10, 4, 2)
 
 

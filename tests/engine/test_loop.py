@@ -27,7 +27,9 @@ from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
 
 
 def test_a_text_answer_streams_as_deltas_that_join_to_the_answer(llm_server: LLMServer, tmp_path: Path) -> None:
-    llm_server.script(text("Hello there, how can I help?", chunk_size=3, usage=Usage(prompt_tokens=12, completion_tokens=7)))
+    llm_server.script(
+        text("Hello there, how can I help?", chunk_size=3, usage=Usage(prompt_tokens=12, completion_tokens=7))
+    )
     events, result = run_events(make_loop(llm_server, tmp_path), "hi")
 
     deltas = [e.text for e in events if isinstance(e, TextDelta)]

@@ -54,7 +54,10 @@ def test_an_api_key_is_read_from_the_variable_a_settings_file_names(
 
 def test_a_custom_api_base_without_a_key_gets_a_placeholder_key(tmp_path: Path) -> None:
     choice = resolve_model(
-        flag_model="openai/local", flag_api_base="http://127.0.0.1:9/v1", flag_api_key=None, settings=load_settings(tmp_path)
+        flag_model="openai/local",
+        flag_api_base="http://127.0.0.1:9/v1",
+        flag_api_key=None,
+        settings=load_settings(tmp_path),
     )
     assert choice.api_key == NO_KEY
 

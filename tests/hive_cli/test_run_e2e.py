@@ -67,7 +67,11 @@ def test_stream_json_emits_one_typed_versioned_object_per_line(llm_server: LLMSe
     for required in ("text_delta", "tool_call_started", "tool_call_finished", "turn_completed"):
         assert required in types
     started = [line for line in lines if line["type"] == "tool_call_started"]
-    assert [(s["name"], s["call_id"]) for s in started] == [("write_file", "w"), ("execute_command", "x"), ("read_file", "r")]
+    assert [(s["name"], s["call_id"]) for s in started] == [
+        ("write_file", "w"),
+        ("execute_command", "x"),
+        ("read_file", "r"),
+    ]
     root = next(line for line in lines if line["type"] == "progress" and line["phase"] == "request_started")
     assert all(s["parent_scope_id"] == root["scope_id"] and s["depth"] == 1 for s in started)
     finished = [line for line in lines if line["type"] == "tool_call_finished"]
@@ -80,7 +84,9 @@ def test_stream_json_emits_one_typed_versioned_object_per_line(llm_server: LLMSe
     assert lines[-1]["exit_reason"] == "completed"
 
 
-def test_text_output_streams_the_answer_and_logs_tools_and_usage_to_stderr(llm_server: LLMServer, tmp_path: Path) -> None:
+def test_text_output_streams_the_answer_and_logs_tools_and_usage_to_stderr(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
     script_write_run_read(llm_server)
     done = run_hive("run", "make hello.py", "--yes", *model_args(llm_server, tmp_path))
 

@@ -385,6 +385,8 @@ FAILURES = [
     for number, expectation in enumerate(recording.exchanges)
     if isinstance(expectation, Fails)
 ]
+
+
 @pytest.mark.parametrize(
     ("name", "number"),
     [

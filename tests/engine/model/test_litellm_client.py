@@ -53,7 +53,9 @@ def reply_of(items: list[StreamItem]) -> ModelReply:
     ],
     ids=["plain", "name-repeated", "arguments-whole", "no-finish-reason", "all-quirks"],
 )
-def test_parallel_tool_calls_assemble_whatever_the_server_quirks(llm_server: LLMServer, quirks: dict[str, object]) -> None:
+def test_parallel_tool_calls_assemble_whatever_the_server_quirks(
+    llm_server: LLMServer, quirks: dict[str, object]
+) -> None:
     llm_server.script(
         tool_calls(
             call("read_file", {"path": "src/app.py", "limit": 20}, id="call_a"),

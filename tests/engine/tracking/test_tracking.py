@@ -293,7 +293,10 @@ def test_tracking_never_carries_arguments_unless_asked(llm_server: LLMServer, tm
         ).run("go")
         scopes = [asdict(e.scope) for e in events if isinstance(e, (ToolCallStarted, ToolCallFinished)) and e.scope]
         tracked_text = json.dumps(
-            [asdict(e) for e in progress_events(events)] + scopes + [asdict(result.report)] + [asdict(e) for e in observer.events]
+            [asdict(e) for e in progress_events(events)]
+            + scopes
+            + [asdict(result.report)]
+            + [asdict(e) for e in observer.events]
         )
         if opted_in:
             heard = next(e for e in observer.events if e.phase == "tool_invoking")

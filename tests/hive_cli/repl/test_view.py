@@ -54,11 +54,20 @@ def test_a_run_renders_markdown_blocks_tool_lines_with_previews_and_a_usage_line
             TextDelta(text="read the **file**.\n\n"),
             ToolCallStarted(call=READ, read_only=True, scope=SCOPE),
             ToolCallFinished(
-                outcome=ToolOutcome(call=READ, output="     1\tprint('hi')\n     2\tx = 1\n     3\ty = 2\n", success=True, duration_s=0.012),
+                outcome=ToolOutcome(
+                    call=READ,
+                    output="     1\tprint('hi')\n     2\tx = 1\n     3\ty = 2\n",
+                    success=True,
+                    duration_s=0.012,
+                ),
                 scope=SCOPE,
             ),
             ToolCallStarted(call=TEST, scope=SCOPE),
-            ToolCallFinished(outcome=ToolOutcome(call=TEST, output="exit code 1\nFAILED test_a.py::test_x", success=False, duration_s=1.5)),
+            ToolCallFinished(
+                outcome=ToolOutcome(
+                    call=TEST, output="exit code 1\nFAILED test_a.py::test_x", success=False, duration_s=1.5
+                )
+            ),
             TextDelta(text="Done.\n"),
             RunFinished(result=RunResult(text="Done.", exit_reason="completed", report=REPORT)),
         ]
@@ -96,8 +105,18 @@ def test_errors_are_one_line_with_a_hint_and_cancellation_says_so() -> None:
 
 def test_nested_calls_are_indented_under_their_parent() -> None:
     nested = [
-        ProgressEvent(phase="tool_invoking", scope_id="s5", parent_scope_id="s2", depth=2, call_id="n1", tool_name="grep_files"),
-        ProgressEvent(phase="tool_completed", scope_id="s5", parent_scope_id="s2", depth=2, call_id="n1", tool_name="grep_files", duration_s=0.5),
+        ProgressEvent(
+            phase="tool_invoking", scope_id="s5", parent_scope_id="s2", depth=2, call_id="n1", tool_name="grep_files"
+        ),
+        ProgressEvent(
+            phase="tool_completed",
+            scope_id="s5",
+            parent_scope_id="s2",
+            depth=2,
+            call_id="n1",
+            tool_name="grep_files",
+            duration_s=0.5,
+        ),
     ]
     output = render([RunStarted(model="m"), *nested])
     assert output == "   ✓ grep_files  0.50s"
