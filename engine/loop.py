@@ -27,7 +27,6 @@ from engine.events import (
     RunStarted,
     TextDelta,
     ToolCall,
-    ToolCallFinished,
     ToolOutcome,
     TurnCompleted,
     TurnRecord,
@@ -83,6 +82,8 @@ class _RunState:
         self.addenda: list[str] = []
         self.ending: RunResult | None = None
         """Set when the run has decided to stop, with the result it stops with."""
+        self.interrupted: tuple[int, ModelReply, dict[str, ToolOutcome]] | None = None
+        """The tool round in progress, if any (so a cancellation can keep its results)."""
 
     def result(self, reason: ExitReason, *, error: str | None = None, pending: Sequence[ToolCall] = ()) -> RunResult:
         text = self.turns[-1].text if self.turns else ""
@@ -170,6 +171,7 @@ class AgentLoop:
             if not self._take_own_cancellation():
                 trace.abandoned()
                 raise
+            self._keep_interrupted_round(state)
             self.conversation.answer_unanswered("Cancelled by the user before it finished.")
             state.ending = state.result("cancelled")
         except ProviderError as error:
@@ -218,6 +220,13 @@ class AgentLoop:
         yield ErrorEvent(category="limit", message=message)
         state.ending = state.result("max_turns", error=message)
 
+    def _keep_interrupted_round(self, state: _RunState) -> None:
+        """A cancelled round keeps what its calls produced (partial output included) in the history."""
+        if state.interrupted is not None:
+            index, reply, outcomes = state.interrupted
+            state.turns.append(self._record_round(index, reply, outcomes))
+            state.interrupted = None
+
     def _take_own_cancellation(self) -> bool:
         """True when the cancellation came from ``cancel()`` (and is now absorbed)."""
         task = asyncio.current_task()
@@ -231,19 +240,29 @@ class AgentLoop:
     ) -> AsyncGenerator[Event, None]:
         declared = {s.name for s in self.toolset.specs() if s.declared_only}
         runnable = [c for c in reply.tool_calls if c.name not in declared]
-        pending = tuple(c for c in reply.tool_calls if c.name in declared)
         outcomes: dict[str, ToolOutcome] = {}
+        state.interrupted = (index, reply, outcomes)
         if runnable:
-            round_events = run_tool_round(runnable, self.toolset, self.environment.context, trace)
+            round_events = run_tool_round(runnable, self.toolset, self.environment.context, trace, outcomes)
             async with aclosing(round_events) as events:
                 async for event in events:
-                    if isinstance(event, ToolCallFinished):
-                        outcomes[event.outcome.call.id] = event.outcome
                     yield event
-        ordered = tuple(outcomes[c.id] for c in runnable if c.id in outcomes)
+        state.interrupted = None
+        record = self._record_round(index, reply, outcomes)
+        state.turns.append(record)
+        addendum = await self._observe(record)
+        if addendum:
+            state.addenda.append(addendum)
+        yield TurnCompleted(turn=record, addendum=addendum)
+
+    def _record_round(self, index: int, reply: ModelReply, outcomes: dict[str, ToolOutcome]) -> TurnRecord:
+        """Put a round's results in the history (in the order the model asked) and describe the turn."""
+        declared = {s.name for s in self.toolset.specs() if s.declared_only}
+        pending = tuple(c for c in reply.tool_calls if c.name in declared)
+        ordered = tuple(outcomes[c.id] for c in reply.tool_calls if c.id in outcomes)
         for outcome in ordered:
             self.conversation.append({"role": "tool", "tool_call_id": outcome.call.id, "content": outcome.output})
-        record = TurnRecord(
+        return TurnRecord(
             index=index,
             text=reply.text,
             reasoning=reply.reasoning,
@@ -254,11 +273,6 @@ class AgentLoop:
             model=reply.model or self.client.model,
             usage=reply.usage,
         )
-        state.turns.append(record)
-        addendum = await self._observe(record)
-        if addendum:
-            state.addenda.append(addendum)
-        yield TurnCompleted(turn=record, addendum=addendum)
 
     # --- helpers ------------------------------------------------------------------------
 

@@ -35,14 +35,24 @@ def plan_batches(calls: Sequence[ToolCall], specs: dict[str, ToolSpec]) -> list[
 
 
 async def run_tool_round(
-    calls: Sequence[ToolCall], toolset: Toolset, make_context: ContextFactory, trace: RunTrace
+    calls: Sequence[ToolCall],
+    toolset: Toolset,
+    make_context: ContextFactory,
+    trace: RunTrace,
+    outcomes: dict[str, ToolOutcome],
 ) -> AsyncGenerator[Event, None]:
-    """Run ``calls`` and yield their events; every call ends with exactly one ``ToolCallFinished``."""
+    """Run ``calls`` and yield their events; every call ends with exactly one ``ToolCallFinished``.
+
+    Each outcome is also put in ``outcomes`` as it happens, so a round that is cancelled (its events no
+    longer read) still leaves what its calls produced, partial output included.
+    """
     specs = {spec.name: spec for spec in toolset.specs()}
     queue: asyncio.Queue[Event] = asyncio.Queue()
     emit = _emitter(queue)
     for batch in plan_batches(calls, specs):
-        tasks = [asyncio.create_task(_run_call(call, toolset, specs, make_context, emit, trace)) for call in batch]
+        tasks = [
+            asyncio.create_task(_run_call(call, toolset, specs, make_context, emit, trace, outcomes)) for call in batch
+        ]
         unfinished = len(tasks)
         try:
             while unfinished:
@@ -77,6 +87,7 @@ async def _run_call(
     make_context: ContextFactory,
     emit: Callable[[Event], None],
     trace: RunTrace,
+    outcomes: dict[str, ToolOutcome],
 ) -> None:
     spec = specs.get(call.name)
     call_trace = trace.call(call, spec.kind if spec else "tool", spec.source if spec else None, emit)
@@ -88,7 +99,9 @@ async def _run_call(
             result = await _dispatch(call, toolset, _context_for(call, make_context, emit))
     finally:
         call_trace.close(result.success)
-        emit(_finished(call, result, started, call_trace.scope))
+        finished = _finished(call, result, started, call_trace.scope)
+        outcomes[call.id] = finished.outcome
+        emit(finished)
 
 
 def _finished(call: ToolCall, result: ToolResult, started: float, scope: ScopeInfo | None) -> ToolCallFinished:

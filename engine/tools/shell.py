@@ -103,8 +103,11 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
                 return ToolResult.error(self._timeout_text(args.timeout_seconds, output))
             detached = not await _drain(pump, self.drain_grace)
         except asyncio.CancelledError:
+            # The run is being cancelled: stop the command, and hand back what it printed so far (the
+            # round is finishing anyway, so returning instead of re-raising loses nothing).
             await stop_process_group(proc, self.kill_grace)
-            raise
+            await _drain(pump, self.drain_grace)
+            return ToolResult.error(f"Cancelled by the user; the command was stopped.\n{output.render()}")
         finally:
             await _stop_pump(pump)
             transport.close()

@@ -80,7 +80,7 @@ class Repl:
         while not self._leaving:
             self._catch_ctrl_c_between_prompts()
             try:
-                line = await self.prompt.prompt_async(prompt_message(self.state.mode))
+                line = await self.prompt.prompt_async(prompt_message(self.state.mode), pre_run=self._leave_if_asked)
             except KeyboardInterrupt:
                 if self._second_ctrl_c():
                     break
@@ -117,6 +117,11 @@ class Repl:
         self.state.load(loaded)
         show_transcript(self.view, loaded)
         return True
+
+    def _leave_if_asked(self) -> None:
+        # A second Ctrl-C may land after the loop's check but before the prompt is up.
+        if self._leaving:
+            self.prompt.app.exit(exception=EOFError)
 
     def _catch_ctrl_c_between_prompts(self) -> None:
         """A Ctrl-C that lands while no prompt and no run is active counts like one at the prompt."""

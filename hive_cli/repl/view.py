@@ -170,6 +170,9 @@ class ReplView:
         self._waiting_since = None
         self._stop_live()
         if event.result.exit_reason == "cancelled":
+            for outcome in event.result.turns[-1].outcomes if event.result.turns else ():
+                if outcome.call.id in self.timeline.running:  # stopped mid-way: show what it produced
+                    self.print(self.timeline.finish(outcome))
             self.print(Text("  (cancelled)", style="yellow"))
         self.print(Text(run_summary(event.result), style="dim"))
 

@@ -110,19 +110,24 @@ def test_a_timeout_kills_the_whole_process_group(call: Call, tmp_path: Path) -> 
     assert _all_gone(_pids(pids_file, 4))
 
 
-def test_cancelling_the_call_kills_the_whole_process_group(ctx: ToolContext, tmp_path: Path) -> None:
+def test_cancelling_the_call_kills_the_whole_process_group_and_keeps_its_output(
+    ctx: ToolContext, tmp_path: Path
+) -> None:
     pids_file = tmp_path / "pids"
     tool = ExecuteCommandTool(kill_grace=0.3)
 
-    async def cancel_midway() -> list[int]:
-        task = asyncio.create_task(tool.run({"command": SPAWNS_A_FAMILY.format(pids=pids_file)}, ctx))
+    async def cancel_midway() -> tuple[list[int], ToolResult]:
+        command = "echo before-the-cancel; " + SPAWNS_A_FAMILY.format(pids=pids_file)
+        task = asyncio.create_task(tool.run({"command": command}, ctx))
         pids = await asyncio.to_thread(_pids, pids_file, 4)
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        return pids
+        return pids, await task
 
-    assert _all_gone(asyncio.run(cancel_midway()))
+    pids, result = asyncio.run(cancel_midway())
+    assert _all_gone(pids)
+    assert result.success is False
+    assert result.output.startswith("Cancelled by the user; the command was stopped.")
+    assert "before-the-cancel" in result.output
 
 
 def test_background_jobs_holding_the_output_do_not_block_the_result(call: Call) -> None:

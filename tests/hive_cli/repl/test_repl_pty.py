@@ -87,7 +87,8 @@ def test_an_approval_answered_yes_runs_and_one_answered_no_is_refused_with_the_r
 
 def test_ctrl_c_cancels_a_running_command_and_the_prompt_comes_back(llm_server: LLMServer, tmp_path: Path) -> None:
     marker = tmp_path / "pid"
-    llm_server.script(tool_calls(call("execute_command", {"command": f"echo $$ > {marker}; sleep 60"})), text("next"))
+    command = f"echo partial-output-kept; echo $$ > {marker}; sleep 60"
+    llm_server.script(tool_calls(call("execute_command", {"command": command})), text("next"))
     child = spawn_repl(llm_server, tmp_path, "--yes")
     send_line(child, "run something slow")
     deadline = time.monotonic() + TIMEOUT
@@ -95,6 +96,7 @@ def test_ctrl_c_cancels_a_running_command_and_the_prompt_comes_back(llm_server: 
         assert time.monotonic() < deadline
         time.sleep(0.05)
     child.sendcontrol("c")
+    child.expect("partial-output-kept")  # the stopped command's line shows what it printed
     child.expect("cancelled")
     child.expect("›")
     with pytest.raises(ProcessLookupError):
@@ -103,7 +105,8 @@ def test_ctrl_c_cancels_a_running_command_and_the_prompt_comes_back(llm_server: 
     child.expect("next")
     child.expect("›")
     history = llm_server.chat_requests[1].messages
-    assert any(m["role"] == "tool" and "Cancelled" in m["content"] for m in history)
+    result = next(m for m in history if m["role"] == "tool")
+    assert "Cancelled by the user" in result["content"] and "partial-output-kept" in result["content"]
     quit_repl(child)
 
 
