@@ -229,6 +229,7 @@ def test_ctrl_c_twice_at_an_empty_prompt_leaves(llm_server: LLMServer, tmp_path:
     child = spawn_repl(llm_server, tmp_path)
     child.sendcontrol("c")
     child.expect("Ctrl-C again to exit")
+    child.expect("›")  # a person's second press comes after the prompt is back
     child.sendcontrol("c")
     child.expect(pexpect.EOF)
     child.close()
