@@ -7,8 +7,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from engine.tools.base import ToolContext, ToolResult
 from engine.tools.shell import ExecuteCommandTool
 
