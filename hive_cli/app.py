@@ -93,9 +93,10 @@ def root(
     with exit_on_error(debug):
         from hive_cli.repl.main import run_repl
         from hive_cli.repl.state import ReplOptions
+        from hive_cli.workdir import resolve_cwd
 
         options = ReplOptions(
-            cwd=_working_directory(cwd),
+            cwd=resolve_cwd(cwd),
             model=model,
             api_base=api_base,
             api_key=api_key,
@@ -238,7 +239,7 @@ def permissions_check(
     """Print the verdict (allow, ask, deny) on one call, the rule that decided it, its file and the reason."""
     with exit_on_error(False):
         from hive_cli.permissions_command import check
-        from hive_cli.run_command import resolve_cwd
+        from hive_cli.workdir import resolve_cwd
 
         check(tool, arguments or [], resolve_cwd(cwd), mode.value, output_format.value)
 
@@ -248,7 +249,7 @@ def permissions_show(cwd: CwdOpt = None, output_format: FormatOpt = ReportFormat
     """Print the rules in force here and the file each came from."""
     with exit_on_error(False):
         from hive_cli.permissions_command import show
-        from hive_cli.run_command import resolve_cwd
+        from hive_cli.workdir import resolve_cwd
 
         show(resolve_cwd(cwd), output_format.value)
 
@@ -281,15 +282,6 @@ def _run_piped_task(
         max_turns=max_turns,
         debug=debug,
     )
-
-
-def _working_directory(cwd: Path | None) -> Path:
-    path = (cwd or Path.cwd()).expanduser()
-    if not path.is_dir():
-        from engine.errors import UserError
-
-        raise UserError(f"--cwd: {path} is not a directory")
-    return path.resolve()
 
 
 def run_app() -> None:

@@ -9,7 +9,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult
 from engine.model.resolve import resolve_model
 from engine.policy.config import load_permissions
@@ -19,6 +18,7 @@ from engine.settings import LayeredSettings, load_settings
 from engine.usage import UsageLimits
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.output import Renderer, RunInfo, make_renderer
+from hive_cli.workdir import resolve_cwd
 
 DEFAULT_MAX_TURNS = 50
 EXIT_CODES: dict[ExitReason, int] = {
@@ -70,14 +70,6 @@ def _approver(request: RunRequest) -> Approver | None:
 
         return ReplApprover(StderrSurface())
     return None
-
-
-def resolve_cwd(cwd: Path | None) -> Path:
-    """The working directory: ``-C`` if given (it must exist), else the current one."""
-    path = (cwd or Path.cwd()).expanduser()
-    if not path.is_dir():
-        raise UserError(f"--cwd: {path} is not a directory")
-    return path.resolve()
 
 
 def session_config(request: RunRequest, cwd: Path, settings: LayeredSettings) -> SessionConfig:

@@ -9,7 +9,7 @@ import typer
 
 from engine.paths import user_data_dir
 from engine.sessions import SessionStore
-from hive_cli.run_command import resolve_cwd
+from hive_cli.workdir import resolve_cwd
 
 
 def list_sessions(cwd: Path | None, all_projects: bool) -> None:
