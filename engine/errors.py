@@ -2,8 +2,9 @@
 
 * ``UserError``: bad input from the person running hive (flags, configuration files, a missing
   model). Hosts show the message without a traceback and exit with status 2.
-* ``RunError``: the run failed while working (provider errors after retries, a limit reached).
-  Hosts show the message and exit with the error's ``exit_code``.
+* ``RunError``: the run failed while working (provider errors after retries).
+  Hosts show the message and exit with the error's ``exit_code``. Limits (turns, tokens, cost) are
+  not exceptions: the run ends with an exit reason, which ``hive run`` maps to status 3.
 * Loop signals are not here: tools report failure through their results, never by raising.
 """
 
@@ -77,17 +78,6 @@ class ContextOverflowError(ProviderError):
 
     def __init__(self, message: str, *, status_code: int | None = None) -> None:
         super().__init__(message, category="context_overflow", status_code=status_code)
-
-
-class LimitReached(RunError):
-    """A limit stopped the run (turns, tokens, cost); exit status 3."""
-
-    exit_code = 3
-    category: ErrorCategory = "limit"
-
-
-class UsageLimitExceeded(LimitReached):
-    """The session's token or cost budget is spent; the next model turn is refused."""
 
 
 class HistoryError(UserError):

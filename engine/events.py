@@ -180,7 +180,6 @@ class ProgressEvent:
     duration_s: float | None = None
     arguments: dict[str, str] | None = None
     """Stringified argument values, only with ``include_tool_arguments``."""
-    error_category: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

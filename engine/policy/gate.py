@@ -97,15 +97,6 @@ class ApproveEverything:
         return Decision(allowed=True, reason="allowed by --yes")
 
 
-class ReadOnlyPolicy:
-    """Allows read-only tools and asks for everything else."""
-
-    def judge(self, spec: ToolSpec, call: ToolCall, ctx: ToolContext) -> Judgement:
-        if spec.read_only:
-            return Judgement(verdict="allow", reason="read-only tool")
-        return Judgement(verdict="ask", reason=f"{spec.name} can change files or run commands")
-
-
 class ApprovalGate(WrapperToolset):
     """Wraps a toolset so that each call passes the policy (and the approver when it asks)."""
 

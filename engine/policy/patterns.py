@@ -25,8 +25,6 @@ PIPE = "\x00|"
 """The word standing for a pipe between two commands (no shell word can contain a NUL)."""
 ANY_WORDS = "\x00*"
 """A pattern word matching any number of command words."""
-UNKNOWN_WORD = None
-"""A command word whose value is only known when the command runs (an expansion)."""
 
 CommandWord = str | None
 
@@ -132,11 +130,6 @@ class CommandPattern:
 
     text: str
     words: tuple[str, ...]
-
-    @property
-    def has_pipe(self) -> bool:
-        """Whether the pattern describes a pipeline rather than one command."""
-        return PIPE in self.words
 
     def matches(self, words: Sequence[CommandWord]) -> bool:
         """Whether the command (or pipeline) ``words`` match this pattern."""

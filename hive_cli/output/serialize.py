@@ -96,7 +96,7 @@ def progress_dict(event: ProgressEvent) -> dict[str, Any]:
             **scope,
         }
     record: dict[str, Any] = {"type": "progress", "phase": event.phase, **scope}
-    for name in ("label", "call_id", "tool_name", "tool_kind", "duration_s", "arguments", "error_category"):
+    for name in ("label", "call_id", "tool_name", "tool_kind", "duration_s", "arguments"):
         value = getattr(event, name)
         if value:
             record[name] = value

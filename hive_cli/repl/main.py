@@ -97,19 +97,18 @@ class Repl:
 
     def _greet(self) -> None:
         options = self.state.options
-        loaded = None
-        if options.resume or options.continue_last:
-            loaded = self._load_saved(options.resume)
-        if loaded is None:
+        resumed = (options.resume or options.continue_last) and self._load_saved(options.resume)
+        if not resumed:
             self.console.print(Text(f"hive {__version__} · /help for commands · Ctrl-D to exit", style="dim"))
 
-    def _load_saved(self, session_id: str | None) -> bool | None:
+    def _load_saved(self, session_id: str | None) -> bool:
+        """Reopen a saved session (this directory's last one without an id) and show it; False if none."""
         store = self.state.store
         if session_id is None:
             recent = store.list(self.state.cwd)
             if not recent:
                 self.console.print(Text("No saved session for this directory; starting a new one.", style="dim"))
-                return None
+                return False
             session_id = recent[0].id
         from hive_cli.repl.transcript import show_transcript
 

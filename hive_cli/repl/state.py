@@ -61,8 +61,9 @@ class ReplState:
         self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._resolve))
 
     def _resolve(self) -> tuple[LayeredSettings, ModelChoice]:
+        # The session machinery is imported here too, in the background, to spare the first request that wait.
         from engine.model.resolve import resolve_model
-        from engine.session import open_session  # noqa: F401  (imported here, off the prompt's path)
+        from engine.session import open_session  # noqa: F401
         from engine.settings import load_settings
 
         settings = load_settings(self.cwd)
