@@ -31,8 +31,9 @@ pytest: install
 
 test: lint typecheck pytest
 
+# Every script directly in benchmarks/ is a benchmark; shared helpers live in benchmarks/support/.
 bench: install
-	for b in benchmarks/*.py; do $(BIN)/python $$b || exit 1; done
+	for b in benchmarks/*.py; do [ "$$(basename $$b)" = __init__.py ] || $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

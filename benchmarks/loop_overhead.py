@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-from benchmarks import model_server
-from benchmarks.noop_tool import Noop
+from benchmarks.support import model_server
+from benchmarks.support.noop_tool import Noop
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model import litellm_import

@@ -18,7 +18,7 @@ import pexpect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.compiled import compile_hive
+from benchmarks.support.compiled import compile_hive
 
 RUNS = 9
 WORD = "hello-hive"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import model_server
-from benchmarks.compiled import compile_hive
+from benchmarks.support import model_server
+from benchmarks.support.compiled import compile_hive
 
 PAIRS = 7
 HIVE = Path(sys.executable).parent / "hive"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.compiled import compile_hive
+from benchmarks.support.compiled import compile_hive
 
 ROOTS = 15
 HEAVY = ("litellm", "mcp", "openai", "httpx", "pydantic", "rich", "prompt_toolkit", "tiktoken", "yaml")

@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-from benchmarks.noop_tool import Noop
+from benchmarks.support.noop_tool import Noop
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model.types import ModelReply, StreamItem, StreamText

@@ -1,41 +1,106 @@
-"""The conversation history: OpenAI-format messages, appended to in order, with listeners (e.g. the session file)."""
+"""The conversation history: OpenAI-format messages, appended to in order, and the compactions of it.
+
+The messages are never rewritten. A compaction records that, from now on, a summary stands for the
+first ``through`` messages; ``view()`` is what the model sees (the latest summary, then every message
+after it). A recorder (the session file) gets every message and every compaction as it happens, so a
+resumed session sees exactly what the model saw.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
 
 from engine.errors import HistoryError
-from engine.events import ToolCall
+from engine.events import CompactionReason, ToolCall
 from engine.model.assembly import parse_tool_call
 from engine.model.types import Message
 
-MessageListener = Callable[[Message], None]
+SUMMARY_HEADER = "[Summary of the earlier conversation, which was compacted to fit the context window]"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compaction:
+    """A summary that stands for the first ``through`` messages of the history from now on."""
+
+    through: int
+    summary: str
+    reason: CompactionReason = "manual"
+
+
+class ConversationRecorder(Protocol):
+    """Keeps a record of a conversation as it grows (e.g. the session file)."""
+
+    def append_message(self, message: Message) -> None: ...
+
+    def append_compaction(self, compaction: Compaction) -> None: ...
+
+
+def summary_message(compaction: Compaction) -> Message:
+    """The message that stands for the compacted part of the history."""
+    return {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{compaction.summary}"}
+
+
+def is_summary(message: Message) -> bool:
+    """Whether ``message`` is a compaction's summary."""
+    content = message.get("content")
+    return message.get("role") == "user" and isinstance(content, str) and content.startswith(SUMMARY_HEADER)
 
 
 class Conversation:
-    """An append-only list of messages; every append is passed to the listeners at once."""
+    """An append-only list of messages and compactions; every change goes to the recorders at once."""
 
-    def __init__(self, messages: Iterable[Message] = ()) -> None:
+    def __init__(self, messages: Iterable[Message] = (), compactions: Iterable[Compaction] = ()) -> None:
         self._messages: list[Message] = list(messages)
-        self._listeners: list[MessageListener] = []
+        self._compactions: list[Compaction] = list(compactions)
+        self._recorders: list[ConversationRecorder] = []
 
     @property
     def messages(self) -> tuple[Message, ...]:
-        """The messages so far (a snapshot)."""
+        """Every message so far, compacted ones included (a snapshot)."""
         return tuple(self._messages)
+
+    @property
+    def compactions(self) -> tuple[Compaction, ...]:
+        """The compactions so far, oldest first."""
+        return tuple(self._compactions)
 
     def __len__(self) -> int:
         return len(self._messages)
 
-    def listen(self, listener: MessageListener) -> None:
-        """Call ``listener`` with every message appended from now on."""
-        self._listeners.append(listener)
+    def view(self) -> tuple[Message, ...]:
+        """What the model sees: the latest compaction's summary, then the messages after it."""
+        if not self._compactions:
+            return tuple(self._messages)
+        latest = self._compactions[-1]
+        return (summary_message(latest), *self._messages[latest.through :])
+
+    def record_to(self, recorder: ConversationRecorder) -> None:
+        """Give ``recorder`` every message and compaction from now on."""
+        self._recorders.append(recorder)
 
     def append(self, message: Message) -> None:
-        """Add a message and tell the listeners."""
+        """Add a message and tell the recorders."""
         self._messages.append(message)
-        for listener in self._listeners:
-            listener(message)
+        for recorder in self._recorders:
+            recorder.append_message(message)
+
+    def compact(self, through: int, summary: str, reason: CompactionReason = "manual") -> Compaction:
+        """Let ``summary`` stand for the first ``through`` messages from now on; tell the recorders.
+
+        ``through`` must leave whole tool rounds: the first message kept cannot be a tool result.
+        """
+        earlier = self._compactions[-1].through if self._compactions else 0
+        if not earlier < through <= len(self._messages):
+            raise ValueError(f"cannot compact through message {through}: the history has {len(self)} messages")
+        if through < len(self._messages) and self._messages[through].get("role") == "tool":
+            raise ValueError(f"cannot compact through message {through}: it would split a tool round")
+        compaction = Compaction(through=through, summary=summary, reason=reason)
+        self._compactions.append(compaction)
+        for recorder in self._recorders:
+            recorder.append_compaction(compaction)
+        return compaction
 
     def add_tool_result(self, call_id: str, output: str) -> None:
         """Add the result of a call the host ran (a declared-only tool)."""

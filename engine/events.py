@@ -1,9 +1,17 @@
 """The protocol between the engine and its hosts: one closed union of typed events.
 
-Every event is a small frozen dataclass with a literal ``kind``. Hosts render or serialise
-events by dispatching on ``kind`` (or with ``match``); the engine never prints.
+Every event is a small frozen dataclass with a literal ``kind`` and the id of the agent that produced
+it (``"root"``, or a named sub-agent). Hosts render or serialise events with one ``match`` ending in
+``assert_never``; the engine never prints.
 
-This module imports only the standard library so any host can depend on it cheaply.
+A tool call has one lifecycle at every depth: ``ToolCallStarted``, any number of ``ToolProgress``,
+then ``ToolCallFinished``, each carrying the call's place in the scope tree (``ScopeInfo``). Calls
+made from inside another tool and calls of a nested agent run travel into every enclosing stream as
+these same events, deeper in the tree. Each model call of a run begins with ``ModelTurnStarted``.
+
+Only the standard library is imported here, plus three engine modules that are themselves standard
+library only (``engine.usage``, ``engine.reports``, ``engine.errors``); a test holds this true, so any
+host can depend on the protocol cheaply.
 """
 
 from __future__ import annotations
@@ -11,8 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.reports import UsageReport
+from engine.errors import ErrorCategory
+from engine.reports import ToolKind, UsageReport
 from engine.usage import Usage as Usage
+
+ROOT_AGENT = "root"
+"""The agent id of the top-level agent of a session; sub-agents carry their own names."""
+
+WorkingMode = Literal["plan", "work"]
+"""What the agent does between decisions: plan (read-only tools) or work (every tool, each judged)."""
+Mode = Literal["plan", "work", "hitl"]
+"""The agent's mode; ``hitl`` while a person is deciding."""
+CompactionReason = Literal["threshold", "overflow", "manual"]
+"""Why the conversation was compacted: the window filled up, the provider refused it, or the user asked."""
 
 Success = bool | None
 """Outcome of a tool call: True, False, or None when the outcome is unknown."""
@@ -94,16 +113,57 @@ class RunResult:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunStarted:
+class _AgentEvent:
+    """Fields every event has."""
+
+    agent: str = ROOT_AGENT
+    """The id of the agent that produced the event: ``root`` or a named sub-agent."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScopeInfo:
+    """Where something sits in a tracked request's scope tree: a run's root, or a tool call below it.
+
+    One root per run (depth 0, or below the tool that started a nested run), a child per tool call,
+    nested calls and nested runs further down; ``parent_scope_id`` links them.
+    """
+
+    scope_id: str
+    parent_scope_id: str | None
+    depth: int
+    label: str = ""
+    """"Calling read_file Tool", "Calling github MCP", "Calling reviewer Agent" (empty for a run's root)."""
+    tool_kind: ToolKind | None = None
+    """The kind of tool of a call's scope; None for a run's root."""
+    source: str | None = None
+    """The MCP server or agent behind the call, when there is one."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted(_AgentEvent):
     """A run began (a new prompt or a continuation)."""
 
     kind: Literal["run_started"] = "run_started"
     model: str
     continuation: bool = False
+    scope: ScopeInfo | None = None
+    """The run's root scope, when the run is tracked."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class TextDelta:
+class ModelTurnStarted(_AgentEvent):
+    """A model call is about to be made (the "thinking" point of a run)."""
+
+    kind: Literal["model_turn_started"] = "model_turn_started"
+    index: int
+    """0-based position of this model turn within the run."""
+    model: str
+    scope: ScopeInfo | None = None
+    """The run's root scope, when the run is tracked (for a nested run: below the tool that runs it)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta(_AgentEvent):
     """A piece of the model's answer text."""
 
     kind: Literal["text_delta"] = "text_delta"
@@ -111,7 +171,7 @@ class TextDelta:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReasoningDelta:
+class ReasoningDelta(_AgentEvent):
     """A piece of the model's reasoning ("thinking") text."""
 
     kind: Literal["reasoning_delta"] = "reasoning_delta"
@@ -119,75 +179,33 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ScopeInfo:
-    """Where a tracked tool call sits in the scope tree (see ``ProgressEvent``)."""
-
-    scope_id: str
-    parent_scope_id: str | None
-    depth: int
-    label: str = ""
-    """"Calling read_file Tool", "Calling github MCP", "Calling reviewer Agent"."""
-    tool_kind: str = "tool"
-    source: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCallStarted:
-    """A tool call is about to run: in a tracked run this is the call's "tool invoking" event."""
+class ToolCallStarted(_AgentEvent):
+    """A tool call is about to run, at any depth (a top-level call, a call inside a tool, a sub-agent's call)."""
 
     kind: Literal["tool_call_started"] = "tool_call_started"
     call: ToolCall
     read_only: bool = False
     scope: ScopeInfo | None = None
-    """The call's place in the scope tree, when the run is tracked."""
-
-
-ProgressPhase = Literal[
-    "request_started",
-    "thinking",
-    "tool_invoking",
-    "tool_progress",
-    "tool_completed",
-    "tool_failed",
-    "request_completed",
-    "request_failed",
-]
+    """The call's place in the scope tree, when the run is tracked (depth 1 for the run's own calls)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ProgressEvent:
-    """A tracking event. It never carries prompt text, tool arguments (unless opted in) or tool results.
+class ToolProgress(_AgentEvent):
+    """A running tool reported what it is doing, and how far along it is when it knows."""
 
-    ``scope_id``, ``parent_scope_id`` and ``depth`` let a consumer rebuild the scope tree: one root per
-    request, a child per tool call, nested calls and nested runs below.
-    """
-
-    kind: Literal["progress"] = "progress"
-    phase: ProgressPhase
-    scope_id: str
-    parent_scope_id: str | None
-    depth: int
-    label: str = ""
-    """Synthetic, for display: "Thinking...", "Calling read_file Tool", "Calling github MCP"."""
-    call_id: str | None = None
-    tool_name: str | None = None
-    tool_kind: str | None = None
-    """"tool", "mcp" or "agent"."""
-    status: str | None = None
-    """The status text a tool reported about itself (``tool_progress`` only)."""
+    kind: Literal["tool_progress"] = "tool_progress"
+    call_id: str
+    tool_name: str
+    status: str = ""
     progress: float | None = None
     total: float | None = None
-    duration_s: float | None = None
-    arguments: dict[str, str] | None = None
-    """Stringified argument values, only with ``include_tool_arguments``."""
+    scope: ScopeInfo | None = None
+    """The scope of the call that reported it."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolCallFinished:
-    """A tool call finished; ``outcome.success`` is True, False or None (unknown).
-
-    In a tracked run this is the call's "tool completed" (or, when it failed, "tool failed") event.
-    """
+class ToolCallFinished(_AgentEvent):
+    """A tool call finished; ``outcome.success`` is True, False or None (unknown)."""
 
     kind: Literal["tool_call_finished"] = "tool_call_finished"
     outcome: ToolOutcome
@@ -196,18 +214,30 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Retrying:
+class Retrying(_AgentEvent):
     """A model call failed in a way worth retrying; the engine waits and tries again."""
 
     kind: Literal["retrying"] = "retrying"
-    category: str
+    category: ErrorCategory
     message: str
     attempt: int
     delay_s: float
 
 
 @dataclass(frozen=True, kw_only=True)
-class TurnCompleted:
+class ContextCompacted(_AgentEvent):
+    """The conversation was compacted: older messages are represented by a summary from now on."""
+
+    kind: Literal["context_compacted"] = "context_compacted"
+    reason: CompactionReason
+    summarised_messages: int
+    """How many messages of the history the summary stands for."""
+    kept_messages: int
+    """How many recent messages are still sent whole."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnCompleted(_AgentEvent):
     """A model turn and its tool calls are done."""
 
     kind: Literal["turn_completed"] = "turn_completed"
@@ -217,27 +247,29 @@ class TurnCompleted:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModeChanged:
+class ModeChanged(_AgentEvent):
     """The agent's mode changed (plan, work, hitl)."""
 
     kind: Literal["mode_changed"] = "mode_changed"
-    previous: str
-    current: str
+    previous: Mode
+    current: Mode
     reason: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ApprovalRequested:
+class ApprovalRequested(_AgentEvent):
     """A tool call needs a human decision before it may run."""
 
     kind: Literal["approval_requested"] = "approval_requested"
     call: ToolCall
     summary: str
     """What will happen: the full command, or the path (and a diff) for an edit."""
+    reason: str = ""
+    """Why it needs a decision (the rule that asks, or what could not be judged)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class ApprovalResolved:
+class ApprovalResolved(_AgentEvent):
     """A decision about a tool call was taken (by a person, a flag, or for lack of anyone to ask)."""
 
     kind: Literal["approval_resolved"] = "approval_resolved"
@@ -247,16 +279,16 @@ class ApprovalResolved:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ErrorEvent:
+class ErrorEvent(_AgentEvent):
     """Something went wrong; ``category`` says what kind of thing."""
 
     kind: Literal["error"] = "error"
-    category: str
+    category: ErrorCategory
     message: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunFinished:
+class RunFinished(_AgentEvent):
     """The last event of every run; carries the result with its turn records."""
 
     kind: Literal["run_finished"] = "run_finished"
@@ -265,12 +297,14 @@ class RunFinished:
 
 Event = (
     RunStarted
+    | ModelTurnStarted
     | TextDelta
     | ReasoningDelta
     | ToolCallStarted
-    | ProgressEvent
+    | ToolProgress
     | ToolCallFinished
     | Retrying
+    | ContextCompacted
     | TurnCompleted
     | ModeChanged
     | ApprovalRequested
@@ -279,3 +313,6 @@ Event = (
     | RunFinished
 )
 """The closed union of everything the engine tells its host."""
+
+ToolLifecycleEvent = ToolCallStarted | ToolProgress | ToolCallFinished
+"""A tool call's lifecycle, the same at every depth."""

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from engine.paths import repository_root
 
@@ -32,6 +32,7 @@ class InstructionContext:
     cwd: Path
 
 
+@runtime_checkable
 class InstructionContributor(Protocol):
     """Adds a section to the system prompt (or nothing)."""
 

@@ -14,12 +14,16 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.context.policy import ContextPolicy, PassThrough
 from engine.conversation import Conversation
-from engine.errors import ProviderError
+from engine.defaults import DEFAULT_MAX_TURNS
+from engine.errors import ContextOverflowError, ProviderError
 from engine.events import (
+    ROOT_AGENT,
     ErrorEvent,
     Event,
     ExitReason,
+    ModelTurnStarted,
     ReasoningDelta,
     Retrying,
     RunFinished,
@@ -54,7 +58,7 @@ TurnObserver = Callable[[TurnRecord], "str | None | Awaitable[str | None]"]
 class LoopOptions:
     """Defaults for every run of a loop."""
 
-    max_turns: int = 50
+    max_turns: int = DEFAULT_MAX_TURNS
     """Model turns per run before the loop stops with ``max_turns``."""
     call_options: CallOptions = field(default_factory=CallOptions)
     limits: UsageLimits = field(default_factory=UsageLimits)
@@ -68,9 +72,22 @@ class ToolEnvironment:
     data_dir: Path
     file_options: FileToolOptions = field(default_factory=FileToolOptions)
 
-    def context(self, call: ToolCall) -> ToolContext:
+    def context(self, call: ToolCall, agent_id: str = ROOT_AGENT) -> ToolContext:
         """A fresh context for one call."""
-        return ToolContext(cwd=self.cwd, data_dir=self.data_dir, file_options=self.file_options, call_id=call.id)
+        return ToolContext(
+            cwd=self.cwd, data_dir=self.data_dir, file_options=self.file_options, call_id=call.id, agent_id=agent_id
+        )
+
+
+@dataclass(kw_only=True)
+class _RoundInProgress:
+    """The tool round running now, so that a cancellation can keep what its calls produced."""
+
+    index: int
+    reply: ModelReply
+    host_run: frozenset[str]
+    """Names of the declared-only tools: their calls are left for the host."""
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
 
 
 class _RunState:
@@ -82,8 +99,7 @@ class _RunState:
         self.addenda: list[str] = []
         self.ending: RunResult | None = None
         """Set when the run has decided to stop, with the result it stops with."""
-        self.interrupted: tuple[int, ModelReply, dict[str, ToolOutcome]] | None = None
-        """The tool round in progress, if any (so a cancellation can keep its results)."""
+        self.round: _RoundInProgress | None = None
 
     def result(self, reason: ExitReason, *, error: str | None = None, pending: Sequence[ToolCall] = ()) -> RunResult:
         text = self.turns[-1].text if self.turns else ""
@@ -112,6 +128,8 @@ class AgentLoop:
         conversation: Conversation | None = None,
         turn_observers: Sequence[TurnObserver] = (),
         hooks: RunHooks | None = None,
+        context: ContextPolicy | None = None,
+        agent_id: str = ROOT_AGENT,
     ) -> None:
         self.client = client
         self.toolset = toolset
@@ -121,6 +139,10 @@ class AgentLoop:
         self.conversation = conversation if conversation is not None else Conversation()
         self.turn_observers = list(turn_observers)
         self.hooks: RunHooks = hooks or NoHooks()
+        self.context: ContextPolicy = context or PassThrough()
+        """Prepares each request from the history; shrinks the conversation when the provider refuses it."""
+        self.agent_id = agent_id
+        """Carried by every event of this loop: ``root``, or a sub-agent's name."""
         self.usage = Usage()
         """Usage of every run of this loop so far (the session total)."""
         self._task: asyncio.Task[object] | None = None
@@ -157,13 +179,15 @@ class AgentLoop:
     async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncGenerator[Event, None]:
         options = (override or CallOptions()).merged_onto(self.options.call_options)
         state = _RunState()
-        trace = self.hooks.begin(self.client.model)
+        trace = self.hooks.begin(self.client.model, self.agent_id)
         self._cancel_requested = False
         self._task = asyncio.current_task()
         try:
-            yield RunStarted(model=self.client.model, continuation=continuation)
-            if (started := trace.started()) is not None:
-                yield started
+            started = RunStarted(
+                model=self.client.model, continuation=continuation, scope=trace.scope, agent=self.agent_id
+            )
+            trace.observe(started)
+            yield started
             async with aclosing(self._turns(options, state, trace)) as events:
                 async for event in events:
                     yield event
@@ -175,16 +199,13 @@ class AgentLoop:
             self.conversation.answer_unanswered("Cancelled by the user before it finished.")
             state.ending = state.result("cancelled")
         except ProviderError as error:
-            yield ErrorEvent(category=error.category, message=str(error))
+            yield ErrorEvent(category=error.category, message=str(error), agent=self.agent_id)
             state.ending = state.result("error", error=str(error))
         except BaseException:  # the consumer left (GeneratorExit) or something unexpected broke the run
             trace.abandoned()
             raise
         assert state.ending is not None
-        ended, result = trace.finished(state.ending)
-        if ended is not None:
-            yield ended
-        yield RunFinished(result=result)
+        yield RunFinished(result=trace.finished(state.ending), agent=self.agent_id)
 
     async def _turns(self, options: CallOptions, state: _RunState, trace: RunTrace) -> AsyncGenerator[Event, None]:
         """Model turn, tool round, repeat; sets ``state.ending`` when the run should stop."""
@@ -192,18 +213,26 @@ class AgentLoop:
             self._task = asyncio.current_task()
             refusal = self.options.limits.check(self.usage)
             if refusal:
-                yield ErrorEvent(category="limit", message=refusal)
+                yield ErrorEvent(category="limit", message=refusal, agent=self.agent_id)
                 state.ending = state.result("usage_limit", error=refusal)
                 return
-            if (thinking := trace.model_turn()) is not None:
-                yield thinking
+            turn = ModelTurnStarted(index=index, model=self.client.model, scope=trace.scope, agent=self.agent_id)
+            trace.observe(turn)
+            yield turn
             reply = None
-            async with aclosing(self.client.stream(self._request(options))) as items:
-                async for item in items:
-                    if isinstance(item, ModelReply):
-                        reply = item
-                    else:
-                        yield _event_of(item)
+            for attempt in (1, 2):  # a second time only after the context policy shrank a refused overflow
+                streamed = False
+                try:
+                    async with aclosing(self.client.stream(self._request(options))) as items:
+                        async for item in items:
+                            if isinstance(item, ModelReply):
+                                reply = item
+                            else:
+                                streamed = streamed or not isinstance(item, StreamRetry)
+                                yield self._event_of(item)
+                    break
+                except ContextOverflowError as overflow:
+                    yield await self._shrunk(overflow, retry_allowed=attempt == 1 and not streamed)
             assert reply is not None
             trace.replied(reply.usage, reply.model)
             self._count(reply.usage, state)
@@ -217,15 +246,21 @@ class AgentLoop:
                 state.ending = state.result(reason, pending=last.pending_calls)
                 return
         message = f"stopped after {self.options.max_turns} model turns (raise --max-turns to allow more)"
-        yield ErrorEvent(category="limit", message=message)
+        yield ErrorEvent(category="limit", message=message, agent=self.agent_id)
         state.ending = state.result("max_turns", error=message)
+
+    async def _shrunk(self, overflow: ContextOverflowError, *, retry_allowed: bool) -> Event:
+        """After a refused overflow: the context policy's compaction, or the error again when there is none."""
+        compacted = await self.context.shrink(self.conversation, overflow) if retry_allowed else None
+        if compacted is None:
+            raise overflow
+        return compacted
 
     def _keep_interrupted_round(self, state: _RunState) -> None:
         """A cancelled round keeps what its calls produced (partial output included) in the history."""
-        if state.interrupted is not None:
-            index, reply, outcomes = state.interrupted
-            state.turns.append(self._record_round(index, reply, outcomes))
-            state.interrupted = None
+        if state.round is not None:
+            state.turns.append(self._record_round(state.round))
+            state.round = None
 
     def _take_own_cancellation(self) -> bool:
         """True when the cancellation came from ``cancel()`` (and is now absorbed)."""
@@ -238,32 +273,31 @@ class AgentLoop:
     async def _tool_turn(
         self, index: int, reply: ModelReply, state: _RunState, trace: RunTrace
     ) -> AsyncGenerator[Event, None]:
-        declared = {s.name for s in self.toolset.specs() if s.declared_only}
-        runnable = [c for c in reply.tool_calls if c.name not in declared]
-        outcomes: dict[str, ToolOutcome] = {}
-        state.interrupted = (index, reply, outcomes)
+        host_run = frozenset(s.name for s in self.toolset.specs() if s.declared_only)
+        state.round = current = _RoundInProgress(index=index, reply=reply, host_run=host_run)
+        runnable = [c for c in reply.tool_calls if c.name not in host_run]
         if runnable:
-            round_events = run_tool_round(runnable, self.toolset, self.environment.context, trace, outcomes)
+            round_events = run_tool_round(runnable, self.toolset, self._tool_context, trace, current.outcomes)
             async with aclosing(round_events) as events:
                 async for event in events:
                     yield event
-        state.interrupted = None
-        record = self._record_round(index, reply, outcomes)
+        state.round = None
+        record = self._record_round(current)
         state.turns.append(record)
         addendum = await self._observe(record)
         if addendum:
             state.addenda.append(addendum)
-        yield TurnCompleted(turn=record, addendum=addendum)
+        yield TurnCompleted(turn=record, addendum=addendum, agent=self.agent_id)
 
-    def _record_round(self, index: int, reply: ModelReply, outcomes: dict[str, ToolOutcome]) -> TurnRecord:
+    def _record_round(self, current: _RoundInProgress) -> TurnRecord:
         """Put a round's results in the history (in the order the model asked) and describe the turn."""
-        declared = {s.name for s in self.toolset.specs() if s.declared_only}
-        pending = tuple(c for c in reply.tool_calls if c.name in declared)
+        reply, outcomes = current.reply, current.outcomes
+        pending = tuple(c for c in reply.tool_calls if c.name in current.host_run)
         ordered = tuple(outcomes[c.id] for c in reply.tool_calls if c.id in outcomes)
         for outcome in ordered:
             self.conversation.append({"role": "tool", "tool_call_id": outcome.call.id, "content": outcome.output})
         return TurnRecord(
-            index=index,
+            index=current.index,
             text=reply.text,
             reasoning=reply.reasoning,
             tool_calls=reply.tool_calls,
@@ -276,14 +310,19 @@ class AgentLoop:
 
     # --- helpers ------------------------------------------------------------------------
 
-    def _request(self, options: CallOptions) -> ModelRequest:
-        return ModelRequest(messages=self._request_messages(), tools=self._offered_tools(options), options=options)
+    def _tool_context(self, call: ToolCall) -> ToolContext:
+        return self.environment.context(call, self.agent_id)
 
-    def _request_messages(self) -> tuple[dict[str, object], ...]:
-        history = self.conversation.messages
+    def _request(self, options: CallOptions) -> ModelRequest:
+        prepared = self.context.prepare(self._history(), self._offered_tools(options))
+        return ModelRequest(messages=prepared.messages, tools=prepared.tools, options=options)
+
+    def _history(self) -> tuple[dict[str, object], ...]:
+        """The system prompt, then what the model sees of the conversation."""
+        view = self.conversation.view()
         if not self.instructions:
-            return history
-        return ({"role": "system", "content": self.instructions}, *history)
+            return view
+        return ({"role": "system", "content": self.instructions}, *view)
 
     def _offered_tools(self, options: CallOptions) -> tuple[dict[str, object], ...]:
         specs = self.toolset.specs()
@@ -306,14 +345,19 @@ class AgentLoop:
                 parts.append(addendum)
         return "\n".join(parts) or None
 
-
-def _event_of(item: StreamText | StreamReasoning | StreamRetry) -> Event:
-    """The host event for a stream item."""
-    if isinstance(item, StreamText):
-        return TextDelta(text=item.text)
-    if isinstance(item, StreamReasoning):
-        return ReasoningDelta(text=item.text)
-    return Retrying(category=item.category, message=item.message, attempt=item.attempt, delay_s=item.delay_s)
+    def _event_of(self, item: StreamText | StreamReasoning | StreamRetry) -> Event:
+        """The host event for a stream item."""
+        if isinstance(item, StreamText):
+            return TextDelta(text=item.text, agent=self.agent_id)
+        if isinstance(item, StreamReasoning):
+            return ReasoningDelta(text=item.text, agent=self.agent_id)
+        return Retrying(
+            category=item.category,
+            message=item.message,
+            attempt=item.attempt,
+            delay_s=item.delay_s,
+            agent=self.agent_id,
+        )
 
 
 async def _final_result(events: AsyncIterator[Event]) -> RunResult:

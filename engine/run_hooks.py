@@ -1,9 +1,10 @@
 """The loop's lifecycle seam: what a run tells an observer that must act *inside* the run (tracking).
 
-The loop calls these at run start, before each model turn, after each reply, around each tool call
-and at the end. An implementation may hand back events, which the loop puts in its stream in place,
-so nothing has to wrap the stream (wrapping costs a generator hop on every text delta). Turn
-observers, by contrast, only watch finished turns.
+The loop opens a trace at run start, shows it every lifecycle event it produces (run started, model
+turn started, each tool call's started / progress / finished), reports each model reply, and closes
+it at the end. The trace gives scopes to the run and its calls, carries the events to enclosing runs
+and to out-of-band observers, and adds the usage report to the result. Nothing wraps the stream, so
+untouched events (every text delta) cost nothing; turn observers, by contrast, only watch finished turns.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Protocol
 
-from engine.events import Event, RunResult, ScopeInfo, Success, ToolCall
+from engine.events import Event, RunResult, ScopeInfo, ToolCall, ToolCallFinished, ToolCallStarted
+from engine.reports import ToolKind
 from engine.usage import Usage
 
 Emit = Callable[[Event], None]
@@ -29,32 +31,35 @@ class CallTrace(Protocol):
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None: ...
 
-    def close(self, success: Success) -> None:
-        """The call ended (``success`` False when it failed or raised)."""
+    def started(self, event: ToolCallStarted) -> None:
+        """The call's ``ToolCallStarted``: into the run's stream, enclosing runs' streams and the observers."""
+        ...
+
+    def finished(self, event: ToolCallFinished) -> None:
+        """The call ended: its report is recorded and its ``ToolCallFinished`` sent like ``started``."""
         ...
 
 
 class RunTrace(Protocol):
     """One run being traced."""
 
-    def started(self) -> Event | None:
-        """The run began; an event to put right after ``RunStarted``."""
-        ...
+    scope: ScopeInfo | None
+    """The run's root scope (None when untracked)."""
 
-    def model_turn(self) -> Event | None:
-        """A model call is about to be made."""
+    def observe(self, event: Event) -> None:
+        """A lifecycle event the run itself yields (``RunStarted``, ``ModelTurnStarted``), for everyone else."""
         ...
 
     def replied(self, usage: Usage, reported_model: str) -> None:
         """A model call finished with this usage."""
         ...
 
-    def call(self, call: ToolCall, kind: str, source: str | None, emit: Emit) -> CallTrace:
+    def call(self, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit) -> CallTrace:
         """A tool call is about to run; ``emit`` puts events in the run's stream while it runs."""
         ...
 
-    def finished(self, result: RunResult) -> tuple[Event | None, RunResult]:
-        """The run ended: an event to put before ``RunFinished``, and the result to carry (e.g. with a report)."""
+    def finished(self, result: RunResult) -> RunResult:
+        """The run ended: the result to carry (e.g. with its usage report)."""
         ...
 
     def abandoned(self) -> None:
@@ -65,11 +70,17 @@ class RunTrace(Protocol):
 class RunHooks(Protocol):
     """Gives each run its trace."""
 
-    def begin(self, model: str) -> RunTrace: ...
+    def begin(self, model: str, agent: str) -> RunTrace: ...
 
 
-class _NoCallTrace:
+class UntracedCall:
+    """A call nobody tracks (a ``CallTrace``): its events still reach the run's own stream."""
+
+    __slots__ = ("_emit",)
     scope: ScopeInfo | None = None
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
 
     def __enter__(self) -> None:
         return None
@@ -79,28 +90,27 @@ class _NoCallTrace:
     ) -> None:
         return None
 
-    def close(self, success: Success) -> None:
-        return None
+    def started(self, event: ToolCallStarted) -> None:
+        self._emit(event)
+
+    def finished(self, event: ToolCallFinished) -> None:
+        self._emit(event)
 
 
-_NO_CALL_TRACE = _NoCallTrace()
+class _UntracedRun:
+    scope: ScopeInfo | None = None
 
-
-class _NoRunTrace:
-    def started(self) -> Event | None:
-        return None
-
-    def model_turn(self) -> Event | None:
+    def observe(self, event: Event) -> None:
         return None
 
     def replied(self, usage: Usage, reported_model: str) -> None:
         return None
 
-    def call(self, call: ToolCall, kind: str, source: str | None, emit: Emit) -> CallTrace:
-        return _NO_CALL_TRACE
+    def call(self, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit) -> CallTrace:
+        return UntracedCall(emit)
 
-    def finished(self, result: RunResult) -> tuple[Event | None, RunResult]:
-        return None, result
+    def finished(self, result: RunResult) -> RunResult:
+        return result
 
     def abandoned(self) -> None:
         return None
@@ -109,7 +119,7 @@ class _NoRunTrace:
 class NoHooks:
     """Traces nothing (the default)."""
 
-    _trace = _NoRunTrace()
+    _trace = _UntracedRun()
 
-    def begin(self, model: str) -> RunTrace:
+    def begin(self, model: str, agent: str) -> RunTrace:
         return self._trace

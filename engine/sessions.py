@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from engine.conversation import Compaction
 from engine.errors import UserError
 from engine.model.types import Message
 
@@ -55,6 +56,8 @@ class LoadedSession:
 
     info: SessionInfo
     messages: tuple[Message, ...]
+    compactions: tuple[Compaction, ...] = ()
+    """The conversation's compactions: what the model saw instead of the oldest messages."""
     dropped_lines: int = 0
 
 
@@ -76,6 +79,11 @@ class SessionWriter:
     def append_message(self, message: Message) -> None:
         """Append a conversation message."""
         self.write({"type": "message", "ts": time.time(), "message": message})
+
+    def append_compaction(self, compaction: Compaction) -> None:
+        """Append a compaction: from here on a summary stands for the first ``through`` messages."""
+        record = {"through": compaction.through, "summary": compaction.summary, "reason": compaction.reason}
+        self.write({"type": "compaction", "ts": time.time(), **record})
 
     def close(self) -> None:
         """Close the file (records already written stay)."""
@@ -124,8 +132,8 @@ class SessionStore:
         info = _read_info(path)
         if info is None:
             raise UserError(f"{path} is not a hive session file")
-        messages, dropped = _read_messages(path)
-        return LoadedSession(info=info, messages=tuple(messages), dropped_lines=dropped)
+        messages, compactions, dropped = _read_records(path)
+        return LoadedSession(info=info, messages=tuple(messages), compactions=tuple(compactions), dropped_lines=dropped)
 
 
 def _end_with_newline(path: Path) -> None:
@@ -156,8 +164,9 @@ def _read_info(path: Path) -> SessionInfo | None:
     )
 
 
-def _read_messages(path: Path) -> tuple[list[Message], int]:
+def _read_records(path: Path) -> tuple[list[Message], list[Compaction], int]:
     messages: list[Message] = []
+    compactions: list[Compaction] = []
     dropped = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
@@ -166,6 +175,25 @@ def _read_messages(path: Path) -> tuple[list[Message], int]:
             except ValueError:
                 dropped += 1
                 continue
-            if isinstance(record, dict) and record.get("type") == "message" and isinstance(record.get("message"), dict):
+            if not isinstance(record, dict):
+                continue
+            if record.get("type") == "message" and isinstance(record.get("message"), dict):
                 messages.append(record["message"])
-    return messages, dropped
+            elif record.get("type") == "compaction":
+                compaction = _compaction_of(record, len(messages), compactions)
+                if compaction is None:
+                    dropped += 1
+                else:
+                    compactions.append(compaction)
+    return messages, compactions, dropped
+
+
+def _compaction_of(record: dict[str, Any], known: int, earlier: list[Compaction]) -> Compaction | None:
+    """A compaction record read back, or None when it cannot be one (it must cover known messages, in order)."""
+    through, summary, reason = record.get("through"), record.get("summary"), record.get("reason", "manual")
+    floor = earlier[-1].through if earlier else 0
+    if not isinstance(through, int) or not isinstance(summary, str) or not floor < through <= known:
+        return None
+    if reason not in ("threshold", "overflow", "manual"):
+        reason = "manual"
+    return Compaction(through=through, summary=summary, reason=reason)

@@ -1,21 +1,33 @@
-"""Settings files (``.ironhive/settings.yaml`` in the project and the user config dir) and how values combine.
+"""Settings files (``.ironhive/settings.yaml`` in the project and the user config dir) and how they combine.
 
-Precedence for every value: flag > environment > project settings > user settings > built-in default.
+Each section of a file is a typed model whose field defaults are the one source of every default.
+Files are validated strictly (an unknown key or a bad value is an error naming the file and the
+line). The project's file wins over the user's key by key, within each section too; a key neither
+file sets keeps its default. Flags and environment come on top in ``engine.config``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.checkpoints.options import CheckpointOptions
 from engine.config_files import load_model
+from engine.context.options import ContextOptions
+from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.delegate.options import AdvisorOptions, DelegationOptions
+from engine.events import WorkingMode
+from engine.mcp.options import McpOptions
 from engine.paths import project_dir, user_config_dir
+from engine.research.options import ResearchOptions
 from engine.skills.options import SkillsFile
+from engine.webhooks.options import WebhookOptions
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class LimitsFile(BaseModel):
@@ -34,11 +46,20 @@ class SettingsFile(BaseModel):
     api_base: str | None = None
     api_key_env: str | None = None
     """Name of an environment variable holding the API key (keys never belong in files)."""
-    max_turns: int | None = Field(default=None, gt=0)
-    request_timeout: float | None = Field(default=None, gt=0)
-    mode: str | None = None
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, gt=0)
+    request_timeout: float = Field(default=DEFAULT_REQUEST_TIMEOUT_S, gt=0)
+    """Seconds one model call may take."""
+    mode: WorkingMode = "work"
+    """The mode a session starts in (``--mode`` wins)."""
     limits: LimitsFile = Field(default_factory=LimitsFile)
     skills: SkillsFile = Field(default_factory=SkillsFile)
+    mcp: McpOptions = Field(default_factory=McpOptions)
+    context: ContextOptions = Field(default_factory=ContextOptions)
+    research: ResearchOptions = Field(default_factory=ResearchOptions)
+    delegation: DelegationOptions = Field(default_factory=DelegationOptions)
+    advisor: AdvisorOptions = Field(default_factory=AdvisorOptions)
+    checkpoints: CheckpointOptions = Field(default_factory=CheckpointOptions)
+    webhooks: WebhookOptions = Field(default_factory=WebhookOptions)
 
 
 @dataclass(frozen=True)
@@ -49,15 +70,27 @@ class LayeredSettings:
     user: SettingsFile
     sources: tuple[Path, ...] = ()
 
-    def get(self, name: str) -> Any:
-        """The project's value if set, else the user's, else None."""
-        value = getattr(self.project, name)
-        return value if value is not None else getattr(self.user, name)
+    def merged(self) -> SettingsFile:
+        """Both files as one: the project's keys over the user's, section by section."""
+        return overlay(self.project, self.user)
 
-    def limit(self, name: str) -> Any:
-        """A ``limits`` value, project first."""
-        value = getattr(self.project.limits, name)
-        return value if value is not None else getattr(self.user.limits, name)
+    def get(self, name: str) -> Any:
+        """One top-level value: the project's if it sets it, else the user's, else the default."""
+        return getattr(self.merged(), name)
+
+
+def overlay(top: ModelT, below: ModelT) -> ModelT:
+    """``top``'s keys where it set them, else ``below``'s where it set them; sections merge key by key."""
+    values: dict[str, Any] = {}
+    for name in type(top).model_fields:
+        upper, lower = getattr(top, name), getattr(below, name)
+        if isinstance(upper, BaseModel) and isinstance(lower, BaseModel):
+            values[name] = overlay(upper, lower)
+        elif name in top.model_fields_set:
+            values[name] = upper
+        elif name in below.model_fields_set:
+            values[name] = lower
+    return type(top).model_validate(values)
 
 
 def find_settings_file(folder: Path) -> Path | None:

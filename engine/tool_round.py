@@ -12,8 +12,8 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
 
-from engine.events import Event, ScopeInfo, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome
-from engine.run_hooks import RunTrace
+from engine.events import Event, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome
+from engine.run_hooks import CallTrace, RunTrace
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 
 ContextFactory = Callable[[ToolCall], ToolContext]
@@ -51,14 +51,17 @@ async def run_tool_round(
     emit = _emitter(queue)
     for batch in plan_batches(calls, specs):
         tasks = [
-            asyncio.create_task(_run_call(call, toolset, specs, make_context, emit, trace, outcomes)) for call in batch
+            asyncio.create_task(
+                _run_top_level(call, toolset, specs.get(call.name), make_context, emit, trace, outcomes)
+            )
+            for call in batch
         ]
-        unfinished = len(tasks)
+        unfinished = {id(call) for call in batch}  # by identity: calls nested in these finish in the queue too
         try:
             while unfinished:
                 event = await queue.get()
                 if isinstance(event, ToolCallFinished):
-                    unfinished -= 1
+                    unfinished.discard(id(event.outcome.call))
                 yield event
         finally:
             for task in tasks:
@@ -80,42 +83,49 @@ def _emitter(queue: asyncio.Queue[Event]) -> Callable[[Event], None]:
     return emit
 
 
-async def _run_call(
+async def _run_top_level(
     call: ToolCall,
     toolset: Toolset,
-    specs: dict[str, ToolSpec],
+    spec: ToolSpec | None,
     make_context: ContextFactory,
     emit: Callable[[Event], None],
     trace: RunTrace,
     outcomes: dict[str, ToolOutcome],
 ) -> None:
-    spec = specs.get(call.name)
+    ctx = make_context(call)
+    ctx.call_id = call.id
+    ctx.emit = emit
     call_trace = trace.call(call, spec.kind if spec else "tool", spec.source if spec else None, emit)
-    emit(ToolCallStarted(call=call, read_only=bool(spec and spec.read_only), scope=call_trace.scope))
+    await run_traced_call(call, toolset, spec, ctx, call_trace, outcomes)
+
+
+async def run_traced_call(
+    call: ToolCall,
+    toolset: Toolset,
+    spec: ToolSpec | None,
+    ctx: ToolContext,
+    call_trace: CallTrace,
+    outcomes: dict[str, ToolOutcome] | None = None,
+) -> ToolOutcome:
+    """One call's whole lifecycle, the same at every depth: started, run (its scope ambient), finished.
+
+    ``ToolCallFinished`` is sent even when the call is cancelled; its outcome also lands in ``outcomes``.
+    """
+    read_only = bool(spec and spec.read_only)
+    call_trace.started(ToolCallStarted(call=call, read_only=read_only, scope=call_trace.scope, agent=ctx.agent_id))
     started = time.monotonic()
     result = ToolResult("Tool call cancelled.", False)
     try:
         with call_trace:
-            result = await _dispatch(call, toolset, _context_for(call, make_context, emit))
+            result = await _dispatch(call, toolset, ctx)
     finally:
-        call_trace.close(result.success)
-        finished = _finished(call, result, started, call_trace.scope)
-        outcomes[call.id] = finished.outcome
-        emit(finished)
-
-
-def _finished(call: ToolCall, result: ToolResult, started: float, scope: ScopeInfo | None) -> ToolCallFinished:
-    outcome = ToolOutcome(
-        call=call, output=result.output, success=result.success, duration_s=time.monotonic() - started
-    )
-    return ToolCallFinished(outcome=outcome, scope=scope)
-
-
-def _context_for(call: ToolCall, make_context: ContextFactory, emit: Callable[[Event], None]) -> ToolContext:
-    ctx = make_context(call)
-    ctx.call_id = call.id
-    ctx.emit = emit
-    return ctx
+        outcome = ToolOutcome(
+            call=call, output=result.output, success=result.success, duration_s=time.monotonic() - started
+        )
+        if outcomes is not None:
+            outcomes[call.id] = outcome
+        call_trace.finished(ToolCallFinished(outcome=outcome, scope=call_trace.scope, agent=ctx.agent_id))
+    return outcome
 
 
 async def _dispatch(call: ToolCall, toolset: Toolset, ctx: ToolContext) -> ToolResult:

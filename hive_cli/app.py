@@ -5,12 +5,15 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from engine import __version__
 from hive_cli.errors import exit_on_error
+
+if TYPE_CHECKING:
+    from engine.events import WorkingMode
 
 app = typer.Typer(
     name="hive",
@@ -51,12 +54,19 @@ ModelOpt = Annotated[
 ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="Base URL of the model API. Env: HIVE_API_BASE.")]
 ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", help="API key. Env: HIVE_API_KEY or the provider's own.")]
 CwdOpt = Annotated[Path | None, typer.Option("--cwd", "-C", help="Work in this directory instead of the current one.")]
-ModeOpt = Annotated[Mode, typer.Option("--mode", help="plan: read-only tools; work: all tools.")]
+ModeOpt = Annotated[
+    Mode | None, typer.Option("--mode", help="plan: read-only tools; work: all tools (default: settings, else work).")
+]
+CheckModeOpt = Annotated[Mode, typer.Option("--mode", help="plan: read-only tools; work: all tools.")]
 YesOpt = Annotated[
     bool, typer.Option("--yes", "-y", help="Answer every approval request with allow (Deny still denies).")
 ]
 MaxTurnsOpt = Annotated[int | None, typer.Option("--max-turns", min=1, help="Stop after this many model turns.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+
+
+def _working(mode: Mode | None) -> WorkingMode | None:
+    return None if mode is None else ("plan" if mode is Mode.plan else "work")
 
 
 def _version(value: bool) -> None:
@@ -79,7 +89,7 @@ def root(
     api_base: ApiBaseOpt = None,
     api_key: ApiKeyOpt = None,
     cwd: CwdOpt = None,
-    mode: ModeOpt = Mode.work,
+    mode: ModeOpt = None,
     yes: YesOpt = False,
     max_turns: MaxTurnsOpt = None,
     debug: DebugOpt = False,
@@ -100,7 +110,7 @@ def root(
             model=model,
             api_base=api_base,
             api_key=api_key,
-            mode=mode.value,
+            mode=_working(mode),
             yes=yes,
             max_turns=max_turns,
             continue_last=continue_last,
@@ -119,7 +129,7 @@ def run(
     api_base: ApiBaseOpt = None,
     api_key: ApiKeyOpt = None,
     cwd: CwdOpt = None,
-    mode: ModeOpt = Mode.work,
+    mode: ModeOpt = None,
     yes: YesOpt = False,
     max_turns: MaxTurnsOpt = None,
     debug: DebugOpt = False,
@@ -138,7 +148,7 @@ def run(
             api_base=api_base,
             api_key=api_key,
             cwd=cwd,
-            mode=mode.value,
+            mode=_working(mode),
             yes=yes,
             max_turns=max_turns,
         )
@@ -233,7 +243,7 @@ def permissions_check(
         typer.Argument(metavar="[KEY=VALUE]...", help="The call's arguments; bare words are its command or path."),
     ] = None,
     cwd: CwdOpt = None,
-    mode: ModeOpt = Mode.work,
+    mode: CheckModeOpt = Mode.work,
     output_format: FormatOpt = ReportFormat.text,
 ) -> None:
     """Print the verdict (allow, ask, deny) on one call, the rule that decided it, its file and the reason."""
@@ -260,7 +270,7 @@ def _run_piped_task(
     api_base: str | None,
     api_key: str | None,
     cwd: Path | None,
-    mode: Mode,
+    mode: Mode | None,
     yes: bool,
     max_turns: int | None,
     debug: bool,

@@ -9,18 +9,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.events import ExitReason, RunFinished, RunResult
-from engine.model.resolve import resolve_model
-from engine.policy.config import load_permissions
+from engine.config import Overrides, SessionConfig, load_config
+from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
 from engine.policy.gate import ApproveEverything, Approver
-from engine.session import Session, SessionConfig, open_session
-from engine.settings import LayeredSettings, load_settings
-from engine.usage import UsageLimits
+from engine.session import Session, open_session
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.output import Renderer, RunInfo, make_renderer
 from hive_cli.workdir import resolve_cwd
 
-DEFAULT_MAX_TURNS = 50
 EXIT_CODES: dict[ExitReason, int] = {
     "completed": 0,
     "pending_tool_calls": 0,
@@ -41,24 +37,31 @@ class RunRequest:
     api_base: str | None
     api_key: str | None
     cwd: Path | None
-    mode: str
+    mode: WorkingMode | None
     yes: bool
     max_turns: int | None
+
+    def overrides(self) -> Overrides:
+        """What the flags set, for the configuration loader."""
+        return Overrides(
+            model=self.model, api_base=self.api_base, api_key=self.api_key, mode=self.mode, max_turns=self.max_turns
+        )
 
 
 def run_task(request: RunRequest) -> int:
     """Run the task and return the exit status."""
-    cwd = resolve_cwd(request.cwd)
-    settings = load_settings(cwd)
-    config = session_config(request, cwd, settings)
-    session = open_session(config, approver=_approver(request), title=request.task)
-    info = RunInfo(session_id=session.id, model=config.model.model, cwd=str(cwd), mode=config.mode)
-    renderer = make_renderer(request.output_format, info)
-    try:
-        result = asyncio.run(_drive(session, request.task, renderer))
-    finally:
-        session.close()
+    config = load_config(resolve_cwd(request.cwd), request.overrides())
+    result = asyncio.run(_run(config, request))
     return EXIT_CODES[result.exit_reason]
+
+
+async def _run(config: SessionConfig, request: RunRequest) -> RunResult:
+    session = await open_session(config, approver=_approver(request), title=request.task)
+    try:
+        info = RunInfo(session_id=session.id, model=session.model, cwd=str(config.cwd), mode=session.mode)
+        return await _drive(session, request.task, make_renderer(request.output_format, info))
+    finally:
+        await session.close()
 
 
 def _approver(request: RunRequest) -> Approver | None:
@@ -72,27 +75,9 @@ def _approver(request: RunRequest) -> Approver | None:
     return None
 
 
-def session_config(request: RunRequest, cwd: Path, settings: LayeredSettings) -> SessionConfig:
-    """Combine flags, environment and settings files into a ``SessionConfig``."""
-    choice = resolve_model(
-        flag_model=request.model, flag_api_base=request.api_base, flag_api_key=request.api_key, settings=settings
-    )
-    return SessionConfig(
-        cwd=cwd,
-        model=choice,
-        mode=request.mode,
-        max_turns=request.max_turns or settings.get("max_turns") or DEFAULT_MAX_TURNS,
-        limits=UsageLimits(
-            max_total_tokens=settings.limit("max_total_tokens"), max_cost_usd=settings.limit("max_cost_usd")
-        ),
-        request_timeout_s=settings.get("request_timeout") or 600.0,
-        permissions=load_permissions(cwd),
-    )
-
-
 async def _drive(session: Session, task: str, renderer: Renderer) -> RunResult:
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, session.loop.cancel)
+    loop.add_signal_handler(signal.SIGINT, session.cancel)
     started = time.monotonic()
     result: RunResult | None = None
     try:

@@ -145,10 +145,9 @@ def list_skills(cwd: Path) -> int:
 
 
 def _options(cwd: Path) -> SkillOptions:
-    from engine.settings import load_settings
-    from engine.skills.options import skill_options
+    from engine.config import load_skill_options
 
-    return skill_options(load_settings(cwd), cwd)
+    return load_skill_options(cwd)
 
 
 def _shown(path: Path, cwd: Path) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from engine.defaults import DEFAULT_REQUEST_TIMEOUT_S
 from engine.errors import ProviderError
 from engine.events import Usage
 from engine.model import litellm_import
@@ -26,7 +27,7 @@ class ModelSettings:
     """A litellm model string, e.g. ``openai/gpt-4o`` or ``anthropic/claude-sonnet-4-5``."""
     api_base: str | None = None
     api_key: str | None = field(default=None, repr=False)
-    timeout_s: float = 600.0
+    timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
     """Overall limit for one model call."""
     stream_idle_timeout_s: float = 120.0
     """Give up on a stream that sends nothing for this long."""

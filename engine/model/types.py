@@ -6,6 +6,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from engine.errors import ErrorCategory
 from engine.events import ToolCall, Usage
 
 Message = dict[str, Any]
@@ -97,7 +98,7 @@ class StreamReasoning:
 class StreamRetry:
     """The call failed before any output and will be tried again after ``delay_s``."""
 
-    category: str
+    category: ErrorCategory
     message: str
     attempt: int
     delay_s: float

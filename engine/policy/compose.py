@@ -1,6 +1,19 @@
-"""Put a toolset behind the policy: result guards inside, the approval gate around them, the mode filter outside."""
+"""Put a toolset behind the policy. The order of the wrappers, outermost first:
+
+1. ``ModeFilter``: in plan mode only read-only tools are offered and may run, so a call plan mode hides
+   never reaches the approver.
+2. ``ApprovalGate``: every call judged by the permission rules; asks go to the approver.
+3. The *approved-call slot*: wrappers that must see exactly the calls that will run, just before they
+   run, shell commands included (checkpoints snapshot the files a call may change here).
+4. ``GuardedToolset``: every result through the result guards.
+5. ``SearchResultFilter``: grep and glob results lose the lines of files the read rules keep back,
+   before the guards see them.
+6. The tools themselves (the combined toolsets of every provider).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.gate import ApprovalGate, Approver
@@ -10,6 +23,7 @@ from engine.policy.modes import ModeFilter, ModeManager
 from engine.policy.permissions import PermissionPolicy
 from engine.policy.search_filter import SearchResultFilter
 from engine.tools.base import Toolset
+from engine.tools.compose import ToolsetWrapper
 
 
 def result_guards(settings: GuardSettings) -> list[ResultGuard]:
@@ -25,17 +39,20 @@ def guarded_toolset(
     permissions: PermissionConfig,
     approver: Approver | None,
     modes: ModeManager,
-    extra_guards: list[ResultGuard] | None = None,
+    extra_guards: Sequence[ResultGuard] = (),
+    *,
+    approved_call_wrappers: Sequence[ToolsetWrapper] = (),
 ) -> Toolset:
-    """``inner`` with every result guarded, every call judged by the rules, and plan mode applied.
+    """``inner`` behind the policy, in the order the module docstring gives.
 
-    The mode filter comes first, so a call plan mode hides never reaches the approver; search
-    results lose the lines of files the read rules keep from the model before the guards see them.
+    ``approved_call_wrappers`` fill the approved-call slot, the first given outermost.
     """
     policy = PermissionPolicy(permissions)
     toolset: Toolset = SearchResultFilter(inner, policy)
-    guards = result_guards(permissions.guards) + list(extra_guards or ())
+    guards = result_guards(permissions.guards) + list(extra_guards)
     if guards:
         toolset = GuardedToolset(toolset, guards)
+    for wrap in reversed(approved_call_wrappers):
+        toolset = wrap(toolset)
     gate = ApprovalGate(toolset, policy, approver, modes=modes)
     return ModeFilter(gate, modes, permissions.book.read_only_tools)

@@ -133,9 +133,15 @@ class ApprovalGate(WrapperToolset):
             if judgement.remember is not None and judgement.remember in self.remembered:
                 return Decision(allowed=True, reason="allowed earlier in this session")
             async with self._pause(call, ctx):
-                ctx.emit(ApprovalRequested(call=call, summary=request.summary))
+                ctx.emit(
+                    ApprovalRequested(call=call, summary=request.summary, reason=request.reason, agent=ctx.agent_id)
+                )
                 decision = await self._decide(request)
-                ctx.emit(ApprovalResolved(call_id=call.id, allowed=decision.allowed, reason=decision.reason))
+                ctx.emit(
+                    ApprovalResolved(
+                        call_id=call.id, allowed=decision.allowed, reason=decision.reason, agent=ctx.agent_id
+                    )
+                )
         if decision.allowed and decision.remember is not None and decision.remember == request.remember:
             self.remembered.add(decision.remember)
         return decision
@@ -143,7 +149,7 @@ class ApprovalGate(WrapperToolset):
     def _pause(self, call: ToolCall, ctx: ToolContext) -> AbstractAsyncContextManager[None]:
         if not getattr(self.approver, "asks_a_person", True):
             return nullcontext()
-        return self.modes.human_decision(f"approval needed for {call.name}", ctx.emit)
+        return self.modes.human_decision(f"approval needed for {call.name}", ctx.emit, ctx.agent_id)
 
     def _approval_lock(self) -> asyncio.Lock:
         """One question at a time (a person answers one prompt at a time), per event loop."""

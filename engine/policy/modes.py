@@ -11,16 +11,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Literal
 
-from engine.events import Event, ModeChanged, ToolCall
+from engine.events import ROOT_AGENT, Event, Mode, ModeChanged, ToolCall, WorkingMode
 from engine.policy.defaults import READ_ONLY_BUILTINS
 from engine.policy.patterns import name_matches
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.registry import WrapperToolset
 
-WorkingMode = Literal["plan", "work"]
-Mode = Literal["plan", "work", "hitl"]
+__all__ = ["Mode", "ModeFilter", "ModeManager", "WorkingMode", "is_read_only"]
+
 Emit = Callable[[Event], None]
 
 
@@ -53,21 +52,23 @@ class ModeManager:
             return None
         previous = self.current
         self._working = mode
-        return self._announce(previous, reason, emit)
+        return self._announce(previous, reason, emit, ROOT_AGENT)
 
     @asynccontextmanager
-    async def human_decision(self, reason: str, emit: Emit | None = None) -> AsyncIterator[None]:
+    async def human_decision(
+        self, reason: str, emit: Emit | None = None, agent: str = ROOT_AGENT
+    ) -> AsyncIterator[None]:
         """Be in hitl for the duration of the block (a person is deciding), then return to the working mode."""
         previous = self.current
         self._pauses += 1
         if previous != "hitl":
-            self._announce(previous, reason, emit)
+            self._announce(previous, reason, emit, agent)
         try:
             yield
         finally:
             self._pauses -= 1
             if not self._pauses:
-                self._announce("hitl", "decision taken", emit)
+                self._announce("hitl", "decision taken", emit, agent)
                 self._event().set()
 
     async def wait_until_running(self) -> None:
@@ -83,8 +84,8 @@ class ModeManager:
             self._resumed = (loop, asyncio.Event())
         return self._resumed[1]
 
-    def _announce(self, previous: Mode, reason: str, emit: Emit | None) -> ModeChanged:
-        event = ModeChanged(previous=previous, current=self.current, reason=reason)
+    def _announce(self, previous: Mode, reason: str, emit: Emit | None, agent: str) -> ModeChanged:
+        event = ModeChanged(previous=previous, current=self.current, reason=reason, agent=agent)
         if emit is not None:
             emit(event)
         for listener in self._listeners:

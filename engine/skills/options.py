@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.paths import project_root, user_config_dir
 from engine.skills.model import Skill
-
-if TYPE_CHECKING:
-    from engine.settings import LayeredSettings
 
 T = TypeVar("T")
 
@@ -54,9 +51,11 @@ class SkillOptions:
     include_bundled: bool = True
 
 
-def skill_options(settings: LayeredSettings, cwd: Path) -> SkillOptions:
-    """The options the project's and the user's settings files give (project first, key by key)."""
-    project, user = settings.project.skills, settings.user.skills
+def skill_options(project: SkillsFile, user: SkillsFile, cwd: Path) -> SkillOptions:
+    """The options the project's and the user's ``skills`` sections give (project first, key by key).
+
+    Extra roots are relative to the folder of the file that names them: the project root, or the user config dir.
+    """
     enabled = _first(project.enabled, user.enabled)
     max_chars = _first(project.max_metadata_characters, user.max_metadata_characters)
     extra = [_rooted(project_root(cwd), raw) for raw in project.roots or ()]

@@ -11,7 +11,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
-from engine.events import Event, Success, ToolCall
+from engine.events import ROOT_AGENT, Event, Success, ToolCall
+from engine.reports import ToolKind
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,7 +27,7 @@ class ToolSpec:
     """True when the tool never changes anything; such calls may run concurrently."""
     declared_only: bool = False
     """True when the host, not the engine, runs the tool: the loop stops with the call pending."""
-    kind: str = "tool"
+    kind: ToolKind = "tool"
     """"tool", "mcp" (``mcp__{server}__{tool}``) or "agent" (a delegated agent run)."""
     source: str | None = None
     """The MCP server or agent behind the tool, for reports and labels."""
@@ -98,6 +99,8 @@ class ToolContext:
     call_id: str = ""
     emit: Callable[[Event], None] = _ignore_event
     """Send an event to the host in-band, while the tool is still running (thread-safe)."""
+    agent_id: str = ROOT_AGENT
+    """The agent making the call (``root`` or a sub-agent's name), for the events the call produces."""
 
 
 @runtime_checkable
@@ -120,6 +123,31 @@ class Toolset(Protocol):
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         """Run one call; failures come back as results, never as exceptions."""
         ...
+
+
+@runtime_checkable
+class ToolsetLifecycle(Protocol):
+    """A toolset that owns processes or connections (an MCP server): started before use, stopped at the end.
+
+    ``start`` must return promptly (slow work such as connecting goes on in the background); ``stop``
+    releases everything, even when ``start`` never finished.
+    """
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+async def start_toolset(toolset: Toolset) -> None:
+    """Start ``toolset`` if it has a lifecycle."""
+    if isinstance(toolset, ToolsetLifecycle):
+        await toolset.start()
+
+
+async def stop_toolset(toolset: Toolset) -> None:
+    """Stop ``toolset`` if it has a lifecycle."""
+    if isinstance(toolset, ToolsetLifecycle):
+        await toolset.stop()
 
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)

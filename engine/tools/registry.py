@@ -1,12 +1,15 @@
-"""A toolset made of plain tools, and the base class for toolset wrappers."""
+"""A toolset made of plain tools (whose list may change while a session runs), and the base of toolset wrappers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from engine.events import ToolCall
-from engine.tools.base import Tool, ToolContext, ToolResult, Toolset, ToolSpec
+from engine.tools.base import Tool, ToolContext, ToolResult, Toolset, ToolSpec, start_toolset, stop_toolset
+
+ToolsChanged = Callable[[Sequence[ToolSpec]], None]
+"""Told the new specs when a registry's tools are replaced."""
 
 
 class ToolRegistry:
@@ -15,10 +18,25 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = (), declared: Iterable[ToolSpec] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._declared: dict[str, ToolSpec] = {}
+        self._listeners: list[ToolsChanged] = []
         for tool in tools:
             self.add(tool)
         for spec in declared:
             self.declare(spec)
+
+    def replace_tools(self, tools: Iterable[Tool]) -> None:
+        """Offer ``tools`` instead of the current ones (e.g. after an MCP server's ``tools/list_changed``).
+
+        The next model request sees the new list; a call to a tool that went away gets an error result.
+        """
+        self._tools = {tool.spec.name: tool for tool in tools}
+        specs = self.specs()
+        for listener in self._listeners:
+            listener(specs)
+
+    def listen(self, listener: ToolsChanged) -> None:
+        """Call ``listener`` with the new specs whenever the tools are replaced."""
+        self._listeners.append(listener)
 
     def add(self, tool: Tool) -> None:
         """Register a tool the engine runs."""
@@ -40,7 +58,7 @@ class ToolRegistry:
 
 
 class WrapperToolset:
-    """Passes everything to ``inner``; subclasses override what they change."""
+    """Passes everything to ``inner`` (its lifecycle included); subclasses override what they change."""
 
     def __init__(self, inner: Toolset) -> None:
         self.inner = inner
@@ -50,3 +68,9 @@ class WrapperToolset:
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         return await self.inner.call(call, ctx)
+
+    async def start(self) -> None:
+        await start_toolset(self.inner)
+
+    async def stop(self) -> None:
+        await stop_toolset(self.inner)

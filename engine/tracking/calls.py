@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine.events import ToolCall
+from engine.run_hooks import CallTrace, UntracedCall
+from engine.tool_round import run_traced_call
 from engine.tools.base import ToolContext, ToolResult, Toolset
 from engine.tracking.scopes import current_scope
-from engine.tracking.tracker import _tool_kind, open_call
+from engine.tracking.tracker import open_call
 
 
 async def call_tool(toolset: Toolset, call: ToolCall, ctx: ToolContext) -> ToolResult:
     """Run ``call`` through ``toolset`` from inside a running tool, as a child scope of that tool.
 
-    Its invoking and completed/failed events go into the run's stream (there is no
-    ``ToolCallStarted`` for a nested call) and to the observers. Outside a tracked run it simply
-    runs the call.
+    It has the lifecycle of every call (``ToolCallStarted``, ``ToolProgress``, ``ToolCallFinished``, one
+    level deeper than the calling tool) in the run's stream, the streams around it and the observers.
     """
-    parent = current_scope.get()
-    if parent is None:
-        return await toolset.call(call, ctx)
     spec = next((s for s in toolset.specs() if s.name == call.name), None)
-    kind = _tool_kind(call.name, spec.kind if spec else "tool")
-    tracking = open_call(parent, call, kind, spec.source if spec else None, ctx.emit, in_band=True)
-    result = ToolResult("Tool call cancelled.", False)
-    try:
-        with tracking:
-            result = await toolset.call(call, ctx)
-    finally:
-        tracking.close(result.success)
-    return result
+    parent = current_scope.get()
+    inner_ctx = replace(ctx, call_id=call.id)
+    trace: CallTrace
+    if parent is None:
+        trace = UntracedCall(ctx.emit)
+    else:
+        trace = open_call(parent, call, spec.kind if spec else "tool", spec.source if spec else None, ctx.emit)
+    outcome = await run_traced_call(call, toolset, spec, inner_ctx, trace)
+    return ToolResult(outcome.output, outcome.success)

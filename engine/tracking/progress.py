@@ -4,13 +4,13 @@
     progress.report("indexing", progress=3, total=10)
     progress.report_usage(Usage(prompt_tokens=120, completion_tokens=30, calls=1))
 
-Outside a tracked tool call both are no-ops. The event attaches to the calling tool's scope, one level
-deeper than the tool's own header. Safe to call from worker threads started with ``asyncio.to_thread``.
+Outside a tracked tool call both are no-ops. The ``ToolProgress`` event carries the calling tool's
+scope. Safe to call from worker threads started with ``asyncio.to_thread``.
 """
 
 from __future__ import annotations
 
-from engine.events import ProgressEvent
+from engine.events import ToolProgress
 from engine.tracking.scopes import ToolScope, current_scope
 from engine.usage import Usage
 
@@ -21,17 +21,14 @@ def report(status: str, progress: float | None = None, total: float | None = Non
     if not isinstance(scope, ToolScope):
         return
     scope.publish(
-        ProgressEvent(
-            phase="tool_progress",
-            scope_id=scope.id,
-            parent_scope_id=scope.parent_id,
-            depth=scope.depth + 1,
+        ToolProgress(
             call_id=scope.call.id,
             tool_name=scope.call.name,
-            tool_kind=scope.kind,
             status=status,
             progress=progress,
             total=total,
+            scope=scope.info,
+            agent=scope.request.agent,
         )
     )
 

@@ -12,21 +12,37 @@ import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Protocol
 
-from engine.events import Event, ProgressEvent, ProgressPhase, ScopeInfo, ToolCall
+from engine.events import (
+    Event,
+    ModelTurnStarted,
+    ScopeInfo,
+    ToolCall,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
+)
 from engine.reports import RequestOutcome, ToolCallReport, ToolKind, UsageReport, provider_of
 from engine.usage import NO_USAGE, Usage
 
 _ids = itertools.count(1)
 
+FORWARDED = (ModelTurnStarted, ToolCallStarted, ToolProgress, ToolCallFinished)
+"""What a nested run shows in the streams of the runs around it: its model turns and its tool calls."""
+
 
 class TrackingObserver(Protocol):
-    """Receives tracking out of band. It may be called from several tasks or threads at once."""
+    """Receives tracking out of band. It may be called from several tasks or threads at once.
 
-    def on_progress(self, event: ProgressEvent) -> None: ...
+    ``on_event`` gets every lifecycle event of the request and of the runs nested in it (run started,
+    model turn started, tool call started / progress / finished) without prompt text, tool results or,
+    unless ``include_tool_arguments`` is set, tool arguments; ``on_report`` gets the usage report.
+    """
+
+    def on_event(self, event: Event) -> None: ...
 
     def on_report(self, report: UsageReport) -> None: ...
 
@@ -36,7 +52,7 @@ class TrackingOptions:
     """How a request is tracked."""
 
     include_tool_arguments: bool = False
-    """Add stringified argument values to tool-invoking events (off: events carry no arguments)."""
+    """Let observers see tool-call arguments (off: the calls they see have none)."""
 
 
 Emit = Callable[[Event], None]
@@ -45,7 +61,7 @@ Emit = Callable[[Event], None]
 class Scope:
     """A node of the tree: a request's root, or one tool call."""
 
-    __slots__ = ("children", "depth", "emit", "id", "parent", "request", "usage")
+    __slots__ = ("children", "depth", "emit", "id", "info", "parent", "request", "usage")
 
     def __init__(self, request: Request, parent: Scope | None, emit: Emit | None) -> None:
         self.id = f"s{next(_ids)}"
@@ -55,6 +71,7 @@ class Scope:
         self.emit = emit
         self.usage: Usage | None = None
         self.children: list[ToolCallReport] | None = None
+        self.info = ScopeInfo(scope_id=self.id, parent_scope_id=self.parent_id, depth=self.depth)
 
     @property
     def parent_id(self) -> str | None:
@@ -73,18 +90,17 @@ class Scope:
                 self.children = []
             self.children.append(report)
 
-    def publish(self, event: ProgressEvent) -> None:
+    def publish(self, event: Event) -> None:
         """Send an event in band (this run's stream and every enclosing run's) and to the observers."""
         if self.emit is not None:
             self.emit(event)
-        self.request.forward(event)
-        self.request.notify(event)
+        self.request.spread(event)
 
 
 class ToolScope(Scope):
     """The scope of one tool call; entered around the call so that it is ambient while the call runs."""
 
-    __slots__ = ("_token", "call", "info", "kind", "source", "started")
+    __slots__ = ("_token", "call", "kind", "source", "started")
 
     def __init__(
         self, parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None, label: str
@@ -94,9 +110,7 @@ class ToolScope(Scope):
         self.kind = kind
         self.source = source
         self.started = time.monotonic()
-        self.info = ScopeInfo(
-            scope_id=self.id, parent_scope_id=parent.id, depth=self.depth, label=label, tool_kind=kind, source=source
-        )
+        self.info = replace(self.info, label=label, tool_kind=kind, source=source)
         self._token: Token[Scope | None] | None = None
 
     def __enter__(self) -> None:
@@ -134,15 +148,17 @@ class Request:
         self,
         *,
         model: str,
+        agent: str,
         options: TrackingOptions,
         observers: tuple[TrackingObserver, ...],
         parent: Scope | None,
     ) -> None:
         self.model = model
+        self.agent = agent
         self.options = options
         self.observers = observers
         self.parent = parent
-        self.root = Scope(self, parent, None)  # the run's own stream carries root events; see announce
+        self.root = Scope(self, parent, None)  # the run's own stream gets root events from the loop
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.turns: list[Usage] = []
@@ -150,22 +166,29 @@ class Request:
         self.report: UsageReport | None = None
         self.reported_model = ""
 
-    def notify(self, event: ProgressEvent) -> None:
+    @property
+    def watched(self) -> bool:
+        """Whether anyone beyond the run's own stream hears its events (observers or an enclosing run)."""
+        return bool(self.observers) or self.parent is not None
+
+    def spread(self, event: Event) -> None:
+        """Tell enclosing runs (their streams) and the observers about one of this request's events."""
+        if self.parent is not None and isinstance(event, FORWARDED):
+            self.forward(event)
+        if self.watched:
+            self.notify(private_parts_removed(event, self.options.include_tool_arguments))
+
+    def notify(self, event: Event) -> None:
         """Tell the observers (and a parent request's observers) about an event; observer errors are ignored."""
         for observer in self.observers:
             try:
-                observer.on_progress(event)
+                observer.on_event(event)
             except Exception:  # an observer must never break the run it watches
                 continue
         if self.parent is not None:
             self.parent.request.notify(event)
 
-    def announce(self, event: ProgressEvent) -> None:
-        """A request-level event for the observers and enclosing runs (the caller yields it in band)."""
-        self.forward(event)
-        self.notify(event)
-
-    def forward(self, event: ProgressEvent) -> None:
+    def forward(self, event: Event) -> None:
         """Put a nested run's event into the stream of every enclosing run, once each."""
         scope = self.parent
         if scope is None:
@@ -182,16 +205,6 @@ class Request:
             if reported_model and not self.reported_model:
                 self.reported_model = reported_model
 
-    def event(self, phase: ProgressPhase, **fields: Any) -> ProgressEvent:
-        """A request-level event on the root scope."""
-        return ProgressEvent(
-            phase=phase,
-            scope_id=self.root.id,
-            parent_scope_id=self.root.parent_id,
-            depth=self.root.depth,
-            **fields,
-        )
-
     def finish(self, outcome: RequestOutcome) -> UsageReport:
         """Build the report once, hand it to the observers and roll it into the parent scope."""
         if self.report is not None:
@@ -199,11 +212,10 @@ class Request:
         with self.lock:
             turns = tuple(self.turns)
             by_model = dict(self.by_model)
-        assistant = sum(turns, Usage())
         report = UsageReport(
             model=self.reported_model or self.model,
             provider=provider_of(self.model),
-            assistant=assistant,
+            assistant=sum(turns, Usage()),
             turns=turns,
             tool_calls=tuple(self.root.children or ()),
             by_model=tuple(by_model.items()),
@@ -226,6 +238,22 @@ class Request:
         with self.lock:
             for model, usage in by_model.items():
                 self.by_model[model] = self.by_model.get(model, Usage()) + usage
+
+
+def private_parts_removed(event: Event, keep_arguments: bool) -> Event:
+    """``event`` as observers may see it: no tool results, and no arguments unless they were opted in."""
+    if isinstance(event, ToolCallStarted):
+        return replace(event, call=_public_call(event.call, keep_arguments))
+    if isinstance(event, ToolCallFinished):
+        outcome = replace(event.outcome, call=_public_call(event.outcome.call, keep_arguments), output="")
+        return replace(event, outcome=outcome)
+    return event
+
+
+def _public_call(call: ToolCall, keep_arguments: bool) -> ToolCall:
+    if keep_arguments:
+        return replace(call, raw_arguments="")
+    return ToolCall(id=call.id, name=call.name, arguments={})
 
 
 current_scope: ContextVar[Scope | None] = ContextVar("hive_tracking_scope", default=None)

@@ -7,10 +7,11 @@ from typing import Any, assert_never
 from engine.events import (
     ApprovalRequested,
     ApprovalResolved,
+    ContextCompacted,
     ErrorEvent,
     Event,
     ModeChanged,
-    ProgressEvent,
+    ModelTurnStarted,
     ReasoningDelta,
     Retrying,
     RunFinished,
@@ -22,6 +23,7 @@ from engine.events import (
     ToolCallFinished,
     ToolCallStarted,
     ToolOutcome,
+    ToolProgress,
     TurnCompleted,
     TurnRecord,
 )
@@ -35,16 +37,17 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
 
 
 def scope_dict(scope: ScopeInfo | None) -> dict[str, Any]:
-    """A tracked call's place in the scope tree (empty when the run was not tracked)."""
+    """A place in the scope tree (empty when the run was not tracked); a run's root has no label or kind."""
     if scope is None:
         return {}
-    return {
+    record: dict[str, Any] = {
         "scope_id": scope.scope_id,
         "parent_scope_id": scope.parent_scope_id,
         "depth": scope.depth,
-        "label": scope.label,
-        "tool_kind": scope.tool_kind,
     }
+    if scope.tool_kind is not None:
+        record |= {"label": scope.label, "tool_kind": scope.tool_kind}
+    return record
 
 
 def outcome_dict(outcome: ToolOutcome) -> dict[str, Any]:
@@ -82,40 +85,34 @@ def usage_report(result: RunResult, duration_s: float, model: str) -> dict[str, 
     }
 
 
-def progress_dict(event: ProgressEvent) -> dict[str, Any]:
-    """A tracking event as JSON: ``tool_progress`` for a tool's own reports, ``progress`` otherwise."""
-    scope = {"scope_id": event.scope_id, "parent_scope_id": event.parent_scope_id, "depth": event.depth}
-    if event.phase == "tool_progress":
-        return {
-            "type": "tool_progress",
-            "call_id": event.call_id,
-            "name": event.tool_name,
-            "status": event.status,
-            "progress": event.progress,
-            "total": event.total,
-            **scope,
-        }
-    record: dict[str, Any] = {"type": "progress", "phase": event.phase, **scope}
-    for name in ("label", "call_id", "tool_name", "tool_kind", "duration_s", "arguments"):
-        value = getattr(event, name)
-        if value:
-            record[name] = value
-    return record
-
-
 def event_dict(event: Event) -> dict[str, Any] | None:
-    """The stream-json line for ``event`` (without type-independent fields), or None to skip it."""
+    """The stream-json line for ``event`` (with the agent that produced it), or None to skip it."""
+    record = _record(event)
+    return None if record is None else record | {"agent": event.agent}
+
+
+def _record(event: Event) -> dict[str, Any] | None:
     match event:
-        case RunStarted():
-            return None
+        case RunStarted() | RunFinished():
+            return None  # session_started and session_finished stand for them
+        case ModelTurnStarted(index=index, model=model, scope=scope):
+            return {"type": "model_turn_started", "index": index, "model": model, **scope_dict(scope)}
         case TextDelta(text=text):
             return {"type": "text_delta", "text": text}
         case ReasoningDelta(text=text):
             return {"type": "reasoning_delta", "text": text}
         case ToolCallStarted(call=call, read_only=read_only, scope=scope):
             return {"type": "tool_call_started", **call_dict(call), "read_only": read_only, **scope_dict(scope)}
-        case ProgressEvent():
-            return progress_dict(event)
+        case ToolProgress():
+            return {
+                "type": "tool_progress",
+                "call_id": event.call_id,
+                "name": event.tool_name,
+                "status": event.status,
+                "progress": event.progress,
+                "total": event.total,
+                **scope_dict(event.scope),
+            }
         case ToolCallFinished(outcome=outcome, scope=scope):
             return {"type": "tool_call_finished", **outcome_dict(outcome), **scope_dict(scope)}
         case Retrying():
@@ -126,6 +123,13 @@ def event_dict(event: Event) -> dict[str, Any] | None:
                 "attempt": event.attempt,
                 "delay_s": event.delay_s,
             }
+        case ContextCompacted():
+            return {
+                "type": "context_compacted",
+                "reason": event.reason,
+                "summarised_messages": event.summarised_messages,
+                "kept_messages": event.kept_messages,
+            }
         case TurnCompleted(turn=turn, addendum=addendum):
             return {"type": "turn_completed", **turn_dict(turn), "addendum": addendum}
         case ModeChanged():
@@ -135,8 +139,8 @@ def event_dict(event: Event) -> dict[str, Any] | None:
                 "current": event.current,
                 "reason": event.reason,
             }
-        case ApprovalRequested(call=call, summary=summary):
-            return {"type": "approval_requested", **call_dict(call), "summary": summary}
+        case ApprovalRequested(call=call, summary=summary, reason=reason):
+            return {"type": "approval_requested", **call_dict(call), "summary": summary, "reason": reason}
         case ApprovalResolved():
             return {
                 "type": "approval_resolved",
@@ -146,7 +150,5 @@ def event_dict(event: Event) -> dict[str, Any] | None:
             }
         case ErrorEvent(category=category, message=message):
             return {"type": "error", "category": category, "message": message}
-        case RunFinished():
-            return None
         case _:
             assert_never(event)

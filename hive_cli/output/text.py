@@ -8,18 +8,21 @@ from typing import TextIO, assert_never
 from engine.events import (
     ApprovalRequested,
     ApprovalResolved,
+    ContextCompacted,
     ErrorEvent,
     Event,
     ModeChanged,
-    ProgressEvent,
+    ModelTurnStarted,
     ReasoningDelta,
     Retrying,
     RunFinished,
     RunResult,
     RunStarted,
+    ScopeInfo,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolProgress,
     TurnCompleted,
 )
 from hive_cli.output import RunInfo
@@ -41,16 +44,17 @@ class TextRenderer:
         match event:
             case TextDelta(text=text):
                 self._answer(text)
-            case ToolCallStarted(call=call):
-                self._log(f"→ {call.name} {key_argument(call)}".rstrip())
-            case ToolCallFinished(outcome=outcome):
+            case ToolCallStarted(call=call, scope=scope):
+                self._log(f"{_indent(scope)}→ {call.name} {key_argument(call)}".rstrip())
+            case ToolCallFinished(outcome=outcome, scope=scope):
                 mark = {True: "✓", False: "✗", None: "?"}[outcome.success]
                 detail = "" if outcome.success else f": {_first_line(outcome.output)}"
-                self._log(f"  {mark} {outcome.call.name} ({outcome.duration_s:.2f}s){detail}")
-            case ProgressEvent(phase="tool_progress", status=status) if status:
-                self._log(f"    {status}")
-            case ProgressEvent():
-                pass
+                self._log(f"{_indent(scope)}  {mark} {outcome.call.name} ({outcome.duration_s:.2f}s){detail}")
+            case ToolProgress(status=status, scope=scope):
+                if status:
+                    self._log(f"{_indent(scope)}    {status}")
+            case ContextCompacted(reason=reason, summarised_messages=summarised):
+                self._log(f"hive: context compacted ({reason}): {summarised} messages summarised")
             case Retrying(message=message, delay_s=delay):
                 self._log(f"hive: {message}; retrying in {delay:.1f}s")
             case ApprovalResolved(allowed=False, reason=reason):
@@ -59,9 +63,9 @@ class TextRenderer:
                 self._log(f"hive: {message}")
             case ModeChanged(current=current):
                 self._log(f"mode: {current}")
-            case RunStarted() | ReasoningDelta() | TurnCompleted() | ApprovalRequested() | ApprovalResolved():
+            case RunStarted() | ModelTurnStarted() | ReasoningDelta() | TurnCompleted() | ApprovalRequested():
                 pass
-            case RunFinished():
+            case ApprovalResolved() | RunFinished():
                 pass
             case _:
                 assert_never(event)
@@ -85,6 +89,11 @@ class TextRenderer:
             self._out_at_line_start = True
         self.err.write(line + "\n")
         self.err.flush()
+
+
+def _indent(scope: ScopeInfo | None) -> str:
+    """Two spaces per level below the run's own calls (a call inside a tool, a sub-agent's call)."""
+    return "  " * (scope.depth - 1) if scope is not None and scope.depth > 1 else ""
 
 
 def _first_line(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -12,6 +12,7 @@ from rich.text import Text
 from engine.errors import HiveError
 
 if TYPE_CHECKING:  # what the handlers need is imported when they run: the prompt must come up fast
+    from engine.events import WorkingMode
     from hive_cli.repl.state import ReplState
     from hive_cli.repl.view import ReplView
 
@@ -30,9 +31,8 @@ class Command:
 
 
 LATER = {
-    "compact": "Compacting the conversation arrives with the context-management issue; /clear starts over meanwhile.",
-    "mcp": "MCP servers arrive with the MCP issue.",
-    "undo": "Checkpoints and undo arrive with the checkpoints issue.",
+    "mcp": "MCP servers are not supported yet.",
+    "undo": "Checkpoints and undo are not supported yet.",
 }
 
 
@@ -48,10 +48,8 @@ async def _help(state: ReplState, view: ReplView, arg: str) -> None:
     )
 
 
-async def _switch_mode(state: ReplState, view: ReplView, mode: str) -> None:
-    state.mode = mode
-    if state.session is not None:
-        state.session.modes.switch(mode)  # type: ignore[arg-type]
+async def _switch_mode(state: ReplState, view: ReplView, mode: WorkingMode) -> None:
+    state.choose_mode(mode)
     hint = "read-only tools only" if mode == "plan" else "all tools, each judged by the permission rules"
     view.print(Text(f"mode: {mode} ({hint})", style="dim"))
 
@@ -68,13 +66,7 @@ async def _model(state: ReplState, view: ReplView, arg: str) -> None:
     if not arg:
         view.print(Text(f"model: {state.model_name}", style="dim"))
         return
-    from engine.model.litellm_client import LiteLLMClient, ModelSettings
-
-    session = await state.ensure_session(None)
-    old = session.loop.client
-    settings = replace(old.settings, model=arg) if isinstance(old, LiteLLMClient) else ModelSettings(model=arg)
-    session.loop.client = LiteLLMClient(settings)
-    session.tracker.model = arg
+    state.choose_model(arg)
     view.print(Text(f"model: {arg} (from the next request)", style="dim"))
 
 
@@ -84,7 +76,7 @@ async def _context(state: ReplState, view: ReplView, arg: str) -> None:
         return
     from hive_cli.repl.context_view import context_table
 
-    view.print(context_table(state.session))
+    view.print(context_table(state.session.context_breakdown()))
 
 
 async def _cost(state: ReplState, view: ReplView, arg: str) -> None:
@@ -119,7 +111,7 @@ async def _later(state: ReplState, view: ReplView, arg: str, *, name: str) -> No
 
 
 async def _clear(state: ReplState, view: ReplView, arg: str) -> None:
-    state.clear()
+    await state.clear()
     view.print(Text("New conversation.", style="dim"))
 
 
@@ -160,7 +152,7 @@ async def _resume(state: ReplState, view: ReplView, arg: str) -> None:
         return
     from hive_cli.repl.transcript import show_transcript
 
-    state.load(loaded)
+    await state.load(loaded)
     show_transcript(view, loaded)
 
 
@@ -180,13 +172,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("plan", "plan mode: read-only tools", _plan),
     Command("work", "work mode: all tools, judged by the permission rules", _work),
     Command("model", "show the model, or switch: /model NAME", _model),
-    _later_command("compact", "summarise the conversation to free the context window"),
     Command("context", "what fills the context window", _context),
     Command("cost", "tokens and cost so far", _cost),
     Command("skills", "the skills hive found", _skills),
-    _later_command("mcp", "MCP servers and their tools"),
+    _later_command("mcp", "MCP servers and their tools (not supported yet)"),
     Command("permissions", "the permission rules in effect", _permissions),
-    _later_command("undo", "undo the last change"),
+    _later_command("undo", "undo the last change (not supported yet)"),
     Command("clear", "start a new conversation", _clear),
     Command("sessions", "saved sessions of this directory", _sessions),
     Command("resume", "continue a saved session: /resume [ID or number]", _resume),

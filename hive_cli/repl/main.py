@@ -20,7 +20,6 @@ from rich.text import Text
 from engine import __version__
 from engine.errors import HiveError
 from hive_cli.repl.commands import COMMANDS, ExitRepl, run_command
-from hive_cli.repl.context_view import context_percent
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
 from hive_cli.repl.state import ReplOptions, ReplState
@@ -57,7 +56,7 @@ class Repl:
     def _status(self) -> AnyFormattedText:
         state = self.state
         usage = state.usage
-        percent = context_percent(state.model_name, self._last_prompt_tokens) if state.session else None
+        percent = state.session.context_percent(self._last_prompt_tokens) if state.session else None
         context = f"{percent:.0f}%" if percent is not None else "–"
         tokens = usage.total_tokens or 0
         return HTML(
@@ -74,7 +73,7 @@ class Repl:
 
     async def run(self) -> None:
         """The read-eval-print loop."""
-        self._greet()
+        await self._greet()
         # Let the prompt draw and take keystrokes before the heavy imports start competing for the CPU.
         asyncio.get_running_loop().call_later(BACKGROUND_START_DELAY_S, self.state.start_background)
         while not self._leaving:
@@ -93,15 +92,15 @@ class Repl:
                 break
             except HiveError as error:
                 self.view.print(Text(f"✗ {error}", style="red"))
-        self.state.close()
+        await self.state.close()
 
-    def _greet(self) -> None:
+    async def _greet(self) -> None:
         options = self.state.options
-        resumed = (options.resume or options.continue_last) and self._load_saved(options.resume)
+        resumed = (options.resume or options.continue_last) and await self._load_saved(options.resume)
         if not resumed:
             self.console.print(Text(f"hive {__version__} · /help for commands · Ctrl-D to exit", style="dim"))
 
-    def _load_saved(self, session_id: str | None) -> bool:
+    async def _load_saved(self, session_id: str | None) -> bool:
         """Reopen a saved session (this directory's last one without an id) and show it; False if none."""
         store = self.state.store
         if session_id is None:
@@ -113,7 +112,7 @@ class Repl:
         from hive_cli.repl.transcript import show_transcript
 
         loaded = store.load(session_id)
-        self.state.load(loaded)
+        await self.state.load(loaded)
         show_transcript(self.view, loaded)
         return True
 
@@ -152,7 +151,7 @@ class Repl:
     async def _run_turn(self, prompt: str) -> None:
         session = await self.state.ensure_session(self._approver(), title=prompt)
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, session.loop.cancel)
+        loop.add_signal_handler(signal.SIGINT, session.cancel)
         try:
             async for event in session.run_streaming(prompt):
                 self.view.handle(event)

@@ -1,6 +1,6 @@
 """What the REPL knows between prompts: where it works, its session (opened lazily), and start-up work.
 
-The prompt appears before anything heavy is ready. Resolving the model (which may probe local
+The prompt appears before anything heavy is ready. Loading the configuration (which may probe local
 servers) and importing litellm happen in the background; the first request waits only for them.
 """
 
@@ -13,18 +13,14 @@ from typing import TYPE_CHECKING
 
 from engine.model import litellm_import
 from engine.paths import user_data_dir
-from engine.usage import Usage, UsageLimits
+from engine.usage import Usage
 
 if TYPE_CHECKING:  # the session machinery loads in the background, after the prompt is up
-    from engine.events import RunResult
-    from engine.model.resolve import ModelChoice
-    from engine.model.types import Message
+    from engine.config import SessionConfig
+    from engine.events import RunResult, WorkingMode
     from engine.policy.gate import Approver
-    from engine.session import Session, SessionConfig
+    from engine.session import Session
     from engine.sessions import LoadedSession, SessionStore
-    from engine.settings import LayeredSettings
-
-DEFAULT_MAX_TURNS = 50
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,7 +31,7 @@ class ReplOptions:
     model: str | None = None
     api_base: str | None = None
     api_key: str | None = None
-    mode: str = "work"
+    mode: WorkingMode | None = None
     yes: bool = False
     max_turns: int | None = None
     continue_last: bool = False
@@ -49,38 +45,42 @@ class ReplState:
         self.options = options
         self.cwd = options.cwd
         self.session: Session | None = None
-        self.history: tuple[Message, ...] = ()
-        self.resume_id: str | None = None
-        self.mode = options.mode
+        self.resumed: LoadedSession | None = None
+        """The saved session the next session continues, if any."""
+        self.chosen_mode: WorkingMode | None = options.mode
+        """The mode the person asked for (flag or /plan, /work); the settings decide otherwise."""
+        self.chosen_model: str | None = None
+        """A model picked with /model before the session opened."""
         self.last_result: RunResult | None = None
-        self._ready: asyncio.Task[tuple[LayeredSettings, ModelChoice]] | None = None
+        self._ready: asyncio.Task[SessionConfig] | None = None
 
     def start_background(self) -> None:
-        """Begin resolving the model and importing litellm while the user types."""
+        """Begin loading the configuration and importing litellm while the user types."""
         litellm_import.preload()
-        self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._resolve))
+        self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._load))
 
-    def _resolve(self) -> tuple[LayeredSettings, ModelChoice]:
+    def _load(self) -> SessionConfig:
         # The session machinery is imported here too, in the background, to spare the first request that wait.
-        from engine.model.resolve import resolve_model
+        from engine.config import Overrides, load_config
         from engine.session import open_session  # noqa: F401
-        from engine.settings import load_settings
 
-        settings = load_settings(self.cwd)
-        choice = resolve_model(
-            flag_model=self.options.model,
-            flag_api_base=self.options.api_base,
-            flag_api_key=self.options.api_key,
-            settings=settings,
+        options = self.options
+        overrides = Overrides(
+            model=options.model, api_base=options.api_base, api_key=options.api_key, max_turns=options.max_turns
         )
-        return settings, choice
+        return load_config(self.cwd, overrides)
 
-    async def ready(self) -> tuple[LayeredSettings, ModelChoice]:
-        """The settings and the model; raises the configuration error, if any, to the caller."""
+    async def ready(self) -> SessionConfig:
+        """The configuration; raises the configuration error, if any, to the caller."""
         if self._ready is None:
             self.start_background()
         assert self._ready is not None
         return await self._ready
+
+    def _loaded(self) -> SessionConfig | None:
+        if self._ready is not None and self._ready.done() and not self._ready.exception():
+            return self._ready.result()
+        return None
 
     @property
     def store(self) -> SessionStore:
@@ -93,63 +93,68 @@ class ReplState:
     def model_name(self) -> str:
         """The model in use, or what is known of it so far."""
         if self.session is not None:
-            return self.session.loop.client.model
-        if self._ready is not None and self._ready.done() and not self._ready.exception():
-            return self._ready.result()[1].model
-        return self.options.model or "…"
+            return self.session.model
+        if self.chosen_model is not None:
+            return self.chosen_model
+        config = self._loaded()
+        return config.model.model if config is not None else self.options.model or "…"
+
+    @property
+    def mode(self) -> WorkingMode:
+        """The mode the next request runs in: the person's choice, else the settings', else work."""
+        if self.chosen_mode is not None:
+            return self.chosen_mode
+        config = self._loaded()
+        return config.mode if config is not None else "work"
+
+    def choose_mode(self, mode: WorkingMode) -> None:
+        """The person picked a mode (/plan, /work): it holds for this session and the next ones."""
+        self.chosen_mode = mode
+        if self.session is not None:
+            self.session.set_mode(mode)
+
+    def choose_model(self, model: str) -> None:
+        """The person picked a model (/model NAME): from the next request on."""
+        if self.session is not None:
+            self.session.switch_model(model)
+        else:
+            self.chosen_model = model
 
     async def ensure_session(self, approver: Approver | None, title: str = "") -> Session:
         """The session, opened on first use (waiting for start-up work if needed)."""
         if self.session is None:
+            from dataclasses import replace
+
             from engine.session import open_session
 
-            settings, choice = await self.ready()
+            config = await self.ready()
             await asyncio.to_thread(litellm_import.load)
-            self.session = open_session(
-                self._config(settings, choice),
-                approver=approver,
-                history=self.history,
-                resume=self.resume_id,
-                title=title,
-            )
+            config = replace(config, mode=self.mode)
+            self.session = await open_session(config, approver=approver, resume=self.resumed, title=title)
+            if self.chosen_model is not None:
+                self.session.switch_model(self.chosen_model)
             # A session killed mid-round left calls without results; the model needs one for each.
-            self.session.loop.conversation.answer_unanswered("Interrupted: hive stopped before this call ended.")
+            self.session.answer_unanswered("Interrupted: hive stopped before this call ended.")
         return self.session
 
-    def _config(self, settings: LayeredSettings, choice: ModelChoice) -> SessionConfig:
-        from engine.session import SessionConfig
+    async def load(self, loaded: LoadedSession) -> None:
+        """Continue a saved session: the next session opened appends to it."""
+        await self.close()
+        self.resumed = loaded
 
-        return SessionConfig(
-            cwd=self.cwd,
-            model=choice,
-            mode=self.mode,
-            max_turns=self.options.max_turns or settings.get("max_turns") or DEFAULT_MAX_TURNS,
-            limits=UsageLimits(
-                max_total_tokens=settings.limit("max_total_tokens"), max_cost_usd=settings.limit("max_cost_usd")
-            ),
-            request_timeout_s=settings.get("request_timeout") or 600.0,
-        )
-
-    def load(self, loaded: LoadedSession) -> None:
-        """Continue a saved session: its messages become the history of the next session opened."""
-        self.close()
-        self.history = loaded.messages
-        self.resume_id = loaded.info.id
-
-    def clear(self) -> None:
+    async def clear(self) -> None:
         """Start over: a new conversation (and a new session file) on the next request."""
-        self.close()
-        self.history = ()
-        self.resume_id = None
+        await self.close()
+        self.resumed = None
         self.last_result = None
 
-    def close(self) -> None:
-        """Close the session file, if one is open."""
+    async def close(self) -> None:
+        """Close the session (its toolsets and its file), if one is open."""
         if self.session is not None:
-            self.session.close()
-            self.session = None
+            session, self.session = self.session, None
+            await session.close()
 
     @property
     def usage(self) -> Usage:
         """Everything this session's runs cost so far."""
-        return self.session.loop.usage if self.session is not None else Usage()
+        return self.session.usage if self.session is not None else Usage()

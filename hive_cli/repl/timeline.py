@@ -3,7 +3,7 @@
 A running call shows a spinner, its name and key argument, its latest status and a progress bar when
 the tool reports numbers. A finished call becomes one line with a check or a cross and the
 duration, plus a short, dim preview of what it returned. Nested calls are indented under their
-parent by their scope depth.
+parent by their scope depth (a call inside a tool, or a sub-agent's call, looks like any other).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from engine.events import ProgressEvent, ToolCall, ToolOutcome
+from engine.events import ToolCall, ToolOutcome, ToolProgress
 from hive_cli.output.summaries import key_argument
 
 PREVIEW_LINES = 2
@@ -54,14 +54,9 @@ class Timeline:
         """A call began."""
         self.running[call.id] = RunningCall(call_id=call.id, name=call.name, detail=key_argument(call), depth=depth)
 
-    def start_nested(self, event: ProgressEvent) -> None:
-        """A call began inside another tool or a nested run (known only from its tracking event)."""
-        call_id = event.call_id or event.scope_id
-        self.running[call_id] = RunningCall(call_id=call_id, name=event.tool_name or "?", detail="", depth=event.depth)
-
-    def update(self, event: ProgressEvent) -> None:
+    def update(self, event: ToolProgress) -> None:
         """A running call reported progress."""
-        running = self.running.get(event.call_id or "")
+        running = self.running.get(event.call_id)
         if running is None:
             return
         running.status = event.status or running.status
@@ -73,14 +68,6 @@ class Timeline:
         depth = running.depth if running else 1
         detail = running.detail if running else key_argument(outcome.call)
         return finished_line(outcome.call.name, detail, outcome.success, outcome.duration_s, outcome.output, depth)
-
-    def finish_nested(self, event: ProgressEvent) -> RenderableType | None:
-        """A nested call ended (its output is not known here, only how it went)."""
-        running = self.running.pop(event.call_id or event.scope_id, None)
-        if running is None:
-            return None
-        success = event.phase != "tool_failed"
-        return finished_line(running.name, running.detail, success, event.duration_s or 0.0, "", running.depth)
 
     def live(self) -> RenderableType | None:
         """The running calls, for the live region."""

@@ -8,6 +8,7 @@ scrollback. Only what is still changing — the markdown block in progress, the 
 from __future__ import annotations
 
 import time
+from typing import assert_never
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -17,10 +18,11 @@ from rich.text import Text
 from engine.events import (
     ApprovalRequested,
     ApprovalResolved,
+    ContextCompacted,
     ErrorEvent,
     Event,
     ModeChanged,
-    ProgressEvent,
+    ModelTurnStarted,
     ReasoningDelta,
     Retrying,
     RunFinished,
@@ -29,6 +31,7 @@ from engine.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolProgress,
     TurnCompleted,
 )
 from hive_cli.output.summaries import cost_text, tokens_text
@@ -40,7 +43,7 @@ REFRESH_PER_SECOND = 12
 ERROR_HINTS = {
     "auth": "check the API key (--api-key, HIVE_API_KEY or the provider's variable)",
     "not_found": "check the model name with /model",
-    "context_overflow": "the conversation is too long for this model: /compact or /clear",
+    "context_overflow": "the conversation is too long for this model: /clear starts a new one",
     "rate_limit": "the provider is rate limiting; wait a moment and try again",
     "limit": "raise the limit in .ironhive/settings.yaml, or start a new conversation with /clear",
 }
@@ -104,53 +107,73 @@ class ReplView:
     # --- events ---------------------------------------------------------------------------
 
     def handle(self, event: Event) -> None:
-        """Show one event (one small method per kind; ``HANDLED_KINDS`` is checked against the union)."""
-        getattr(self, "_on_" + event.kind)(event)
+        """Show one event: one small method per kind."""
+        match event:
+            case RunStarted():
+                self._on_run_started(event)
+            case ModelTurnStarted():
+                self._on_model_turn_started(event)
+            case TextDelta():
+                self._on_text_delta(event)
+            case ReasoningDelta():
+                pass  # the spinner already says the model is thinking; its reasoning stays out of the way
+            case ToolCallStarted():
+                self._on_tool_call_started(event)
+            case ToolProgress():
+                self.timeline.update(event)
+            case ToolCallFinished():
+                self.print(self.timeline.finish(event.outcome))
+            case Retrying():
+                self._on_retrying(event)
+            case ContextCompacted():
+                self._on_context_compacted(event)
+            case TurnCompleted():
+                self._on_turn_completed(event)
+            case ModeChanged() | ApprovalRequested():
+                pass  # the prompt and the status line show the mode; the approver asks the question
+            case ApprovalResolved():
+                self._on_approval_resolved(event)
+            case ErrorEvent():
+                self._on_error(event)
+            case RunFinished():
+                self._on_run_finished(event)
+            case _:
+                assert_never(event)
 
     def _on_run_started(self, event: RunStarted) -> None:
         self._waiting_since = time.monotonic()
         self._start_live()
 
+    def _on_model_turn_started(self, event: ModelTurnStarted) -> None:
+        if event.scope is not None and event.scope.depth > 0:
+            return  # a nested run's turn: its tool calls show under the call that runs it
+        self.markdown.finish()
+        self._waiting_since = time.monotonic()
+
     def _on_text_delta(self, event: TextDelta) -> None:
         self._waiting_since = None
         self.markdown.feed(event.text)
-
-    def _on_reasoning_delta(self, event: ReasoningDelta) -> None:
-        pass  # the spinner already says the model is thinking; its reasoning stays out of the way
 
     def _on_tool_call_started(self, event: ToolCallStarted) -> None:
         self.markdown.finish()
         self._waiting_since = None
         self.timeline.start(event.call, event.scope.depth if event.scope else 1)
 
-    def _on_tool_call_finished(self, event: ToolCallFinished) -> None:
-        self.print(self.timeline.finish(event.outcome))
-
-    def _on_progress(self, event: ProgressEvent) -> None:
-        if event.phase == "thinking":
-            self.markdown.finish()
-            self._waiting_since = time.monotonic()
-        elif event.phase == "tool_progress":
-            self.timeline.update(event)
-        elif event.phase == "tool_invoking":
-            self.timeline.start_nested(event)
-        elif event.phase in ("tool_completed", "tool_failed"):
-            line = self.timeline.finish_nested(event)
-            if line is not None:
-                self.print(line)
-
     def _on_retrying(self, event: Retrying) -> None:
         self.print(Text(f"  {event.message}; retrying in {event.delay_s:.0f}s", style="yellow"))
+
+    def _on_context_compacted(self, event: ContextCompacted) -> None:
+        self.print(
+            Text(
+                f"  context compacted ({event.reason}): {event.summarised_messages} messages summarised, "
+                f"{event.kept_messages} kept",
+                style="dim",
+            )
+        )
 
     def _on_turn_completed(self, event: TurnCompleted) -> None:
         if event.addendum:
             self.print(Text(event.addendum, style="dim"))
-
-    def _on_mode_changed(self, event: ModeChanged) -> None:
-        pass  # the prompt and the status line show the mode
-
-    def _on_approval_requested(self, event: ApprovalRequested) -> None:
-        pass  # the approver asks the question
 
     def _on_approval_resolved(self, event: ApprovalResolved) -> None:
         if not event.allowed:

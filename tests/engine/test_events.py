@@ -18,3 +18,19 @@ def test_two_unreported_counts_stay_unreported_and_zero_stays_zero() -> None:
     assert total.cost_usd == 0.0
     assert Usage().total_tokens is None
     assert Usage(prompt_tokens=0).total_tokens == 0
+
+
+def test_the_protocol_module_loads_only_the_standard_library_and_its_three_value_modules() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; import engine.events; "
+        "print(sorted(m for m in sys.modules if m.startswith('engine'))); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'engine', '__main__'}"
+        " - {m for m in sys.modules if m.startswith(('_distutils', '__editable'))}))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    project, third_party = done.stdout.splitlines()
+    assert project == "['engine', 'engine.errors', 'engine.events', 'engine.reports', 'engine.usage']"
+    assert third_party == "[]"

@@ -14,7 +14,7 @@ def test_messages_are_on_disk_as_soon_as_they_are_appended(tmp_path: Path) -> No
     store = SessionStore(tmp_path)
     writer = store.create(cwd=tmp_path, model="m", redact=Redactor(), title="first task")
     conversation = Conversation()
-    conversation.listen(writer.append_message)
+    conversation.record_to(writer)
     conversation.append({"role": "user", "content": "hello"})
     # no close(): a killed process must already have written it
     loaded = store.load(writer.id)

@@ -72,11 +72,15 @@ def test_stream_json_emits_one_typed_versioned_object_per_line(llm_server: LLMSe
         ("execute_command", "x"),
         ("read_file", "r"),
     ]
-    root = next(line for line in lines if line["type"] == "progress" and line["phase"] == "request_started")
+    turns_started = [line for line in lines if line["type"] == "model_turn_started"]
+    root = turns_started[0]
+    assert (root["depth"], root["parent_scope_id"], root["agent"]) == (0, None, "root")
     assert all(s["parent_scope_id"] == root["scope_id"] and s["depth"] == 1 for s in started)
+    assert all(line["agent"] == "root" for line in lines if line["type"] not in ("session_started", "session_finished"))
     finished = [line for line in lines if line["type"] == "tool_call_finished"]
     assert [f["scope_id"] for f in finished] == [s["scope_id"] for s in started]
-    assert [line["phase"] for line in lines if line["type"] == "progress"].count("thinking") == 4
+    assert [t["index"] for t in turns_started] == [0, 1, 2, 3]
+    assert "progress" not in types
     assert "".join(line["text"] for line in lines if line["type"] == "text_delta") == lines[-1]["text"]
     turns = [line for line in lines if line["type"] == "turn_completed"]
     assert turns[-1]["usage"]["prompt_tokens"] == 50

@@ -166,7 +166,7 @@ class RecordingObserver:
         self._lock = threading.Lock()
         self._ident = threading.get_ident
 
-    def on_progress(self, event: Any) -> None:
+    def on_event(self, event: Any) -> None:
         with self._lock:
             self.events.append(event)
             self.threads.add(self._ident())

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.config import load_skill_options
 from engine.instructions import InstructionContext, build_instructions
-from engine.settings import load_settings
 from engine.skills.discovery import discover_skills
 from engine.skills.model import SkillCatalog, SkillRoot
-from engine.skills.options import DEFAULT_MAX_METADATA_CHARACTERS, SkillOptions, skill_options
+from engine.skills.options import DEFAULT_MAX_METADATA_CHARACTERS, SkillOptions
 from engine.skills.selection import SECTION_HEADER, SkillInstructions, open_skills, select_skills
 
 
@@ -79,7 +79,7 @@ def test_the_settings_files_skills_section_becomes_options_project_first(tmp_pat
     (isolated_hive / "config" / "settings.yaml").write_text(
         "skills:\n  enabled: [b]\n  exclude: [c]\n  unknown_fields: accept\n  bundled: false\n  roots: [mine]\n"
     )
-    options = skill_options(load_settings(tmp_path), tmp_path)
+    options = load_skill_options(tmp_path)
     assert options == SkillOptions(
         enabled=("a",),
         exclude=("c",),
@@ -88,7 +88,7 @@ def test_the_settings_files_skills_section_becomes_options_project_first(tmp_pat
         extra_roots=(tmp_path / "shared-skills", isolated_hive / "config" / "mine"),
         include_bundled=False,
     )
-    assert skill_options(load_settings(tmp_path / "x"), tmp_path / "x").max_metadata_characters == 0
+    assert load_skill_options(tmp_path / "x").max_metadata_characters == 0
     assert SkillOptions().max_metadata_characters == DEFAULT_MAX_METADATA_CHARACTERS
 
 

@@ -10,7 +10,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from engine.events import ProgressEvent, RunFinished, TextDelta, ToolCall, ToolCallFinished, ToolCallStarted
+from engine.events import (
+    ModelTurnStarted,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+    ToolCall,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolProgress,
+)
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
 from engine.tracking import call_tool, progress
 from engine.usage import Usage
@@ -54,34 +63,35 @@ class FailingTool(ArgsTool[StepsArgs]):
         raise RuntimeError("boom")
 
 
-def progress_events(events: list[object]) -> list[ProgressEvent]:
-    return [e for e in events if isinstance(e, ProgressEvent)]
+Point = tuple[str, str | None, str | None, int, str | None]
+LIFECYCLE = (RunStarted, ModelTurnStarted, ToolCallStarted, ToolProgress, ToolCallFinished)
 
 
-def timeline(events: list[object]) -> list[tuple[str, str | None, str | None, int, str | None]]:
-    """Every tracking point in stream order as (phase, scope, parent scope, depth, call id).
-
-    A top-level call's invoking/completed points are its ToolCallStarted/ToolCallFinished events,
-    which carry the scope; everything else is a ProgressEvent.
-    """
-    points = []
-    for e in events:
-        if isinstance(e, ProgressEvent):
-            points.append((e.phase, e.scope_id, e.parent_scope_id, e.depth, e.call_id))
-        elif isinstance(e, ToolCallStarted) and e.scope is not None:
-            points.append(("tool_invoking", e.scope.scope_id, e.scope.parent_scope_id, e.scope.depth, e.call.id))
-        elif isinstance(e, ToolCallFinished) and e.scope is not None:
-            phase = "tool_failed" if e.outcome.success is False else "tool_completed"
-            points.append((phase, e.scope.scope_id, e.scope.parent_scope_id, e.scope.depth, e.outcome.call.id))
-    return points
+def point(e: object) -> Point | None:
+    """A lifecycle event as (kind, scope, parent scope, depth, call id); None for other events."""
+    if not isinstance(e, LIFECYCLE) or e.scope is None:
+        return None
+    call_id = None
+    if isinstance(e, ToolCallStarted):
+        call_id = e.call.id
+    elif isinstance(e, ToolCallFinished):
+        call_id = e.outcome.call.id
+    elif isinstance(e, ToolProgress):
+        call_id = e.call_id
+    return (e.kind, e.scope.scope_id, e.scope.parent_scope_id, e.scope.depth, call_id)
 
 
-def phases(events: list[object]) -> list[str]:
-    return [point[0] for point in timeline(events)]
+def timeline(events: list[object]) -> list[Point]:
+    """Every lifecycle point in stream order: the same events at every depth, each with its scope."""
+    return [p for e in events if (p := point(e)) is not None]
 
 
-def invoking(events: list[object], call_id: str) -> tuple[str, str | None, str | None, int, str | None]:
-    return next(p for p in timeline(events) if p[0] == "tool_invoking" and p[4] == call_id)
+def kinds_of(events: list[object]) -> list[str]:
+    return [p[0] for p in timeline(events)]
+
+
+def invoking(events: list[object], call_id: str) -> Point:
+    return next(p for p in timeline(events) if p[0] == "tool_call_started" and p[4] == call_id)
 
 
 def test_progress_arrives_in_band_before_the_tool_result_and_the_report_comes_last(
@@ -93,19 +103,20 @@ def test_progress_arrives_in_band_before_the_tool_result_and_the_report_comes_la
     )
     events, result = Tracked(llm_server, tmp_path, [StepsTool()]).run("go")
 
-    assert phases(events) == [
-        "request_started",
-        "thinking",
-        "tool_invoking",
+    assert kinds_of(events) == [
+        "run_started",
+        "model_turn_started",
+        "tool_call_started",
         "tool_progress",
         "tool_progress",
         "tool_progress",
-        "tool_completed",
-        "thinking",
-        "request_completed",
+        "tool_call_finished",
+        "model_turn_started",
     ]
+    progress = [e for e in events if isinstance(e, ToolProgress)]
+    assert [(e.status, e.progress, e.total) for e in progress] == [(f"step {n}", n, 3) for n in (1, 2, 3)]
     finished_at = next(i for i, e in enumerate(events) if isinstance(e, ToolCallFinished))
-    last_progress = max(i for i, e in enumerate(events) if isinstance(e, ProgressEvent) and e.phase == "tool_progress")
+    last_progress = max(i for i, e in enumerate(events) if isinstance(e, ToolProgress))
     assert last_progress < finished_at
     assert isinstance(events[-1], RunFinished)
     report = result.report
@@ -122,15 +133,14 @@ def test_every_event_carries_enough_to_rebuild_the_scope_tree(llm_server: LLMSer
     events, _ = Tracked(llm_server, tmp_path, [StepsTool()]).run("go")
     points = timeline(events)
     root = points[0]
-    assert (root[0], root[2], root[3]) == ("request_started", None, 0)
-    headers = {p[4]: p for p in points if p[0] == "tool_invoking"}
+    assert (root[0], root[2], root[3]) == ("run_started", None, 0)
+    assert all(p[1:4] == root[1:4] for p in points if p[0] == "model_turn_started")
+    headers = {p[4]: p for p in points if p[0] == "tool_call_started"}
     assert set(headers) == {"a", "b"}
     assert all(h[2] == root[1] and h[3] == 1 for h in headers.values())
     assert headers["a"][1] != headers["b"][1]
-    for phase, scope, _, depth, call_id in points:
-        if phase == "tool_progress":
-            assert call_id is not None and (scope, depth) == (headers[call_id][1], 2)
-        if phase in ("tool_completed", "tool_failed"):
+    for kind, scope, _, depth, call_id in points:
+        if kind in ("tool_progress", "tool_call_finished"):
             assert call_id is not None and (scope, depth) == (headers[call_id][1], 1)
     started = next(e for e in events if isinstance(e, ToolCallStarted))
     assert started.scope is not None and started.scope.label == "Calling steps Tool"
@@ -143,9 +153,9 @@ def test_observers_hear_everything_even_from_worker_threads(llm_server: LLMServe
     )
     events, result = Tracked(llm_server, tmp_path, [StepsTool()], observers=[observer]).run("go")
     # with tools running in parallel threads, the two channels may interleave differently
-    heard = sorted((e.phase, e.scope_id, e.parent_scope_id, e.depth, e.call_id) for e in observer.events)
+    heard = sorted(p for e in observer.events if (p := point(e)) is not None)
     assert heard == sorted(timeline(events))
-    assert sum(1 for e in observer.events if e.phase == "tool_progress") == 12
+    assert sum(1 for e in observer.events if isinstance(e, ToolProgress)) == 12
     assert len(observer.threads) > 1  # progress reported from worker threads reached the observer there
     assert observer.reports == [result.report]
 
@@ -187,7 +197,13 @@ def test_a_tool_called_from_inside_another_is_a_grandchild(llm_server: LLMServer
 
     outer_header, inner_header = invoking(events, "o1"), invoking(events, "inner-1")
     assert (inner_header[2], inner_header[3]) == (outer_header[1], 2)
-    assert [p[0] for p in timeline(events) if p[4] == "inner-1"] == ["tool_invoking", "tool_progress", "tool_completed"]
+    assert [p[0] for p in timeline(events) if p[4] == "inner-1"] == [
+        "tool_call_started",
+        "tool_progress",
+        "tool_call_finished",
+    ]
+    inner = next(e for e in events if isinstance(e, ToolCallFinished) and e.outcome.call.id == "inner-1")
+    assert inner.outcome.output == "did 1 steps" and inner.outcome.success is True
     assert result.report is not None
     outer_report = result.report.tool_calls[0]
     assert [c.call_id for c in outer_report.children] == ["inner-1"]
@@ -226,7 +242,10 @@ def test_a_nested_run_attaches_to_its_tool_and_rolls_its_usage_into_it(llm_serve
     events, result = Tracked(llm_server, tmp_path, [SubAgentTool(llm_server, tmp_path)]).run("go")
 
     delegate = invoking(events, "d1")
-    nested_root = next(p for p in timeline(events) if p[0] == "request_started" and p[3] > 0)
+    nested_root = next(p for p in timeline(events) if p[0] == "model_turn_started" and p[3] > 0)
+    assert not any(
+        isinstance(e, (RunStarted, RunFinished)) and e is not events[-1] and e is not events[0] for e in events
+    )
     assert (nested_root[2], nested_root[3]) == (delegate[1], 2)
     nested_call = invoking(events, "n1")
     assert (nested_call[2], nested_call[3]) == (nested_root[1], 3)
@@ -240,7 +259,8 @@ def test_a_nested_run_attaches_to_its_tool_and_rolls_its_usage_into_it(llm_serve
 def test_a_tool_that_raises_is_reported_as_failed(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(tool_calls(call("explode", {}, id="x")), text("it failed"))
     events, result = Tracked(llm_server, tmp_path, [FailingTool()]).run("go")
-    assert phases(events).count("tool_failed") == 1
+    failed = [e for e in events if isinstance(e, ToolCallFinished) and e.outcome.success is False]
+    assert len(failed) == 1 and "RuntimeError: boom" in failed[0].outcome.output
     assert result.report is not None and result.report.tool_calls[0].succeeded is False
     assert result.exit_reason == "completed"
 
@@ -251,7 +271,6 @@ def test_a_model_error_mid_stream_still_delivers_request_failed_and_the_report(
     observer = RecordingObserver()
     llm_server.script(tool_calls(call("steps", {"steps": 1})), stream_error(after=2))
     events, result = Tracked(llm_server, tmp_path, [StepsTool()], observers=[observer]).run("go")
-    assert [e.phase for e in observer.events][-1] == "request_failed"
     assert result.exit_reason == "error"
     assert result.report is not None and result.report.outcome == "failed"
     assert observer.reports == [result.report]
@@ -276,7 +295,8 @@ def test_a_consumer_that_stops_early_still_gets_accounting_and_leaves_no_task(
 
     leftover = asyncio.run(abandon())
     assert leftover == set()
-    assert observer.events[-1].phase == "request_failed"
+    last = observer.events[-1]  # the call the consumer walked away from ends as failed
+    assert isinstance(last, ToolCallFinished) and last.outcome.success is False
     assert len(observer.reports) == 1
     assert observer.reports[0].outcome == "failed"
     assert observer.reports[0].assistant.prompt_tokens == 11
@@ -292,15 +312,17 @@ def test_tracking_never_carries_arguments_unless_asked(llm_server: LLMServer, tm
         ).run("go")
         scopes = [asdict(e.scope) for e in events if isinstance(e, (ToolCallStarted, ToolCallFinished)) and e.scope]
         tracked_text = json.dumps(
-            [asdict(e) for e in progress_events(events)]
+            [asdict(e) for e in events if isinstance(e, ToolProgress)]
             + scopes
             + [asdict(result.report)]
             + [asdict(e) for e in observer.events]
         )
+        heard = [e for e in observer.events if isinstance(e, (ToolCallStarted, ToolCallFinished))]
+        assert len(heard) == 2
         if opted_in:
-            heard = next(e for e in observer.events if e.phase == "tool_invoking")
-            assert heard.arguments == {"steps": "1", "secret": secret}
-            assert all(e.arguments is None for e in observer.events if e.phase != "tool_invoking")
+            assert isinstance(heard[0], ToolCallStarted)
+            assert heard[0].call.arguments == {"steps": 1, "secret": secret}
+            assert heard[0].call.raw_arguments == ""
         else:
             assert secret not in tracked_text
         assert "did 1 steps" not in tracked_text  # tool results never appear

@@ -190,7 +190,7 @@ def test_the_slash_commands_answer_without_a_request(llm_server: LLMServer, tmp_
         ("/help", "/resume"),
         ("/skills", "write-tests"),
         ("/permissions", "default action"),
-        ("/compact", "context-management issue"),
+        ("/compact", "Unknown command /compact"),
         ("/sessions", "No saved sessions"),
         ("/model", "openai/test-model"),
         ("/nonsense", "Unknown command"),

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import io
-import typing
 
 from rich.console import Console
 
 from engine import events
 from engine.events import (
-    ProgressEvent,
+    ModelTurnStarted,
     RunFinished,
     RunResult,
     RunStarted,
@@ -24,10 +23,10 @@ from engine.events import (
 from engine.reports import UsageReport
 from hive_cli.repl.view import ReplView
 
-ROOT = ProgressEvent(phase="thinking", scope_id="s1", parent_scope_id=None, depth=0)
+ROOT = ModelTurnStarted(index=0, model="m", scope=ScopeInfo(scope_id="s1", parent_scope_id=None, depth=0))
 READ = ToolCall(id="c1", name="read_file", arguments={"path": "src/app.py"})
 TEST = ToolCall(id="c2", name="execute_command", arguments={"command": "pytest -q"})
-SCOPE = ScopeInfo(scope_id="s2", parent_scope_id="s1", depth=1, label="Calling read_file Tool")
+SCOPE = ScopeInfo(scope_id="s2", parent_scope_id="s1", depth=1, label="Calling read_file Tool", tool_kind="tool")
 REPORT = UsageReport(
     model="openai/test-model",
     provider="openai",
@@ -104,25 +103,24 @@ def test_errors_are_one_line_with_a_hint_and_cancellation_says_so() -> None:
 
 
 def test_nested_calls_are_indented_under_their_parent() -> None:
+    grep = ToolCall(id="n1", name="grep_files", arguments={"pattern": "TODO"})
+    inner = ScopeInfo(scope_id="s5", parent_scope_id="s2", depth=2, label="Calling grep_files Tool", tool_kind="tool")
     nested = [
-        ProgressEvent(
-            phase="tool_invoking", scope_id="s5", parent_scope_id="s2", depth=2, call_id="n1", tool_name="grep_files"
-        ),
-        ProgressEvent(
-            phase="tool_completed",
-            scope_id="s5",
-            parent_scope_id="s2",
-            depth=2,
-            call_id="n1",
-            tool_name="grep_files",
-            duration_s=0.5,
+        ToolCallStarted(call=grep, read_only=True, scope=inner),
+        ToolCallFinished(
+            outcome=ToolOutcome(call=grep, output="a.py:1:# TODO", success=True, duration_s=0.5), scope=inner
         ),
     ]
     output = render([RunStarted(model="m"), *nested])
-    assert output == "   ✓ grep_files  0.50s"
+    assert output == "   ✓ grep_files TODO  0.50s\n      a.py:1:# TODO"
 
 
-def test_every_event_kind_has_a_handler() -> None:
-    kinds = {typing.get_type_hints(cls)["kind"].__args__[0] for cls in typing.get_args(events.Event)}
-    missing = [kind for kind in kinds if not hasattr(ReplView, "_on_" + kind)]
-    assert missing == []
+def test_a_nested_runs_model_turn_does_not_end_the_markdown_block_of_the_parent() -> None:
+    nested_turn = ModelTurnStarted(
+        index=0, model="m", scope=ScopeInfo(scope_id="s9", parent_scope_id="s2", depth=2), agent="explore"
+    )
+    done = RunFinished(result=RunResult(text="", exit_reason="completed"))
+    output = render(
+        [RunStarted(model="m"), ROOT, TextDelta(text="Looking "), nested_turn, TextDelta(text="now.\n"), done]
+    )
+    assert output.splitlines()[0] == "Looking now."

@@ -1,6 +1,6 @@
 """A scripted model server in its own process, so its CPU time stays off the measured process.
 
-    python benchmarks/model_server.py TOOL ROUNDS   # prints the base URL, serves until stdin closes
+    python benchmarks/support/model_server.py TOOL ROUNDS   # prints the base URL, serves until stdin closes
 
 Each request gets a call to TOOL until the conversation holds ROUNDS tool results since the last
 user message; then a short text answer.
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.support.llm_server import LLMServer, Reply, Usage, call, text, tool_calls
 

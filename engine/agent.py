@@ -1,0 +1,164 @@
+"""Building an agent: the providers' tools behind the policy, the instructions, the model client, the tracker.
+
+``build_agent`` has no side effects: it opens no session file and reads no settings (the
+``SessionConfig`` holds them), so a sub-agent is built exactly like the root agent. Capabilities
+attach as *tool providers* (each gives a toolset; one that is also an ``InstructionContributor``
+adds its section to the system prompt), as *wrappers* in the policy's approved-call slot, as a
+*context policy*, or as turn and tracking observers, all passed in ``Extensions``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Protocol
+
+from engine.config import SessionConfig
+from engine.context.policy import ContextPolicy
+from engine.conversation import Conversation
+from engine.events import ROOT_AGENT
+from engine.instructions import InstructionContributor, build_instructions, default_contributors
+from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
+from engine.model.litellm_client import LiteLLMClient, ModelSettings
+from engine.model.types import ModelClient
+from engine.policy.compose import guarded_toolset, result_guards
+from engine.policy.gate import Approver
+from engine.policy.guards import ResultGuard
+from engine.policy.modes import ModeManager
+from engine.skills.provider import SkillsProvider
+from engine.tools.base import Toolset
+from engine.tools.builtin import builtin_tools
+from engine.tools.compose import CombinedToolset, ToolsetWrapper
+from engine.tools.registry import ToolRegistry
+from engine.tools.todo import TodoStore
+from engine.tracking import Tracker, TrackingObserver, TrackingOptions
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildContext:
+    """What a tool provider may use while an agent is built."""
+
+    config: SessionConfig
+    agent_id: str
+    modes: ModeManager
+    todos: TodoStore
+
+
+class ToolProvider(Protocol):
+    """Offers tools to an agent being built: the built-ins, the skills, an MCP server, the agents."""
+
+    def toolset(self, context: BuildContext) -> Toolset | None:
+        """The tools to offer (None for none). A toolset with ``start``/``stop`` is started with the session."""
+        ...
+
+
+class BuiltinTools:
+    """The built-in tools (files, search, shell, todos)."""
+
+    def toolset(self, context: BuildContext) -> Toolset | None:
+        return ToolRegistry(builtin_tools(context.todos))
+
+
+def default_providers() -> list[ToolProvider]:
+    """What every session offers: the built-in tools, then the skills."""
+    return [BuiltinTools(), SkillsProvider()]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Extensions:
+    """What a host or a capability adds to an agent beyond its configuration."""
+
+    providers: tuple[ToolProvider, ...] | None = None
+    """Where the tools come from; None means ``default_providers()``."""
+    contributors: tuple[InstructionContributor, ...] | None = None
+    """System-prompt sections before the providers' own; None means ``default_contributors()``."""
+    approved_call_wrappers: tuple[ToolsetWrapper, ...] = ()
+    """Wrappers that see each call after it was approved, just before it runs (checkpoints)."""
+    result_guards: tuple[ResultGuard, ...] = ()
+    """Guards on every result, after the ones the permission files switch on."""
+    context: ContextPolicy | None = None
+    """What each request carries of the history; None sends everything."""
+    turn_observers: tuple[TurnObserver, ...] = ()
+    tracking: TrackingOptions = field(default_factory=TrackingOptions)
+    tracking_observers: tuple[TrackingObserver, ...] = ()
+
+
+@dataclass(kw_only=True)
+class Agent:
+    """A composed agent: its loop and the parts a session reaches through."""
+
+    id: str
+    loop: AgentLoop
+    tools: CombinedToolset
+    """The providers' toolsets, before the policy: what is started and stopped."""
+    modes: ModeManager
+    todos: TodoStore
+    tracker: Tracker
+    guards: tuple[ResultGuard, ...]
+    """Every result guard, also applied to results the host adds for its own tools."""
+
+    async def start(self) -> None:
+        """Start the toolsets that own processes or connections (they connect in the background)."""
+        await self.tools.start()
+
+    async def stop(self) -> None:
+        """Stop them again, every one even if one fails."""
+        await self.tools.stop()
+
+
+def build_agent(
+    config: SessionConfig,
+    *,
+    approver: Approver | None,
+    data_dir: Path,
+    extensions: Extensions | None = None,
+    client: ModelClient | None = None,
+    conversation: Conversation | None = None,
+    agent_id: str = ROOT_AGENT,
+    modes: ModeManager | None = None,
+) -> Agent:
+    """Compose an agent from ``config``; tools keep files for the model (full command output) in ``data_dir``."""
+    extensions = extensions or Extensions()
+    modes = modes or ModeManager(config.mode)
+    todos = TodoStore()
+    context = BuildContext(config=config, agent_id=agent_id, modes=modes, todos=todos)
+    providers = list(extensions.providers) if extensions.providers is not None else default_providers()
+    tools = CombinedToolset([t for p in providers if (t := p.toolset(context)) is not None])
+    guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
+    toolset = guarded_toolset(
+        tools,
+        config.permissions,
+        approver,
+        modes,
+        extensions.result_guards,
+        approved_call_wrappers=extensions.approved_call_wrappers,
+    )
+    contributors = list(extensions.contributors) if extensions.contributors is not None else default_contributors()
+    contributors += [p for p in providers if isinstance(p, InstructionContributor)]
+    tracker = Tracker(config.model.model, options=extensions.tracking, observers=extensions.tracking_observers)
+    loop = AgentLoop(
+        client=client or model_client(config),
+        toolset=toolset,
+        environment=ToolEnvironment(cwd=config.cwd, data_dir=data_dir, file_options=config.file_options),
+        instructions=build_instructions(config.cwd, contributors),
+        options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
+        conversation=conversation,
+        turn_observers=extensions.turn_observers,
+        hooks=tracker,
+        context=extensions.context,
+        agent_id=agent_id,
+    )
+    return Agent(id=agent_id, loop=loop, tools=tools, modes=modes, todos=todos, tracker=tracker, guards=guards)
+
+
+def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:
+    """The client for the configured model (or for ``model`` at the same endpoint)."""
+    choice = config.model if model is None else replace(config.model, model=model)
+    settings = ModelSettings(
+        model=choice.model,
+        api_base=choice.api_base,
+        api_key=choice.api_key,
+        timeout_s=config.request_timeout_s,
+        retry=config.retry,
+    )
+    return LiteLLMClient(settings)

@@ -1,0 +1,111 @@
+"""The configuration loader: settings files, environment and flags merged once into a ``SessionConfig``.
+
+Precedence for every value: flag > environment > project settings > user settings > built-in default.
+The defaults are the field defaults of the settings models (``engine.settings`` and each capability's
+options), so each is written once. A broken settings or permissions file raises ``ConfigError``;
+no model anywhere raises ``UserError`` (after looking for a local server).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.checkpoints.options import CheckpointOptions
+from engine.context.options import ContextOptions
+from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.delegate.options import AdvisorOptions, DelegationOptions
+from engine.events import WorkingMode
+from engine.mcp.options import McpOptions
+from engine.model.failures import RetryPolicy
+from engine.model.resolve import ModelChoice, resolve_model
+from engine.policy.config import PermissionConfig, load_permissions
+from engine.research.options import ResearchOptions
+from engine.settings import LayeredSettings, load_settings
+from engine.skills.options import SkillOptions, skill_options
+from engine.tools.base import FileToolOptions
+from engine.usage import UsageLimits
+from engine.webhooks.options import WebhookOptions
+
+
+@dataclass(frozen=True, kw_only=True)
+class Overrides:
+    """What the command line sets; None means "not given" (the layers below decide)."""
+
+    model: str | None = None
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    mode: WorkingMode | None = None
+    max_turns: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionConfig:
+    """Everything needed to build an agent and open a session, resolved and typed."""
+
+    cwd: Path
+    model: ModelChoice
+    permissions: PermissionConfig
+    """The permission rules of the project's and the user's files (or the built-in defaults)."""
+    skills: SkillOptions = field(default_factory=SkillOptions)
+    mode: WorkingMode = "work"
+    max_turns: int = DEFAULT_MAX_TURNS
+    limits: UsageLimits = field(default_factory=UsageLimits)
+    request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    file_options: FileToolOptions = field(default_factory=FileToolOptions)
+    persist: bool = True
+    """Save the conversation under the user data dir."""
+    mcp: McpOptions = field(default_factory=McpOptions)
+    context: ContextOptions = field(default_factory=ContextOptions)
+    research: ResearchOptions = field(default_factory=ResearchOptions)
+    delegation: DelegationOptions = field(default_factory=DelegationOptions)
+    advisor: AdvisorOptions = field(default_factory=AdvisorOptions)
+    checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
+    webhooks: WebhookOptions = field(default_factory=WebhookOptions)
+    sources: tuple[Path, ...] = ()
+    """The settings files that were read."""
+
+
+def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool = True) -> SessionConfig:
+    """Read every layer once and resolve the configuration of a session working in ``cwd``.
+
+    Resolving the model may probe local model servers (a fraction of a second) when nothing names one.
+    """
+    overrides = overrides or Overrides()
+    layers = load_settings(cwd)
+    settings = layers.merged()
+    choice = resolve_model(
+        flag_model=overrides.model, flag_api_base=overrides.api_base, flag_api_key=overrides.api_key, settings=layers
+    )
+    return SessionConfig(
+        cwd=cwd,
+        model=choice,
+        permissions=load_permissions(cwd),
+        skills=skills_of(layers, cwd),
+        mode=overrides.mode or settings.mode,
+        max_turns=overrides.max_turns or settings.max_turns,
+        limits=UsageLimits(
+            max_total_tokens=settings.limits.max_total_tokens, max_cost_usd=settings.limits.max_cost_usd
+        ),
+        request_timeout_s=settings.request_timeout,
+        persist=persist,
+        mcp=settings.mcp,
+        context=settings.context,
+        research=settings.research,
+        delegation=settings.delegation,
+        advisor=settings.advisor,
+        checkpoints=settings.checkpoints,
+        webhooks=settings.webhooks,
+        sources=layers.sources,
+    )
+
+
+def skills_of(layers: LayeredSettings, cwd: Path) -> SkillOptions:
+    """The skill options of the settings files (extra roots resolved against the file that names them)."""
+    return skill_options(layers.project.skills, layers.user.skills, cwd)
+
+
+def load_skill_options(cwd: Path) -> SkillOptions:
+    """The skill options of ``cwd``'s settings, for commands that need only those (``hive skills list``)."""
+    return skills_of(load_settings(cwd), cwd)

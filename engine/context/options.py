@@ -1,0 +1,19 @@
+"""The ``context`` section of the settings: the window, compaction and observation masking."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ContextOptions(BaseModel):
+    """How the history is fitted into the model's window."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    context_window: int | None = Field(default=None, gt=0)
+    """The window in tokens; litellm's model table when unset."""
+    compact_at: float = Field(default=0.92, gt=0, le=1)
+    """Compact when a request would fill this share of the window."""
+    observation_masking_protected_rounds: int = Field(default=10, ge=0)
+    """Tool results of this many latest tool rounds are always sent whole."""
+    prompt_caching: bool = True
+    """Mark cache breakpoints where the provider supports prompt caching."""

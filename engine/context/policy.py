@@ -1,0 +1,49 @@
+"""The context step of the loop: a policy prepares every model request from the history.
+
+Before each model call the loop hands the policy the messages the model would see (the system prompt
+and the conversation's view, compactions applied) and the tool definitions; the policy returns what
+to send (it may mask old tool results, add cache breakpoints, or cut). When the provider refuses a
+request as too long, the loop asks the policy to shrink the conversation (compact it) and retries
+once. ``PassThrough``, the default, sends everything and never shrinks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.conversation import Conversation
+from engine.errors import ContextOverflowError
+from engine.events import ContextCompacted
+from engine.model.types import Message
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreparedRequest:
+    """What one model request carries: the messages and the tool definitions (OpenAI format)."""
+
+    messages: tuple[Message, ...]
+    tools: tuple[dict[str, Any], ...] = ()
+
+
+class ContextPolicy(Protocol):
+    """Decides what of the history each model request carries."""
+
+    def prepare(self, history: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PreparedRequest:
+        """The request for ``history`` (system prompt first, compactions applied) and ``tools``."""
+        ...
+
+    async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
+        """Make the conversation fit after the provider refused it (e.g. compact it); None if it cannot."""
+        ...
+
+
+class PassThrough:
+    """Sends the whole history every time and cannot shrink it (the default)."""
+
+    def prepare(self, history: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PreparedRequest:
+        return PreparedRequest(messages=tuple(history), tools=tuple(tools))
+
+    async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
+        return None
