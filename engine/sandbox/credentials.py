@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 HOME_CREDENTIALS = (
@@ -43,9 +44,10 @@ HOME_CREDENTIALS = (
 """Relative to the home folder. ``.docker`` whole: besides config.json it may hold a daemon socket."""
 
 
-def home_credentials(home: Path) -> tuple[Path, ...]:
-    """The credential stores under ``home``, whether or not they exist."""
-    return tuple(home / name for name in HOME_CREDENTIALS)
+def home_credentials(home: Path) -> tuple[str, ...]:
+    """The credential stores under ``home``, whether or not they exist (strings: checked on every command)."""
+    prefix = os.path.join(home, "")
+    return tuple(prefix + name for name in HOME_CREDENTIALS)
 
 
 def is_secret_file_name(name: str) -> bool:

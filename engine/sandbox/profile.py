@@ -122,9 +122,10 @@ def _protections(inputs: ProfileInputs, project: Path, writable: tuple[Path, ...
     mounts: list[Mount] = []
     for scan in inputs.scans:
         for git_dir in (*scan.paths("git_dir"), *_linked(scan, "dir")):
-            mounts += _git_dir(_real(git_dir), watch, pin=True)
+            if _inside_any(real := _real(git_dir), writable):
+                mounts += _git_dir(real, watch, pin=True)
         for git_file in (*scan.paths("git_file"), *_linked(scan, "file")):
-            mounts += _git_file(_real(git_file), watch)
+            mounts += _git_file(_real(git_file), watch, writable)
         for ironhive in scan.paths("ironhive"):
             mounts += _existing_read_only(ironhive)
     ironhive = project / PROJECT_DIR_NAME
@@ -150,11 +151,11 @@ def _git_dir(git_dir: Path, watch: list[Path], *, pin: bool) -> list[Mount]:
     return mounts
 
 
-def _git_file(git_file: Path, watch: list[Path]) -> list[Mount]:
+def _git_file(git_file: Path, watch: list[Path], writable: tuple[Path, ...]) -> list[Mount]:
     """The file read-only, and the repository it points to protected like a ``.git`` folder."""
     mounts = [Mount("read-only", git_file, directory=False)]
     target = _gitfile_target(git_file)
-    if target is not None:
+    if target is not None and _inside_any(target, writable):
         mounts += _git_dir(target, watch, pin=False)
     return mounts
 
@@ -190,7 +191,7 @@ def _hidden(inputs: ProfileInputs, keep: tuple[Path, ...]) -> list[Mount]:
         candidates += [p for p in map(_real, scan.paths("secret_file")) if p.is_file()]
         candidates += [p for p in map(_real, scan.paths("secret_dir")) if p.is_dir()]
     for home in inputs.homes:
-        candidates += home_credentials(home)
+        candidates += [Path(path) for path in home_credentials(home) if os.path.lexists(path)]
     candidates += inputs.hive_dirs
     mounts = []
     for path in dict.fromkeys(_real(path) for path in candidates if os.path.lexists(path)):
@@ -215,7 +216,8 @@ def _ordered(mounts: list[Mount]) -> tuple[Mount, ...]:
 
 
 def _inside_any(path: Path, roots: tuple[Path, ...]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
+    text = str(path)
+    return any(text == str(root) or text.startswith(os.path.join(root, "")) for root in roots)
 
 
 def _real(path: Path) -> Path:

@@ -99,13 +99,14 @@ class ProjectScanner:
         with self._lock:
             budget = _Budget(self.max_entries)
             now = time.time_ns()
-            self._last = self._visit(self.root, 0, self._last, budget, now)
+            self._last = self._visit(str(self.root), 0, self._last, budget, now)
             findings: list[tuple[FindingKind, Path]] = []
             if self._last is not None:
                 _collect(self._last, findings)
             return ScanResult(self.root, tuple(findings), budget.truncated, self.max_entries - max(budget.left, 0))
 
-    def _visit(self, path: Path, depth: int, old: _Folder | None, budget: _Budget, now: int) -> _Folder | None:
+    def _visit(self, path: str, depth: int, old: _Folder | None, budget: _Budget, now: int) -> _Folder | None:
+        # Strings, not Paths: this runs for every folder on every command.
         try:
             st = os.lstat(path)
         except OSError:
@@ -123,13 +124,13 @@ class ProjectScanner:
             if budget.left <= 0:
                 budget.truncated = True
                 break
-            child = self._visit(path / name, depth + 1, previous.get(name), budget, now)
+            child = self._visit(f"{path}/{name}", depth + 1, previous.get(name), budget, now)
             if child is not None:
                 folder.children[name] = child
         return folder
 
 
-def _list(path: Path, st: os.stat_result, budget: _Budget, now: int) -> _Folder:
+def _list(path: str, st: os.stat_result, budget: _Budget, now: int) -> _Folder:
     findings: list[tuple[FindingKind, Path]] = []
     subfolders: list[str] = []
     complete = True
@@ -141,16 +142,14 @@ def _list(path: Path, st: os.stat_result, budget: _Budget, now: int) -> _Folder:
                 if not budget.take(1):
                     complete = False
                     break
-                _classify(entry, path, findings, subfolders)
+                _classify(entry, findings, subfolders)
     except OSError:
         complete = False
     trusted = complete and now - st.st_mtime_ns > _RACY_NS
     return _Folder(st.st_mtime_ns, st.st_ino, trusted, entries, findings, sorted(subfolders))
 
 
-def _classify(
-    entry: os.DirEntry[str], parent: Path, findings: list[tuple[FindingKind, Path]], subfolders: list[str]
-) -> None:
+def _classify(entry: os.DirEntry[str], findings: list[tuple[FindingKind, Path]], subfolders: list[str]) -> None:
     name = entry.name
     try:
         is_link = entry.is_symlink()
@@ -159,7 +158,7 @@ def _classify(
         return
     kind = _kind(name, is_link, is_dir)
     if kind is not None:
-        findings.append((kind, parent / name))
+        findings.append((kind, Path(entry.path)))
     # .ironhive is read-only but may still hold a secret to hide; other findings are not walked into.
     if (kind is None or kind == "ironhive") and is_dir and not is_link and name not in SKIPPED_DIRS:
         subfolders.append(name)

@@ -176,7 +176,7 @@ async def stop_process_group(proc: asyncio.subprocess.Process, grace: float) -> 
 def _with_notes(result: ToolResult, notes: tuple[str, ...], sandbox: Sandbox) -> ToolResult:
     """The result with the sandbox's notes, and a hint when a failure looks like the sandbox's doing."""
     lines = list(notes)
-    if result.success is False:
+    if result.success is False and sandbox.mode != "off":
         from engine.sandbox.denial import denial_note, sandbox_denials
 
         hint = denial_note(sandbox_denials(result.output), sandbox.mode)

@@ -7,7 +7,9 @@ import time
 import uuid
 from pathlib import Path
 
-from engine.sandbox.base import UnavailableSandbox
+import pytest
+
+from engine.sandbox.base import NoSandbox, UnavailableSandbox
 from engine.sandbox.bubblewrap import BubblewrapSandbox
 from engine.sandbox.options import SandboxOptions
 from engine.tools.base import ToolContext, ToolResult
@@ -118,3 +120,10 @@ def test_an_unreachable_network_gets_a_line_saying_the_network_is_off(run: Runne
 
 def test_a_successful_command_gets_no_sandbox_line(run: Runner) -> None:
     assert run("echo 'Permission denied, but fine'").output == "Exit code: 0\nPermission denied, but fine\n"
+
+
+def test_mode_off_runs_as_hive_itself_with_its_environment(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-visible-when-off")
+    result = _call(ExecuteCommandTool(sandbox=NoSandbox()), project, "echo $OPENAI_API_KEY; touch /proc/nope")
+    assert result.output.startswith("Exit code: 1\nsk-visible-when-off\n")
+    assert "sandbox" not in result.output
