@@ -128,6 +128,10 @@ def _protections(inputs: ProfileInputs, project: Path, writable: tuple[Path, ...
             mounts += _git_file(_real(git_file), watch, writable)
         for ironhive in scan.paths("ironhive"):
             mounts += _existing_read_only(ironhive)
+    # A writable root may itself be a repository's git folder (a worktree's common .git, say).
+    for root in writable:
+        if root.name == ".git" or ((root / "HEAD").is_file() and (root / "objects").is_dir()):
+            mounts += _git_dir(root, watch, pin=False)
     ironhive = project / PROJECT_DIR_NAME
     if not os.path.lexists(ironhive):
         mounts.append(Mount("guard", ironhive))

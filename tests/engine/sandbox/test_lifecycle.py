@@ -124,6 +124,8 @@ def test_a_successful_command_gets_no_sandbox_line(run: Runner) -> None:
 
 def test_mode_off_runs_as_hive_itself_with_its_environment(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-visible-when-off")
-    result = _call(ExecuteCommandTool(sandbox=NoSandbox()), project, "echo $OPENAI_API_KEY; touch /proc/nope")
+    result = _call(
+        ExecuteCommandTool(sandbox=NoSandbox()), project, "echo $OPENAI_API_KEY; echo Permission denied; exit 1"
+    )
     assert result.output.startswith("Exit code: 1\nsk-visible-when-off\n")
     assert "sandbox" not in result.output

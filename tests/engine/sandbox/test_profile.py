@@ -154,3 +154,12 @@ def test_a_repeated_walk_lists_only_folders_that_changed(project: Path) -> None:
     assert project / "a" / ".env" in found
     assert project / "b" / ".env" not in found
     assert project / "b" / ".env" in ProjectScanner(project).scan().paths("secret_file")
+
+
+def test_a_writable_root_that_is_a_git_folder_keeps_its_hooks_and_config_read_only(
+    base: Path, project: Path, home: Path
+) -> None:
+    main = make_repo(base / "main")
+    profile = _profile(project, home, SandboxOptions(writable_roots=(main / ".git",)))
+    assert main / ".git" in profile.paths("writable")
+    assert {main / ".git" / "hooks", main / ".git" / "config"} <= set(profile.paths("read-only"))

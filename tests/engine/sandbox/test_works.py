@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import uuid
 from pathlib import Path
 
@@ -80,3 +81,18 @@ def test_a_command_started_in_a_subfolder_runs_there_with_the_project_writable(r
     result = run("pwd && touch ../top.txt", cwd=project / "sub")
     assert result.output.splitlines()[1] == str(project / "sub")
     assert (project / "top.txt").exists()
+
+
+def test_a_worktree_commits_once_its_common_git_folder_is_a_writable_root(home: Path, base: Path) -> None:
+    main = make_repo(base / "main")
+    worktree = base / "wt"
+    subprocess.run([*GIT, "-C", str(main), "worktree", "add", "-q", "-b", "side", str(worktree)], check=True)
+    git = " ".join(GIT)
+    command = f"echo x >> README.md && {git} commit -qam in-worktree"
+    assert Runner(worktree, base / "data")(command).success is False  # the common .git is outside
+    runner = Runner(worktree, base / "data", SandboxOptions(writable_roots=(main / ".git",)))
+    result = runner(f"{command} && echo '[core] hooksPath = /x' >> {main}/.git/config")
+    assert result.success is False and "Read-only file system" in result.output
+    assert "hooksPath" not in (main / ".git" / "config").read_text()
+    log = subprocess.run([*GIT, "-C", str(worktree), "log", "--oneline"], capture_output=True, text=True, check=True)
+    assert "in-worktree" in log.stdout
