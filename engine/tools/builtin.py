@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.tools.base import Tool
 from engine.tools.edit import EditFileTool
 from engine.tools.files import ListDirectoryTool, ReadFileTool, WriteFileTool
@@ -9,13 +11,16 @@ from engine.tools.search import GlobFilesTool, GrepFilesTool, default_search_bac
 from engine.tools.shell import ExecuteCommandTool
 from engine.tools.todo import TodoStore, TodoWriteTool
 
+if TYPE_CHECKING:
+    from engine.sandbox.base import Sandbox
 
-def builtin_tools(todo_store: TodoStore | None = None) -> list[Tool]:
+
+def builtin_tools(todo_store: TodoStore | None = None, *, sandbox: Sandbox | None = None) -> list[Tool]:
     """Fresh instances of every built-in tool.
 
     Order: read_file, write_file, edit_file, list_directory, glob_files, grep_files, execute_command,
     todo_write. ``todo_store`` receives the todo list (a new store when omitted); the search tools use
-    ripgrep when it is installed.
+    ripgrep when it is installed; ``sandbox`` confines execute_command (None: no sandbox).
     """
     backend = default_search_backend()
     return [
@@ -25,6 +30,6 @@ def builtin_tools(todo_store: TodoStore | None = None) -> list[Tool]:
         ListDirectoryTool(),
         GlobFilesTool(backend),
         GrepFilesTool(backend),
-        ExecuteCommandTool(),
+        ExecuteCommandTool(sandbox=sandbox),
         TodoWriteTool(todo_store),
     ]

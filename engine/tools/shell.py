@@ -8,7 +8,9 @@ import os
 import shutil
 import signal
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
@@ -16,6 +18,9 @@ from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
 from engine.tools.output import CommandOutput, describe_exit, end_line
 from engine.tools.paths import working_directory
+
+if TYPE_CHECKING:
+    from engine.sandbox.base import Sandbox
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -61,18 +66,43 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
     args_model = ExecuteCommandArgs
     read_only = False
 
-    def __init__(self, *, kill_grace: float = KILL_GRACE, drain_grace: float = DRAIN_GRACE) -> None:
-        """``kill_grace``: seconds from SIGTERM to SIGKILL; ``drain_grace``: see :data:`DRAIN_GRACE`."""
+    def __init__(
+        self, *, kill_grace: float = KILL_GRACE, drain_grace: float = DRAIN_GRACE, sandbox: Sandbox | None = None
+    ) -> None:
+        """``kill_grace``: seconds from SIGTERM to SIGKILL; ``drain_grace``: see :data:`DRAIN_GRACE`.
+
+        ``sandbox`` confines every command (see :mod:`engine.sandbox`); None runs them as hive itself.
+        A command the sandbox cannot be set up for is not run: its result says why.
+        """
         self.kill_grace = kill_grace
         self.drain_grace = drain_grace
+        self.sandbox = sandbox
 
     async def execute(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
         cwd = working_directory(ctx)
+        env = {**os.environ, **_ENV_OVERRIDES}
+        if self.sandbox is None:
+            return await self._run(_shell_argv(args.command), env, cwd, args, ctx)
+        from engine.sandbox.base import SandboxError
+
+        try:
+            launch = await asyncio.to_thread(self.sandbox.prepare, args.command, cwd, env)
+        except SandboxError as exc:
+            return ToolResult.error(f"The command was not run: {exc}")
+        try:
+            result = await self._run(launch.argv, launch.env, cwd, args, ctx)
+        finally:
+            notes = launch.after()
+        return _with_notes(result, notes, self.sandbox)
+
+    async def _run(
+        self, argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, args: ExecuteCommandArgs, ctx: ToolContext
+    ) -> ToolResult:
         read_fd, write_fd = os.pipe()
         transport, reader = await _open_reader(read_fd)
         try:
             try:
-                proc = await _spawn(args.command, cwd, write_fd)
+                proc = await _spawn(argv, env, cwd, write_fd)
             finally:
                 os.close(write_fd)  # the child has its copy; EOF comes when every process closes it
         except OSError as exc:
@@ -143,18 +173,35 @@ async def stop_process_group(proc: asyncio.subprocess.Process, grace: float) -> 
     await proc.wait()
 
 
-async def _spawn(command: str, cwd: Path, output_fd: int) -> asyncio.subprocess.Process:
-    shell = shutil.which("bash") or "/bin/sh"
+def _with_notes(result: ToolResult, notes: tuple[str, ...], sandbox: Sandbox) -> ToolResult:
+    """The result with the sandbox's notes, and a hint when a failure looks like the sandbox's doing."""
+    lines = list(notes)
+    if result.success is False and sandbox.mode != "off":
+        from engine.sandbox.denial import denial_note, sandbox_denials
+
+        hint = denial_note(sandbox_denials(result.output), sandbox.mode)
+        if hint:
+            lines.append(hint)
+    if not lines:
+        return result
+    return ToolResult(end_line(result.output) + "\n".join(lines), result.success)
+
+
+def _shell_argv(command: str) -> tuple[str, ...]:
+    return (shutil.which("bash") or "/bin/sh", "-c", command)
+
+
+async def _spawn(
+    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, output_fd: int
+) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        shell,
-        "-c",
-        command,
+        *argv,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=output_fd,
         stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env={**os.environ, **_ENV_OVERRIDES},
+        start_new_session=True,  # a new session: no terminal, and one process group to stop
+        env=dict(env),
     )
 
 

@@ -1,0 +1,106 @@
+"""The ``Sandbox`` protocol the shell tool uses, the launch it prepares, no sandbox, and ``create_sandbox``."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from engine.errors import HiveError
+from engine.sandbox.options import SandboxMode, SandboxOptions
+
+
+class SandboxError(HiveError):
+    """The sandbox cannot be set up for a command; the command must not run. The message says why."""
+
+
+def _nothing_to_report() -> tuple[str, ...]:
+    return ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Launch:
+    """How to start one command: the program and arguments, and the environment.
+
+    Start it in a new session (``start_new_session=True``) with no terminal on its standard
+    streams, so that nothing inside can reach the user's terminal. Call ``after()`` once the
+    command and everything it started have ended: it undoes what the sandbox forbids but cannot
+    block, and returns a line for the result about each thing it undid.
+    """
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    after: Callable[[], tuple[str, ...]] = field(default=_nothing_to_report, compare=False)
+
+
+class Sandbox(Protocol):
+    """Confines the shell commands hive runs."""
+
+    @property
+    def mode(self) -> SandboxMode:
+        """The mode it enforces (``off`` for no sandbox)."""
+        ...
+
+    def prepare(self, command: str, cwd: Path, env: Mapping[str, str]) -> Launch:
+        """The launch that runs ``command`` with bash in ``cwd``; raises :class:`SandboxError` if it cannot."""
+        ...
+
+    def describe(self) -> str:
+        """One line for people: what confines the commands and how."""
+        ...
+
+
+def shell_argv(command: str) -> tuple[str, ...]:
+    """bash (or /bin/sh where there is no bash) running ``command``."""
+    return (shutil.which("bash") or "/bin/sh", "-c", command)
+
+
+class NoSandbox:
+    """Mode ``off``: commands run as hive itself, with its whole environment."""
+
+    mode: SandboxMode = "off"
+
+    def prepare(self, command: str, cwd: Path, env: Mapping[str, str]) -> Launch:
+        """The plain shell launch."""
+        return Launch(argv=shell_argv(command), env=dict(env))
+
+    def describe(self) -> str:
+        """Says there is no sandbox."""
+        return "no sandbox: commands run with hive's own access and environment"
+
+
+class UnavailableSandbox:
+    """A sandbox that cannot work here: every command is refused with the reason (fail closed)."""
+
+    def __init__(self, mode: SandboxMode, reason: str) -> None:
+        self.mode = mode
+        self.reason = reason
+
+    def prepare(self, command: str, cwd: Path, env: Mapping[str, str]) -> Launch:
+        """Always raises :class:`SandboxError`."""
+        raise SandboxError(f"the sandbox cannot start here: {self.reason}")
+
+    def describe(self) -> str:
+        """The reason it cannot work."""
+        return f"sandbox unavailable ({self.reason}); commands are not run"
+
+
+def create_sandbox(options: SandboxOptions, *, platform: str = sys.platform) -> Sandbox:
+    """The sandbox for ``options`` on ``platform``: bubblewrap on Linux, sandbox-exec on macOS.
+
+    Whether it can actually start is checked on the first command (see :mod:`engine.sandbox.probe`).
+    """
+    if options.mode == "off":
+        return NoSandbox()
+    if platform.startswith("linux"):
+        from engine.sandbox.bubblewrap import BubblewrapSandbox
+
+        return BubblewrapSandbox(options)
+    if platform == "darwin":
+        from engine.sandbox.seatbelt import SeatbeltSandbox
+
+        return SeatbeltSandbox(options)
+    return UnavailableSandbox(options.mode, f"no sandbox is available on {platform}")

@@ -1,0 +1,93 @@
+"""The Linux sandbox: each command in bubblewrap, with the profile computed for its working directory."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import shutil
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from engine.sandbox.base import Launch, SandboxError, shell_argv
+from engine.sandbox.bwrap import bwrap_argv
+from engine.sandbox.environment import sandbox_environment
+from engine.sandbox.options import SandboxMode, SandboxOptions
+from engine.sandbox.planner import ProfilePlanner
+from engine.sandbox.probe import bubblewrap_availability
+from engine.sandbox.profile import PRIVATE_DIRS, Profile
+from engine.sandbox.watch import remove_created
+
+CHILD_ENV = {"TMPDIR": "/tmp", "HIVE_SANDBOX": "bubblewrap"}
+
+
+class BubblewrapSandbox:
+    """Runs commands in bubblewrap (see :mod:`engine.sandbox.profile` for what they can touch).
+
+    ``binary`` forces one bwrap program; by default the system's is used when it works, else the
+    bundled one. The project walks are cached per root for the life of the object.
+    """
+
+    def __init__(self, options: SandboxOptions, *, binary: Path | None = None) -> None:
+        self.options = options
+        self.binary = binary
+        self._planner = ProfilePlanner(options, private_dirs=_private_dirs())
+
+    @property
+    def mode(self) -> SandboxMode:
+        """The configured mode."""
+        return self.options.mode
+
+    def prepare(self, command: str, cwd: Path, env: Mapping[str, str]) -> Launch:
+        """The bwrap launch for ``command``; raises :class:`SandboxError` when bwrap cannot start here."""
+        availability = bubblewrap_availability(network=self.options.network, binary=self.binary)
+        if not availability.available or availability.binary is None:
+            raise SandboxError(f"the sandbox cannot start here: {availability.reason}")
+        try:
+            profile = self.profile(cwd, env)
+            argv = bwrap_argv(availability.binary, profile, shell_argv(command), empty_file=_empty_file())
+        except OSError as exc:
+            raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
+        return Launch(
+            argv=argv,
+            env=sandbox_environment(env, CHILD_ENV),
+            after=functools.partial(remove_created, profile.watch),
+        )
+
+    def profile(self, cwd: Path, env: Mapping[str, str]) -> Profile:
+        """What a command started in ``cwd`` may see and write."""
+        return self._planner.profile(cwd, env)
+
+    def describe(self) -> str:
+        """E.g. ``bubblewrap sandbox: workspace-write, network off``."""
+        network = "network on" if self.options.network else "network off"
+        extra = f", {len(self.options.writable_roots)} extra writable folders" if self.options.writable_roots else ""
+        return f"bubblewrap sandbox: {self.mode}, {network}{extra}"
+
+
+def _private_dirs() -> tuple[Path, ...]:
+    # Where /var/run is a folder rather than a link to /run, its sockets need hiding too.
+    var_run = Path("/var/run")
+    extra = (var_run,) if var_run.is_dir() and not var_run.is_symlink() else ()
+    return (*PRIVATE_DIRS, *extra)
+
+
+_empty_lock = threading.Lock()
+
+
+@functools.cache
+def _empty_dir() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="hive-sandbox-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def _empty_file() -> Path:
+    """An empty read-only file of this process, bound over hidden files (made again if a cleaner removed it)."""
+    with _empty_lock:
+        path = _empty_dir() / "empty"
+        if not path.is_file():
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            path.touch(mode=0o444)
+        return path
