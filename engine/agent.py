@@ -22,9 +22,13 @@ from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
-from engine.policy.gate import Approver
+from engine.policy.gate import Approver, Policy
 from engine.policy.guards import ResultGuard
 from engine.policy.modes import ModeManager
+from engine.policy.permissions import PermissionPolicy
+from engine.policy.unconfined import AskUnconfinedCommands, RunOutsideOnce
+from engine.sandbox.base import Sandbox
+from engine.sandbox.status import sandbox_for
 from engine.skills.provider import SkillsProvider
 from engine.tools.base import Toolset
 from engine.tools.builtin import builtin_tools
@@ -42,6 +46,8 @@ class BuildContext:
     agent_id: str
     modes: ModeManager
     todos: TodoStore
+    sandbox: Sandbox
+    """What confines shell commands (no sandbox when it is off or cannot start)."""
 
 
 class ToolProvider(Protocol):
@@ -56,7 +62,7 @@ class BuiltinTools:
     """The built-in tools (files, search, shell, todos)."""
 
     def toolset(self, context: BuildContext) -> Toolset | None:
-        return ToolRegistry(builtin_tools(context.todos))
+        return ToolRegistry(builtin_tools(context.todos, sandbox=context.sandbox))
 
 
 def default_providers() -> list[ToolProvider]:
@@ -121,7 +127,9 @@ def build_agent(
     extensions = extensions or Extensions()
     modes = modes or ModeManager(config.mode)
     todos = TodoStore()
-    context = BuildContext(config=config, agent_id=agent_id, modes=modes, todos=todos)
+    context = BuildContext(
+        config=config, agent_id=agent_id, modes=modes, todos=todos, sandbox=sandbox_for(config.sandbox)
+    )
     providers = list(extensions.providers) if extensions.providers is not None else default_providers()
     tools = CombinedToolset([t for p in providers if (t := p.toolset(context)) is not None])
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
@@ -132,6 +140,8 @@ def build_agent(
         modes,
         extensions.result_guards,
         approved_call_wrappers=extensions.approved_call_wrappers,
+        gate_policy=_gate_policy(config),
+        retry_offer=RunOutsideOnce() if config.sandbox.confined else None,
     )
     contributors = list(extensions.contributors) if extensions.contributors is not None else default_contributors()
     contributors += [p for p in providers if isinstance(p, InstructionContributor)]
@@ -149,6 +159,13 @@ def build_agent(
         agent_id=agent_id,
     )
     return Agent(id=agent_id, loop=loop, tools=tools, modes=modes, todos=todos, tracker=tracker, guards=guards)
+
+
+def _gate_policy(config: SessionConfig) -> Policy | None:
+    """The permission rules, made to ask about every command when the sandbox asked for cannot start."""
+    if config.sandbox.problem is None or config.sandbox.mode == "off":
+        return None
+    return AskUnconfinedCommands(PermissionPolicy(config.permissions), config.sandbox.problem)
 
 
 def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:

@@ -20,7 +20,10 @@ from engine.mcp.options import McpOptions
 from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
 from engine.policy.config import PermissionConfig, load_permissions
+from engine.paths import project_root
 from engine.research.options import ResearchOptions
+from engine.sandbox.options import SandboxMode
+from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.settings import LayeredSettings, load_settings
 from engine.skills.options import SkillOptions, skill_options
 from engine.tools.base import FileToolOptions
@@ -37,6 +40,7 @@ class Overrides:
     api_key: str | None = field(default=None, repr=False)
     mode: WorkingMode | None = None
     max_turns: int | None = None
+    sandbox: SandboxMode | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +67,8 @@ class SessionConfig:
     advisor: AdvisorOptions = field(default_factory=AdvisorOptions)
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
+    sandbox: SandboxStatus
+    """The sandbox asked for and whether it can start here (the permission defaults depend on it)."""
     sources: tuple[Path, ...] = ()
     """The settings files that were read."""
 
@@ -78,6 +84,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
     choice = resolve_model(
         flag_model=overrides.model, flag_api_base=overrides.api_base, flag_api_key=overrides.api_key, settings=layers
     )
+    sandbox = check_sandbox(settings.sandbox.options(project_root(cwd), overrides.sandbox))
     return SessionConfig(
         cwd=cwd,
         model=choice,
@@ -97,6 +104,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         advisor=settings.advisor,
         checkpoints=settings.checkpoints,
         webhooks=settings.webhooks,
+        sandbox=sandbox,
         sources=layers.sources,
     )
 

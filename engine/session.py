@@ -98,6 +98,20 @@ class Session:
         """The whole conversation, compacted messages included."""
         return self.agent.loop.conversation.messages
 
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
+        notice = self.config.sandbox.notice()
+        return (notice,) if notice else ()
+
+    @property
+    def sandbox(self) -> str:
+        """One line saying what confines the shell commands."""
+        status = self.config.sandbox
+        if status.failed:
+            return f"none: the {status.mode} sandbox cannot start here"
+        return status.description
+
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the context window of the next request, by kind of content."""
         loop = self.agent.loop

@@ -23,6 +23,7 @@ from engine.events import WorkingMode
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, user_config_dir
 from engine.research.options import ResearchOptions
+from engine.sandbox.options import SandboxSettings
 from engine.skills.options import SkillsFile
 from engine.webhooks.options import WebhookOptions
 
@@ -60,6 +61,8 @@ class SettingsFile(BaseModel):
     advisor: AdvisorOptions = Field(default_factory=AdvisorOptions)
     checkpoints: CheckpointOptions = Field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = Field(default_factory=WebhookOptions)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """How shell commands are confined (``--sandbox`` wins over the mode)."""
 
 
 @dataclass(frozen=True)

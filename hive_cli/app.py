@@ -14,6 +14,7 @@ from hive_cli.errors import exit_on_error
 
 if TYPE_CHECKING:
     from engine.events import WorkingMode
+    from engine.sandbox.options import SandboxMode
 
 app = typer.Typer(
     name="hive",
@@ -31,6 +32,8 @@ skills_app = typer.Typer(
 app.add_typer(skills_app, name="skills")
 permissions_app = typer.Typer(help="Ask the permission rules about a call, or print them.", no_args_is_help=True)
 app.add_typer(permissions_app, name="permissions")
+sandbox_app = typer.Typer(help="The OS sandbox around shell commands.", no_args_is_help=True)
+app.add_typer(sandbox_app, name="sandbox")
 
 
 class OutputFormat(StrEnum):
@@ -48,6 +51,22 @@ class Mode(StrEnum):
     work = "work"
 
 
+class SandboxChoice(StrEnum):
+    """How shell commands are confined."""
+
+    workspace_write = "workspace-write"
+    read_only = "read-only"
+    off = "off"
+
+
+SandboxOpt = Annotated[
+    SandboxChoice | None,
+    typer.Option(
+        "--sandbox",
+        help="workspace-write: commands write only inside the project; read-only: nowhere; off: no sandbox. "
+        "Default: the settings' sandbox, else workspace-write.",
+    ),
+]
 ModelOpt = Annotated[
     str | None, typer.Option("--model", "-m", help="litellm model string, e.g. openai/gpt-4o. Env: HIVE_MODEL.")
 ]
@@ -67,6 +86,15 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for int
 
 def _working(mode: Mode | None) -> WorkingMode | None:
     return None if mode is None else ("plan" if mode is Mode.plan else "work")
+
+
+def _sandbox(choice: SandboxChoice | None) -> SandboxMode | None:
+    modes: dict[SandboxChoice, SandboxMode] = {
+        SandboxChoice.workspace_write: "workspace-write",
+        SandboxChoice.read_only: "read-only",
+        SandboxChoice.off: "off",
+    }
+    return None if choice is None else modes[choice]
 
 
 def _version(value: bool) -> None:
@@ -92,13 +120,14 @@ def root(
     mode: ModeOpt = None,
     yes: YesOpt = False,
     max_turns: MaxTurnsOpt = None,
+    sandbox: SandboxOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Start the interactive REPL, or run one of the commands below."""
     if ctx.invoked_subcommand is not None:
         return
     if not sys.stdin.isatty():
-        _run_piped_task(ctx, model, api_base, api_key, cwd, mode, yes, max_turns, debug)
+        _run_piped_task(ctx, model, api_base, api_key, cwd, mode, yes, max_turns, sandbox, debug)
         return
     with exit_on_error(debug):
         from hive_cli.repl.main import run_repl
@@ -113,6 +142,7 @@ def root(
             mode=_working(mode),
             yes=yes,
             max_turns=max_turns,
+            sandbox=_sandbox(sandbox),
             continue_last=continue_last,
             resume=resume,
         )
@@ -132,6 +162,7 @@ def run(
     mode: ModeOpt = None,
     yes: YesOpt = False,
     max_turns: MaxTurnsOpt = None,
+    sandbox: SandboxOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
@@ -151,6 +182,7 @@ def run(
             mode=_working(mode),
             yes=yes,
             max_turns=max_turns,
+            sandbox=_sandbox(sandbox),
         )
         raise typer.Exit(run_task(request))
 
@@ -264,6 +296,18 @@ def permissions_show(cwd: CwdOpt = None, output_format: FormatOpt = ReportFormat
         show(resolve_cwd(cwd), output_format.value)
 
 
+@sandbox_app.command("check")
+def sandbox_check(
+    cwd: CwdOpt = None, sandbox: SandboxOpt = None, output_format: FormatOpt = ReportFormat.text
+) -> None:
+    """Start the sandbox here and try what it must stop (writes outside, ~/.ssh, network, secrets); exit 1 if any holds not."""
+    with exit_on_error(False):
+        from hive_cli.sandbox_command import check
+        from hive_cli.workdir import resolve_cwd
+
+        raise typer.Exit(check(resolve_cwd(cwd), _sandbox(sandbox), output_format.value))
+
+
 def _run_piped_task(
     ctx: typer.Context,
     model: str | None,
@@ -273,6 +317,7 @@ def _run_piped_task(
     mode: Mode | None,
     yes: bool,
     max_turns: int | None,
+    sandbox: SandboxChoice | None,
     debug: bool,
 ) -> None:
     """``echo "task" | hive``: with no terminal to talk to, the piped text is one task, as ``hive run`` runs it."""
@@ -290,6 +335,7 @@ def _run_piped_task(
         mode=mode,
         yes=yes,
         max_turns=max_turns,
+        sandbox=sandbox,
         debug=debug,
     )
 

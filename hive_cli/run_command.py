@@ -12,6 +12,7 @@ from pathlib import Path
 from engine.config import Overrides, SessionConfig, load_config
 from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
 from engine.policy.gate import ApproveEverything, Approver
+from engine.sandbox.options import SandboxMode
 from engine.session import Session, open_session
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.output import Renderer, RunInfo, make_renderer
@@ -40,11 +41,17 @@ class RunRequest:
     mode: WorkingMode | None
     yes: bool
     max_turns: int | None
+    sandbox: SandboxMode | None = None
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
         return Overrides(
-            model=self.model, api_base=self.api_base, api_key=self.api_key, mode=self.mode, max_turns=self.max_turns
+            model=self.model,
+            api_base=self.api_base,
+            api_key=self.api_key,
+            mode=self.mode,
+            max_turns=self.max_turns,
+            sandbox=self.sandbox,
         )
 
 
@@ -58,7 +65,14 @@ def run_task(request: RunRequest) -> int:
 async def _run(config: SessionConfig, request: RunRequest) -> RunResult:
     session = await open_session(config, approver=_approver(request), title=request.task)
     try:
-        info = RunInfo(session_id=session.id, model=session.model, cwd=str(config.cwd), mode=session.mode)
+        info = RunInfo(
+            session_id=session.id,
+            model=session.model,
+            cwd=str(config.cwd),
+            mode=session.mode,
+            sandbox=session.sandbox,
+            notices=session.notices,
+        )
         return await _drive(session, request.task, make_renderer(request.output_format, info))
     finally:
         await session.close()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.policy.config import GuardSettings, PermissionConfig
-from engine.policy.gate import ApprovalGate, Approver
+from engine.policy.gate import ApprovalGate, Approver, Policy, RetryOffer
 from engine.policy.guards import GuardedToolset, ResultGuard
 from engine.policy.injection import PromptInjectionGuard
 from engine.policy.modes import ModeFilter, ModeManager
@@ -42,10 +42,14 @@ def guarded_toolset(
     extra_guards: Sequence[ResultGuard] = (),
     *,
     approved_call_wrappers: Sequence[ToolsetWrapper] = (),
+    gate_policy: Policy | None = None,
+    retry_offer: RetryOffer | None = None,
 ) -> Toolset:
     """``inner`` behind the policy, in the order the module docstring gives.
 
-    ``approved_call_wrappers`` fill the approved-call slot, the first given outermost.
+    ``approved_call_wrappers`` fill the approved-call slot, the first given outermost. ``gate_policy``
+    judges calls at the gate instead of the plain permission rules (it should build on them);
+    ``retry_offer`` may propose to the person to run a finished call again (outside the sandbox).
     """
     policy = PermissionPolicy(permissions)
     toolset: Toolset = SearchResultFilter(inner, policy)
@@ -54,5 +58,5 @@ def guarded_toolset(
         toolset = GuardedToolset(toolset, guards)
     for wrap in reversed(approved_call_wrappers):
         toolset = wrap(toolset)
-    gate = ApprovalGate(toolset, policy, approver, modes=modes)
+    gate = ApprovalGate(toolset, gate_policy or policy, approver, modes=modes, retry_offer=retry_offer)
     return ModeFilter(gate, modes, permissions.book.read_only_tools)

@@ -88,6 +88,23 @@ class Approver(Protocol):
         ...
 
 
+@dataclass(frozen=True, kw_only=True)
+class RetryPlan:
+    """An offer to run a call that failed once more, differently: ``reason`` is the question put to the person."""
+
+    reason: str
+    context: ToolContext
+    """The context to run the call again in (e.g. marked to run outside the sandbox)."""
+
+
+class RetryOffer(Protocol):
+    """After an allowed call ran, may propose to the person to run it once more (e.g. outside the sandbox)."""
+
+    def offer(self, call: ToolCall, result: ToolResult, ctx: ToolContext) -> RetryPlan | None:
+        """The plan, or None when there is nothing to offer."""
+        ...
+
+
 class ApproveEverything:
     """Answers every Ask with allow (``--yes``); Deny verdicts never reach it."""
 
@@ -101,12 +118,20 @@ class ApprovalGate(WrapperToolset):
     """Wraps a toolset so that each call passes the policy (and the approver when it asks)."""
 
     def __init__(
-        self, inner: Toolset, policy: Policy, approver: Approver | None, *, modes: ModeManager | None = None
+        self,
+        inner: Toolset,
+        policy: Policy,
+        approver: Approver | None,
+        *,
+        modes: ModeManager | None = None,
+        retry_offer: RetryOffer | None = None,
     ) -> None:
         super().__init__(inner)
         self.policy = policy
         self.approver = approver
         self.modes = modes or ModeManager()
+        self.retry_offer = retry_offer
+        """Asked after a call ran; its plan is put to the person (never to an approver that answers by itself)."""
         self.remembered: set[str] = set()
         """Patterns allowed for the rest of the session by "always" answers."""
         self._asking: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
@@ -123,7 +148,21 @@ class ApprovalGate(WrapperToolset):
             decision = await self._ask(call, spec, judgement, ctx)
             if not decision.allowed:
                 return _refusal(call, decision.reason)
-        return await self.inner.call(call, ctx)
+        result = await self.inner.call(call, ctx)
+        return await self._second_chance(call, spec, result, ctx)
+
+    async def _second_chance(self, call: ToolCall, spec: ToolSpec, result: ToolResult, ctx: ToolContext) -> ToolResult:
+        """Put the retry offer for a finished call to the person, and run the call again if they say yes."""
+        if self.retry_offer is None or self.approver is None or not _asks_a_person(self.approver):
+            return result
+        plan = self.retry_offer.offer(call, result, ctx)
+        if plan is None:
+            return result
+        decision = await self._ask(call, spec, Judgement(verdict="ask", reason=plan.reason), ctx)
+        if not decision.allowed:
+            return result
+        again = await self.inner.call(call, plan.context)
+        return ToolResult(f"[Run again outside the sandbox, as the user allowed once.]\n{again.output}", again.success)
 
     async def _ask(self, call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: ToolContext) -> Decision:
         if self.approver is None:
@@ -147,7 +186,7 @@ class ApprovalGate(WrapperToolset):
         return decision
 
     def _pause(self, call: ToolCall, ctx: ToolContext) -> AbstractAsyncContextManager[None]:
-        if not getattr(self.approver, "asks_a_person", True):
+        if self.approver is None or not _asks_a_person(self.approver):
             return nullcontext()
         return self.modes.human_decision(f"approval needed for {call.name}", ctx.emit, ctx.agent_id)
 
@@ -182,6 +221,10 @@ async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: To
         diff=await asyncio.to_thread(diff_for_call, call, ctx),
         remember=judgement.remember,
     )
+
+
+def _asks_a_person(approver: Approver) -> bool:
+    return bool(getattr(approver, "asks_a_person", True))
 
 
 def _refusal(call: ToolCall, reason: str) -> ToolResult:

@@ -52,6 +52,10 @@ class Sandbox(Protocol):
         """One line for people: what confines the commands and how."""
         ...
 
+    def problem(self) -> str | None:
+        """Why commands cannot be confined here (checked once, then remembered), or None when they can."""
+        ...
+
 
 def shell_argv(command: str) -> tuple[str, ...]:
     """bash (or /bin/sh where there is no bash) running ``command``."""
@@ -71,6 +75,10 @@ class NoSandbox:
         """Says there is no sandbox."""
         return "no sandbox: commands run with hive's own access and environment"
 
+    def problem(self) -> str | None:
+        """Nothing to start, so nothing can fail."""
+        return None
+
 
 class UnavailableSandbox:
     """A sandbox that cannot work here: every command is refused with the reason (fail closed)."""
@@ -86,6 +94,10 @@ class UnavailableSandbox:
     def describe(self) -> str:
         """The reason it cannot work."""
         return f"sandbox unavailable ({self.reason}); commands are not run"
+
+    def problem(self) -> str | None:
+        """The reason it cannot work."""
+        return self.reason
 
 
 def create_sandbox(options: SandboxOptions, *, platform: str = sys.platform) -> Sandbox:

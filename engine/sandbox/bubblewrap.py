@@ -59,6 +59,11 @@ class BubblewrapSandbox:
         """What a command started in ``cwd`` may see and write."""
         return self._planner.profile(cwd, env)
 
+    def problem(self) -> str | None:
+        """Why bwrap cannot start here (probed once per process), or None."""
+        availability = bubblewrap_availability(network=self.options.network, binary=self.binary)
+        return None if availability.available else availability.reason
+
     def describe(self) -> str:
         """E.g. ``bubblewrap sandbox: workspace-write, network off``."""
         network = "network on" if self.options.network else "network off"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 
@@ -22,3 +24,24 @@ class SandboxOptions:
     mode: SandboxMode = "workspace-write"
     network: bool = False
     writable_roots: tuple[Path, ...] = ()
+
+
+class SandboxSettings(BaseModel):
+    """The ``sandbox`` section of a settings file: a mode alone (``sandbox: off``) or a mapping."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    mode: SandboxMode = "workspace-write"
+    network: bool = False
+    """Let commands use the network (off by default)."""
+    writable_roots: list[str] = Field(default_factory=list)
+    """More folders commands may write to; relative ones are taken from the project root."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mode_alone(cls, value: Any) -> Any:
+        return {"mode": value} if isinstance(value, str) else value
+
+    def options(self, project_root: Path, mode: SandboxMode | None = None) -> SandboxOptions:
+        """The options these settings give (``mode`` from ``--sandbox`` wins), with the roots resolved."""
+        roots = tuple((project_root / Path(raw).expanduser()).resolve() for raw in self.writable_roots)
+        return SandboxOptions(mode=mode or self.mode, network=self.network, writable_roots=roots)

@@ -54,8 +54,9 @@ def _quote(path: Path) -> str:
 
 
 @functools.cache
+@functools.cache
 def _works() -> str | None:
-    """None when sandbox-exec runs a trivial profile here, else the reason it does not."""
+    """None when sandbox-exec runs a trivial profile here, else the reason it does not (checked once)."""
     if not SANDBOX_EXEC.is_file():
         return f"{SANDBOX_EXEC} was not found"
     try:
@@ -94,6 +95,10 @@ class SeatbeltSandbox:
             raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
         extra = {"TMPDIR": str(temp_dir), "HIVE_SANDBOX": "seatbelt"}
         return Launch(argv=(str(SANDBOX_EXEC), "-p", text, *shell_argv(command)), env=sandbox_environment(env, extra))
+
+    def problem(self) -> str | None:
+        """Why sandbox-exec cannot run here, or None."""
+        return _works()
 
     def describe(self) -> str:
         """E.g. ``sandbox-exec sandbox: workspace-write, network off``."""

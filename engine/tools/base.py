@@ -101,6 +101,8 @@ class ToolContext:
     """Send an event to the host in-band, while the tool is still running (thread-safe)."""
     agent_id: str = ROOT_AGENT
     """The agent making the call (``root`` or a sub-agent's name), for the events the call produces."""
+    outside_sandbox: bool = False
+    """Run shell commands without the sandbox: set only by the approval gate, for one call a person let out."""
 
 
 @runtime_checkable
@@ -170,10 +172,14 @@ class ArgsTool(Generic[ArgsT]):
         """Built once per tool: pydantic's schema generation is too slow to repeat every turn."""
         return ToolSpec(
             name=self.name,
-            description=self.description,
+            description=self.describe(),
             parameters=schema_for(self.args_model),
             read_only=self.read_only,
         )
+
+    def describe(self) -> str:
+        """The description shown to the model (``description`` unless a tool tailors it to its setup)."""
+        return self.description
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:

@@ -63,6 +63,11 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         "and end, and the full output is saved to a file whose path is given. To leave a server running in "
         "the background, redirect its output: `cmd > server.log 2>&1 &`."
     )
+    sandboxed_note = (
+        " Commands run in a sandbox ({sandbox}): writes it does not allow fail (workspace-write: only the project "
+        "and /tmp are writable), secrets are not in their environment, and every process a command starts ends "
+        "with it, so start a server and use it within the same command."
+    )
     args_model = ExecuteCommandArgs
     read_only = False
 
@@ -78,10 +83,19 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         self.drain_grace = drain_grace
         self.sandbox = sandbox
 
+    def describe(self) -> str:
+        """The description, saying what the sandbox allows when there is one."""
+        if self.sandbox is None or self.sandbox.mode == "off":
+            return self.description
+        text = self.description.replace(
+            " To leave a server running in the background, redirect its output: `cmd > server.log 2>&1 &`.", ""
+        )
+        return text + self.sandboxed_note.format(sandbox=self.sandbox.describe())
+
     async def execute(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
         cwd = working_directory(ctx)
         env = {**os.environ, **_ENV_OVERRIDES}
-        if self.sandbox is None:
+        if self.sandbox is None or ctx.outside_sandbox:
             return await self._run(_shell_argv(args.command), env, cwd, args, ctx)
         from engine.sandbox.base import SandboxError
 

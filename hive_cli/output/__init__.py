@@ -16,6 +16,10 @@ class RunInfo:
     model: str
     cwd: str
     mode: str
+    sandbox: str = ""
+    """What confines the shell commands, in one line."""
+    notices: tuple[str, ...] = ()
+    """What the person must be told once (e.g. that the sandbox cannot start)."""
 
 
 class Renderer(Protocol):

@@ -35,6 +35,8 @@ class JsonRenderer:
                 {"call_id": c.id, "name": c.name, "arguments": c.arguments} for c in result.pending_calls
             ],
             "addenda": list(result.addenda),
+            "sandbox": self.info.sandbox,
+            "notices": list(self.info.notices),
             "usage": usage_report(result, duration_s, self.info.model),
         }
         self.out.write(json.dumps(record, ensure_ascii=False, indent=2) + "\n")

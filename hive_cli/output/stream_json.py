@@ -24,6 +24,8 @@ class StreamJsonRenderer:
                 "model": info.model,
                 "cwd": info.cwd,
                 "mode": info.mode,
+                "sandbox": info.sandbox,
+                "notices": list(info.notices),
             }
         )
 

@@ -39,6 +39,8 @@ class TextRenderer:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._out_at_line_start = True
+        for notice in info.notices:
+            self._log(f"hive: {notice}")
 
     def handle(self, event: Event) -> None:
         match event:

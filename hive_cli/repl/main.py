@@ -150,6 +150,8 @@ class Repl:
 
     async def _run_turn(self, prompt: str) -> None:
         session = await self.state.ensure_session(self._approver(), title=prompt)
+        for notice in self.state.take_notices():
+            self.view.print(Text(f"! {notice}", style="yellow"))
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, session.cancel)
         try:

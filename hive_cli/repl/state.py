@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the session machinery loads in the background, after the pr
     from engine.config import SessionConfig
     from engine.events import RunResult, WorkingMode
     from engine.policy.gate import Approver
+    from engine.sandbox.options import SandboxMode
     from engine.session import Session
     from engine.sessions import LoadedSession, SessionStore
 
@@ -34,6 +35,7 @@ class ReplOptions:
     mode: WorkingMode | None = None
     yes: bool = False
     max_turns: int | None = None
+    sandbox: SandboxMode | None = None
     continue_last: bool = False
     resume: str | None = None
 
@@ -52,6 +54,7 @@ class ReplState:
         self.chosen_model: str | None = None
         """A model picked with /model before the session opened."""
         self.last_result: RunResult | None = None
+        self._untold: tuple[str, ...] = ()
         self._ready: asyncio.Task[SessionConfig] | None = None
 
     def start_background(self) -> None:
@@ -66,7 +69,11 @@ class ReplState:
 
         options = self.options
         overrides = Overrides(
-            model=options.model, api_base=options.api_base, api_key=options.api_key, max_turns=options.max_turns
+            model=options.model,
+            api_base=options.api_base,
+            api_key=options.api_key,
+            max_turns=options.max_turns,
+            sandbox=options.sandbox,
         )
         return load_config(self.cwd, overrides)
 
@@ -133,9 +140,15 @@ class ReplState:
             self.session = await open_session(config, approver=approver, resume=self.resumed, title=title)
             if self.chosen_model is not None:
                 self.session.switch_model(self.chosen_model)
+            self._untold = self.session.notices
             # A session killed mid-round left calls without results; the model needs one for each.
             self.session.answer_unanswered("Interrupted: hive stopped before this call ended.")
         return self.session
+
+    def take_notices(self) -> tuple[str, ...]:
+        """What the session opened last must tell the person, once."""
+        untold, self._untold = self._untold, ()
+        return untold
 
     async def load(self, loaded: LoadedSession) -> None:
         """Continue a saved session: the next session opened appends to it."""

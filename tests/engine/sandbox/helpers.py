@@ -12,6 +12,7 @@ from engine.sandbox.options import SandboxOptions
 from engine.sandbox.probe import bubblewrap_availability
 from engine.tools.base import ToolContext, ToolResult
 from engine.tools.shell import ExecuteCommandTool
+from tests.support.processes import processes_with as processes_with
 
 SECRET = "PRIVATE-KEY-CONTENT-7f3a"
 GIT = ("git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "-c", "init.defaultBranch=main")
@@ -53,19 +54,3 @@ class Runner:
     def with_options(self, options: SandboxOptions) -> Runner:
         """A runner for the same project with other options."""
         return Runner(self.project, self.data_dir, options)
-
-
-def processes_with(marker: str) -> list[int]:
-    """Live processes (zombies excluded) on the whole machine whose command line contains ``marker``."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if marker.encode() in cmdline and state != "Z":
-            found.append(int(proc.name))
-    return found

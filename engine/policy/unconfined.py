@@ -1,0 +1,52 @@
+"""The policy's side of the sandbox: commands asked when it cannot start, and a way out for one blocked command."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.events import ToolCall
+from engine.policy.gate import Judgement, Policy, RetryPlan
+from engine.tools.base import ToolContext, ToolResult, ToolSpec
+
+SHELL_TOOLS = frozenset({"execute_command"})
+
+
+class AskUnconfinedCommands:
+    """A policy over ``inner`` that asks about every shell command ``inner`` would allow.
+
+    Used only when a sandbox was asked for and cannot start: the commands would run with hive's own
+    access, so the rules alone must not let them through.
+    """
+
+    def __init__(self, inner: Policy, problem: str) -> None:
+        self.inner = inner
+        self.problem = problem
+
+    def judge(self, spec: ToolSpec, call: ToolCall, ctx: ToolContext) -> Judgement:
+        judgement = self.inner.judge(spec, call, ctx)
+        if call.name not in SHELL_TOOLS or judgement.verdict != "allow":
+            return judgement
+        reason = f"the sandbox cannot start here ({self.problem}), so the command would run unconfined"
+        return replace(judgement, verdict="ask", reason=reason, source="hive's sandbox")
+
+
+class RunOutsideOnce:
+    """Offers to run a shell command the sandbox seems to have blocked once more outside it (a person decides).
+
+    The offer says plainly what it means; a yes is for that one call and is never remembered.
+    """
+
+    def offer(self, call: ToolCall, result: ToolResult, ctx: ToolContext) -> RetryPlan | None:
+        if call.name not in SHELL_TOOLS or result.success is not False or ctx.outside_sandbox:
+            return None
+        from engine.sandbox.denial import sandbox_denials
+
+        kinds = sandbox_denials(result.output)
+        if not kinds:
+            return None
+        what = " and ".join({"filesystem": "a write the sandbox refuses", "network": "the network"}[k] for k in kinds)
+        reason = (
+            f"it failed inside the sandbox, which looks like it needed {what}. Run it ONCE MORE OUTSIDE the "
+            "sandbox, with your full access to files, network and environment?"
+        )
+        return RetryPlan(reason=reason, context=replace(ctx, outside_sandbox=True))
