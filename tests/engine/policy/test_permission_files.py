@@ -119,10 +119,12 @@ def test_a_deny_in_the_project_file_holds_against_an_allow_in_the_user_file(
 def test_default_action_and_ask_before_delete_can_be_set(project: Path, ctx: ToolContext) -> None:
     project_rules(
         project,
-        "permissions:\n  default_action: deny\n  ask_before_delete: false\n  bash:\n    - {pattern: 'rm *', action: allow}\n",
+        "permissions:\n  default_action: deny\n  ask_before_delete: false\n  bash:\n    - {pattern: 'rm *', action: allow}\n"
+        "  edit:\n    - {pattern: '*.log', action: allow}\n",
     )
     judge = make_judge(load_permissions(project), ctx)
     assert judge("execute_command", command="rm build.log").verdict == "allow"
+    assert judge("execute_command", command="rm notes.txt").verdict == "deny", "the file rm deletes is an edit"
     assert judge("execute_command", command="ls").verdict == "deny"
 
 
