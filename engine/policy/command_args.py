@@ -181,7 +181,8 @@ def _read_arguments(reading: _Reading, options: tuple[Opt, ...], words: Words) -
             reading.operands.append(None)
             i += 1
             continue
-        if not word.startswith("-") or word == "-":
+        switch = reading.table.msbuild_switches and _MSBUILD_SWITCH.match(word)
+        if (not word.startswith("-") or word == "-") and not switch:
             reading.operands.append(word)
             i += 1
             continue

@@ -100,7 +100,7 @@ _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
 
 def default_rules(*, sandboxed: bool = True) -> tuple[Rule, ...]:
     """The built-in rules, every one with priority 0: the table rules first, then the patterns."""
-    return (*table_rules(sandboxed=sandboxed), *_secret_rules(), *_pattern_rules())
+    return (*table_rules(sandboxed=sandboxed), *_pattern_rules(), *_secret_rules())
 
 
 def table_rules(*, sandboxed: bool = True) -> tuple[Rule, ...]:

@@ -83,7 +83,9 @@ def _lists_names(kids: list[Node]) -> bool:
     rest = [kid for kid in kids if kid.type != "}"]
     if len(rest) == 2 and rest[0].type == "variable_name" and rest[1].type in ("*", "@"):
         return True
-    return len(rest) == 1 and rest[0].type == "subscript" and subscript_problem(rest[0]) is None
+    return (
+        len(rest) == 1 and rest[0].type == "subscript" and re.search(r"\[\s*[@*]\s*\]$", text_of(rest[0])) is not None
+    )
 
 
 def subscript_problem(node: Node) -> str | None:
