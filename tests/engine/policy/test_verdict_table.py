@@ -659,8 +659,3 @@ def test_mcp_tools_are_allowed_by_their_servers_read_only_mark_not_by_their_name
     spec = ToolSpec(name=tool, description="", parameters={}, read_only=read_only, kind=kind)
     assert make_judge(default_permissions(), ctx, spec)(tool).verdict == expected
 
-
-def verdict_counts() -> dict[str, int]:
-    """How many calls of the whole table (all sections) get each verdict."""
-    verdicts = [r[2] for r in ROWS] + [v for _, v in SANDBOX_OFF] + [r[3] for r in MCP_TOOLS]
-    return {verdict: verdicts.count(verdict) for verdict in (A, Q, D)}
