@@ -16,7 +16,7 @@ RISKY_VARIABLES: tuple[tuple[str, str], ...] = (
     (r"GIT_\w+", "git (GIT_SSH_COMMAND, GIT_EXEC_PATH, GIT_CONFIG_*, GIT_DIR, GIT_PAGER, ...)"),
     (r"SSH_ASKPASS|SUDO_ASKPASS|SSH_AUTH_SOCK", "password prompts and keys"),
     (r"LD_\w+|DYLD_\w+|GCONV_PATH|GLIBC_TUNABLES|MALLOC_\w+|NLSPATH", "the dynamic loader"),
-    (r"PYTHON\w*|PIP_\w+|UV_\w+|VIRTUAL_ENV|CONDA_\w+", "Python"),
+    (r"PYTHON\w*|PIP_\w+|UV_\w+|VIRTUAL_ENV|CONDA_\w+|PYTEST_\w+|TOX_\w+", "Python"),
     (r"NODE_OPTIONS|NODE_PATH|NPM_CONFIG_\w+|YARN_\w+|PNPM_\w+|COREPACK_\w+", "Node"),
     (r"RUSTC\w*|RUSTFLAGS|RUSTDOC\w*|CARGO\w*|RUSTUP_\w+", "Rust"),
     (r"DOTNET_\w+|MSBUILD\w*|NUGET_\w+", ".NET"),

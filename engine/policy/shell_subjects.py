@@ -3,7 +3,7 @@
 Every command that runs is a ``bash`` subject (plus its bare program name when written with a
 path). Files named by options and operands that the command tables know (``cp a b``, ``git -C
 DIR``, ``pytest --junit-xml F``) and redirection targets are judged as reads or edits, relative to
-every directory a ``cd`` may have moved the command to. A command a table knows that runs in another
+every directory a ``cd`` may have moved the command to, and a glob for the files it matches. A command a table knows that runs in another
 directory is a read of that directory too; git run where it would pick up a repository other than a
 ``.git`` folder asks. A line that may create links and also writes files asks: the write could follow
 a link made a moment earlier.
@@ -11,7 +11,10 @@ a link made a moment earlier.
 
 from __future__ import annotations
 
+import glob
+import itertools
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -22,7 +25,11 @@ from engine.policy.rules import Subject
 from engine.policy.shell import ShellAnalysis, ShellCommand
 from engine.policy.subject_paths import CallSubjects, PathCategory, resolve_for_rules
 from engine.tools.base import ToolContext
+from engine.tools.paths import working_directory
 
+MAX_GLOB_MATCHES = 256
+"""Files a glob in a command's arguments is judged for at most; more asks."""
+_GLOB = re.compile(r"[*?\[]")
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 """Redirection targets that are no file anyone cares about."""
 
@@ -105,10 +112,10 @@ def _argument_subjects(
                 out.problems.append(f"{parsed.name} {argument.source} names a file only known when it runs")
                 continue
             category: PathCategory = "read" if argument.use == "read" else "edit"
-            raw = _joined(directory, argument.value)
-            out.add_path(raw, category, ctx)
-            if category == "edit":
-                writes.writes.append((index, raw))
+            for raw in _expanded(_joined(directory, argument.value), ctx, out):
+                out.add_path(raw, category, ctx)
+                if category == "edit":
+                    writes.writes.append((index, raw))
 
 
 def _run_directory(base: str | None, directories: Sequence[str | None]) -> str | None:
@@ -125,6 +132,21 @@ def _joined(base: str, path: str) -> str:
     if not base or path.startswith(("/", "~")):
         return path
     return os.path.join(base, path)
+
+
+def _expanded(raw: str, ctx: ToolContext, out: CallSubjects) -> list[str]:
+    """``raw`` and, when it holds a glob, the files the glob matches now (bash passes those instead).
+
+    The words no longer tell whether the glob was quoted; judging its matches as well only adds subjects.
+    """
+    if not _GLOB.search(raw):
+        return [raw]
+    anchored = os.path.expanduser(raw) if raw.startswith("~") else raw
+    pattern = anchored if os.path.isabs(anchored) else os.path.join(working_directory(ctx), anchored)
+    matches = sorted(itertools.islice(glob.iglob(pattern), MAX_GLOB_MATCHES + 1))
+    if len(matches) > MAX_GLOB_MATCHES:
+        out.problems.append(f"{raw} matches more than {MAX_GLOB_MATCHES} files")
+    return [raw, *matches[:MAX_GLOB_MATCHES]]
 
 
 def _repository_check(directory: str, ctx: ToolContext, out: CallSubjects) -> None:

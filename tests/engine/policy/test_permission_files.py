@@ -345,6 +345,9 @@ def test_files_in_the_arguments_of_allowed_commands_meet_the_path_rules(project:
     assert judge("execute_command", command="cp -t ~ src/app.py").verdict == "ask"
     assert judge("execute_command", command="tee ~/.bashrc < src/app.py").verdict == "ask"
     assert judge("execute_command", command="cp src/app.py $DEST").verdict == "ask"
+    assert judge("execute_command", command="cp README.md src/o*").verdict == "ask", "src/outside leads out"
+    assert judge("execute_command", command="cat src/l*/*").verdict == "deny", "the glob reaches secrets/"
+    assert judge("execute_command", command="cat src/p*/*.py").verdict == "allow"
 
 
 def test_a_rule_of_higher_priority_overrides_a_table_verdict_and_a_deny_still_holds(

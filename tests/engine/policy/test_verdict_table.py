@@ -326,6 +326,8 @@ DENIED_COMMANDS = [
     "make -f secrets/Makefile",
     "cat secrets/key.txt",
     "cp secrets/key.txt src/copy.txt",
+    "pytest src/*",  # the glob matches src/link_to_secrets
+    "pytest src/link*/",
 ]
 
 ASKED_COMMANDS = [
