@@ -16,7 +16,7 @@ from engine.policy.config import PermissionConfig, load_permissions
 from engine.policy.gate import Judgement
 from engine.policy.modes import is_read_only
 from engine.policy.permissions import PermissionPolicy
-from engine.policy.rules import CATEGORIES
+from engine.policy.rules import CATEGORIES, Rule
 from engine.tools.base import ToolContext, ToolSpec
 from engine.tools.builtin import builtin_tools
 
@@ -76,7 +76,7 @@ def judge(config: PermissionConfig, spec: ToolSpec, arguments: dict[str, Any], c
             source="--mode plan",
         )
     ctx = ToolContext(cwd=cwd, data_dir=cwd)
-    return PermissionPolicy(config).judge_call(ToolCall(id="check", name=spec.name, arguments=arguments), ctx)
+    return PermissionPolicy(config).judge_call(ToolCall(id="check", name=spec.name, arguments=arguments), ctx, spec)
 
 
 def parse_arguments(spec: ToolSpec, values: Sequence[str]) -> dict[str, Any]:
@@ -109,7 +109,9 @@ def _typed(raw: str, schema: dict[str, Any]) -> Any:
 
 def _spec(name: str) -> ToolSpec:
     known = {tool.spec.name: tool.spec for tool in builtin_tools()}
-    return known.get(name) or ToolSpec(name=name, description="", parameters={})
+    kind = "mcp" if name.startswith("mcp__") else "tool"
+    # Without the server at hand its read-only mark is unknown, so an MCP tool is judged as not read-only.
+    return known.get(name) or ToolSpec(name=name, description="", parameters={}, kind=kind)
 
 
 def show(cwd: Path, output_format: str) -> None:
@@ -122,13 +124,15 @@ def show(cwd: Path, output_format: str) -> None:
             "sources": [str(path) for path in config.sources] or ["built-in defaults"],
             "default_action": {"action": action, "source": action_source},
             "ask_before_delete": book.ask_before_delete,
+            "sandboxed": config.sandboxed,
+            "mcp_read_only": _mcp_read_only(config),
             "read_only_tools": list(book.read_only_tools),
             "guards": {"prompt_injection": config.guards.prompt_injection},
             "rules": {
                 category: [
                     {
                         "pattern": r.pattern,
-                        "action": r.action,
+                        "action": _action(r),
                         "priority": r.priority,
                         "reason": r.reason,
                         "source": r.source,
@@ -153,6 +157,8 @@ def _show_lines(config: PermissionConfig) -> list[str]:
         f"files: {files}",
         f"default action: {action} ({action_source})",
         f"ask before delete: {'yes' if book.ask_before_delete else 'no'}",
+        f"commands run in the sandbox: {'yes' if config.sandboxed else 'no (what runs project code asks)'}",
+        f"read-only MCP tools (readOnlyHint): {_mcp_read_only(config) or 'the default action'}",
         f"read-only tools: {', '.join(book.read_only_tools) or '(the read-only built-ins only)'}",
         "prompt-injection guard: "
         + (f"on ({injection.prompt_injection_action})" if injection.prompt_injection else "off"),
@@ -165,5 +171,15 @@ def _show_lines(config: PermissionConfig) -> list[str]:
         for r in rules:
             priority = f" p{r.priority}" if r.priority else ""
             reason = f"  {r.reason}" if r.reason else ""
-            lines.append(f"  {r.action:<5} {r.pattern:<{width}}{priority}  [{r.source}]{reason}")
+            lines.append(f"  {_action(r):<5} {r.pattern:<{width}}{priority}  [{r.source}]{reason}")
     return lines
+
+
+def _action(rule: Rule) -> str:
+    """A rule's action, or ``table`` when a command table decides it (see README, "what the defaults allow")."""
+    return "table" if rule.judge is not None else rule.action
+
+
+def _mcp_read_only(config: PermissionConfig) -> str | None:
+    chosen = config.book.mcp_read_only
+    return f"{chosen[0]} ({chosen[1]})" if chosen else None

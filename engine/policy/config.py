@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engine.config_files import KeyPath, describe_errors, line_of, read_document
 from engine.errors import ConfigError
 from engine.paths import project_dir, user_config_dir
-from engine.policy.defaults import default_layer
+from engine.policy.defaults import DEFAULT_SOURCE, default_layer
 from engine.policy.examples import example_problem
 from engine.policy.patterns import PatternError, command_pattern, name_regex, path_regex
 from engine.policy.rules import CATEGORIES, Action, Category, Layer, Rule, RuleBook
@@ -45,6 +45,10 @@ class RuleEntry(_Strict):
     priority: int = 0
     reason: str = ""
     examples: RuleExamples | None = None
+    ignore_case: bool = False
+    """Path and name patterns: match letters whatever their case."""
+    sandboxed_only: bool = False
+    """The rule counts only when shell commands run in the OS sandbox."""
 
 
 class PermissionsSection(_Strict):
@@ -57,6 +61,8 @@ class PermissionsSection(_Strict):
     mcp_tools: list[RuleEntry] = Field(default_factory=list)
     tools: list[RuleEntry] = Field(default_factory=list)
     read_only_tools: list[str] = Field(default_factory=list)
+    mcp_read_only: Action | None = None
+    """The action for MCP tools their server marks read-only, when no mcp_tools rule matches."""
     default_action: Action | None = None
     ask_before_delete: bool | None = None
     include_defaults: bool = False
@@ -98,11 +104,13 @@ class PermissionConfig:
     book: RuleBook
     sources: tuple[Path, ...] = ()
     guards: GuardSettings = field(default_factory=GuardSettings)
+    sandboxed: bool = True
+    """Whether shell commands run in the OS sandbox; the rules were chosen for it (see :func:`load_permissions`)."""
 
     @property
     def uses_defaults(self) -> bool:
         """True when the built-in defaults are one of the layers."""
-        return any(layer.source == default_layer().source for layer in self.book.layers)
+        return any(layer.source == DEFAULT_SOURCE for layer in self.book.layers)
 
 
 def find_permissions_file(folder: Path) -> Path | None:
@@ -114,8 +122,13 @@ def find_permissions_file(folder: Path) -> Path | None:
     return None
 
 
-def load_permissions(cwd: Path) -> PermissionConfig:
-    """The user's and the project's permission files combined, or the built-in defaults when neither exists."""
+def load_permissions(cwd: Path, *, sandboxed: bool = True) -> PermissionConfig:
+    """The user's and the project's permission files combined, or the built-in defaults when neither exists.
+
+    ``sandboxed`` is the one place the policy learns whether shell commands run in the OS sandbox:
+    the built-in defaults allow running the project's own code (tests, builds) only when they do, and
+    rules marked ``sandboxed_only`` count only then. Pass False when the sandbox is off or cannot start.
+    """
     layers: list[Layer] = []
     sources: list[Path] = []
     guards = GuardSettings()
@@ -124,19 +137,20 @@ def load_permissions(cwd: Path) -> PermissionConfig:
         if path is None:
             continue
         parsed = load_permissions_file(path)
-        layers.append(_layer(path, parsed.file, parsed.lines))
+        layers.append(_layer(path, parsed.file, parsed.lines, sandboxed))
         guards = _combine_guards(guards, parsed.file.guards)
         sources.append(path)
-        if parsed.file.permissions.include_defaults and not any(lay.source == "built-in defaults" for lay in layers):
-            layers.append(default_layer())
+        if parsed.file.permissions.include_defaults and not any(lay.source == DEFAULT_SOURCE for lay in layers):
+            layers.append(default_layer(sandboxed=sandboxed))
     if not sources:
-        layers.append(default_layer())
-    return PermissionConfig(book=RuleBook(tuple(layers)), sources=tuple(sources), guards=guards)
+        layers.append(default_layer(sandboxed=sandboxed))
+    book = RuleBook(tuple(layers))
+    return PermissionConfig(book=book, sources=tuple(sources), guards=guards, sandboxed=sandboxed)
 
 
-def default_permissions() -> PermissionConfig:
-    """The built-in defaults alone."""
-    return PermissionConfig(book=RuleBook((default_layer(),)))
+def default_permissions(*, sandboxed: bool = True) -> PermissionConfig:
+    """The built-in defaults alone (for commands run in the sandbox, unless ``sandboxed`` is False)."""
+    return PermissionConfig(book=RuleBook((default_layer(sandboxed=sandboxed),)), sandboxed=sandboxed)
 
 
 @dataclass(frozen=True)
@@ -164,11 +178,13 @@ def load_permissions_file(path: Path) -> ParsedFile:
     return ParsedFile(parsed, lines)
 
 
-def _layer(path: Path, parsed: PermissionsFile, lines: dict[KeyPath, int]) -> Layer:
+def _layer(path: Path, parsed: PermissionsFile, lines: dict[KeyPath, int], sandboxed: bool) -> Layer:
     section = parsed.permissions
     rules = []
     for category in CATEGORIES:
         for index, entry in enumerate(getattr(section, category)):
+            if entry.sandboxed_only and not sandboxed:
+                continue
             line = line_of(lines, ("permissions", category, index))
             rules.append(
                 Rule(
@@ -178,6 +194,7 @@ def _layer(path: Path, parsed: PermissionsFile, lines: dict[KeyPath, int]) -> La
                     priority=entry.priority,
                     reason=entry.reason,
                     source=f"{path}:{line}" if line else str(path),
+                    ignore_case=entry.ignore_case,
                 )
             )
     return Layer(
@@ -186,6 +203,7 @@ def _layer(path: Path, parsed: PermissionsFile, lines: dict[KeyPath, int]) -> La
         default_action=section.default_action,
         ask_before_delete=section.ask_before_delete,
         read_only_tools=tuple(section.read_only_tools),
+        mcp_read_only=section.mcp_read_only,
     )
 
 
@@ -239,7 +257,7 @@ def _failing_examples(category: Category, pattern: str, entry: RuleEntry) -> lis
     failures = []
     for kind, expected in (("match", True), ("not_match", False)):
         for index, example in enumerate(getattr(entry.examples, kind)):
-            message = example_problem(category, pattern, example, expected)
+            message = example_problem(category, pattern, example, expected, entry.ignore_case)
             if message:
                 failures.append((kind, index, message))
     return failures

@@ -1,41 +1,90 @@
-"""The rules that apply when neither the project nor the user has a permissions file."""
+"""The rules that apply when neither the project nor the user has a permissions file.
+
+Commands are allowed by what they can do, not by their first word: the command tables
+(``tables_*.py``, judged by :class:`~engine.policy.command_verdicts.TableJudge`) decide for git and
+the test and build tools, and what runs the project's own code is allowed only when commands run
+in the sandbox (``sandboxed``). Secret files are matched whatever the case of their names.
+"""
 
 from __future__ import annotations
 
+from engine.policy.command_verdicts import TableJudge
 from engine.policy.rules import Action, Category, Layer, Rule
+from engine.policy.tables import verdict_tables
 
 DEFAULT_SOURCE = "built-in defaults"
 
 READ_ONLY_BUILTINS = ("read_file", "list_directory", "glob_files", "grep_files", "todo_write", "load_skill")
 """The built-in tools that change nothing; plan mode offers them."""
 
-_GIT_RUNS = "this git option or command can make git run any command or write any file"
-_GIT_RUNNING_OTHERS = (
-    "git -c *",
-    "git * -c *",
-    "git --config-env*",
-    "git --exec-path*",
-    "git * --upload-pack*",
-    "git * --receive-pack*",
-    "git * --output*",
-    "git clone * -u *",
-    "git config *",
-    "git rebase * -x *",
-    "git rebase * --exec*",
-    "git bisect run *",
-    "git submodule foreach *",
-    "git filter-branch *",
-    "git difftool *",
-    "git mergetool *",
+_SECRET = "this file usually holds credentials"
+_CREDENTIAL_STORE = "a credential store or private key: never shown to the model"
+SECRET_ASKS = (
+    ".env*",
+    ".npmrc",
+    ".pypirc",
+    ".yarnrc*",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "credentials*",
+    "**/.aws/**",
+    "**/.ssh/**",
+    "**/.gnupg/**",
+    "**/.docker/config.json",
+    "**/.kube/config",
+    "**/.config/gh/hosts.yml",
+    "**/.config/gcloud/**",
+    "**/.azure/**",
+    "*.tfstate*",
+    ".terraformrc",
+    ".my.cnf",
+    ".htpasswd",
 )
-_BASETEMP = "pytest empties the --basetemp folder first"
+"""Read only after a question (matched whatever the case)."""
+SECRET_DENIES = (
+    "**/secrets/**",
+    ".git-credentials",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    "*.kdbx",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    "**/.aws/credentials",
+    ".vault-token",
+)
+"""Never read (matched whatever the case)."""
+SECRET_TOOL_NAMES = ("*secret*", "*password*", "*passwd*", "*credential*", "*token*", "*api_key*", "*apikey*")
+"""MCP tools whose names say they hand out secrets ask even when their server marks them read-only."""
 
+_BASH: tuple[tuple[str, Action, str], ...] = (
+    ("python --version", "allow", "harmless"),
+    ("python3 --version", "allow", "harmless"),
+    ("pip list*", "allow", "lists installed packages"),
+    ("pip show *", "allow", "shows an installed package"),
+    ("pip freeze*", "allow", "lists installed packages"),
+    ("cd *", "allow", "changes directory only (the commands after it are judged on their own)"),
+    ("pwd", "allow", "harmless"),
+    ("true", "allow", "harmless"),
+    ("false", "allow", "harmless"),
+    ("rm -rf *", "deny", "recursive forced deletion"),
+    ("sudo *", "deny", "no commands as another user"),
+    ("curl * | *sh*", "deny", "never pipe a download into a shell"),
+)
 _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
-    "read": (
-        ("**/*", "allow", "reading project files is allowed"),
-        (".env*", "ask", "environment files often hold secrets"),
-        ("**/secrets/**", "deny", "secrets stay secret"),
-    ),
+    "read": (("**/*", "allow", "reading project files is allowed"),),
     "edit": (
         ("src/**", "allow", "source files may be edited"),
         ("tests/**", "allow", "tests may be edited"),
@@ -43,51 +92,62 @@ _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
         ("*.yaml", "ask", "configuration files need a look first"),
         ("*.yml", "ask", "configuration files need a look first"),
     ),
-    "bash": (
-        ("git *", "allow", "version control"),
-        *((pattern, "ask", _GIT_RUNS) for pattern in _GIT_RUNNING_OTHERS),
-        ("dotnet *", "allow", ".NET build tool"),
-        ("npm *", "allow", "Node package manager"),
-        *((pattern, "ask", "runs any command, not just npm") for pattern in ("npm exec *", "npm x *", "npm explore *")),
-        ("cargo *", "allow", "Rust build tool"),
-        ("pytest *", "allow", "Python tests"),
-        ("python -m pytest *", "allow", "Python tests"),
-        ("python3 -m pytest *", "allow", "Python tests"),
-        *(
-            (f"{pytest} * --basetemp*", "ask", _BASETEMP)
-            for pytest in ("pytest", "python -m pytest", "python3 -m pytest")
-        ),
-        ("python --version", "allow", "harmless"),
-        ("python3 --version", "allow", "harmless"),
-        ("pip list*", "allow", "lists installed packages"),
-        ("pip show *", "allow", "shows an installed package"),
-        ("pip freeze*", "allow", "lists installed packages"),
-        ("cd *", "allow", "changes directory only (the commands after it are judged on their own)"),
-        ("pwd", "allow", "harmless"),
-        ("true", "allow", "harmless"),
-        ("false", "allow", "harmless"),
-        ("rm -rf *", "deny", "recursive forced deletion"),
-        ("sudo *", "deny", "no commands as another user"),
-        ("curl * | *sh*", "deny", "never pipe a download into a shell"),
-    ),
-    "mcp_tools": (
-        ("*_help", "allow", "read-only MCP tool"),
-        ("*_get", "allow", "read-only MCP tool"),
-        ("*_list", "allow", "read-only MCP tool"),
-    ),
+    "bash": _BASH,
+    "mcp_tools": tuple((name, "ask", "its name says it handles secrets") for name in SECRET_TOOL_NAMES),
     "tools": tuple((name, "allow", "read-only built-in tool") for name in READ_ONLY_BUILTINS),
 }
 
 
-def default_rules() -> tuple[Rule, ...]:
-    """The built-in rules, every one with priority 0."""
+def default_rules(*, sandboxed: bool = True) -> tuple[Rule, ...]:
+    """The built-in rules, every one with priority 0: the table rules first, then the patterns."""
+    return (*table_rules(sandboxed=sandboxed), *_pattern_rules(), *_secret_rules())
+
+
+def table_rules(*, sandboxed: bool = True) -> tuple[Rule, ...]:
+    """One ``bash`` rule per command table; the table decides the action (see the module docstring)."""
+    judge = TableJudge(sandboxed)
+    rules = []
+    for table in verdict_tables():
+        words = " ".join(table.entry or (table.name,))
+        reason = f"hive's {table.name} table decides by what the command can do"
+        rules.append(Rule(category="bash", pattern=f"{words} *", action="ask", reason=reason, judge=judge))
+    return tuple(rules)
+
+
+def _secret_rules() -> tuple[Rule, ...]:
+    asks: list[tuple[str, Action, str]] = [(pattern, "ask", _SECRET) for pattern in SECRET_ASKS]
+    denies: list[tuple[str, Action, str]] = [(pattern, "deny", _CREDENTIAL_STORE) for pattern in SECRET_DENIES]
     return tuple(
-        Rule(category=category, pattern=pattern, action=action, reason=reason, source=DEFAULT_SOURCE)
+        Rule(category="read", pattern=pattern, action=action, reason=reason, source=DEFAULT_SOURCE, ignore_case=True)
+        for pattern, action, reason in (*asks, *denies)
+    )
+
+
+def _pattern_rules() -> tuple[Rule, ...]:
+    return tuple(
+        Rule(
+            category=category,
+            pattern=pattern,
+            action=action,
+            reason=reason,
+            source=DEFAULT_SOURCE,
+            ignore_case=category == "mcp_tools",
+        )
         for category, entries in _DEFAULTS.items()
         for pattern, action, reason in entries
     )
 
 
-def default_layer() -> Layer:
-    """The built-in defaults as a layer: the rules above, default action ask, ask before deleting."""
-    return Layer(source=DEFAULT_SOURCE, rules=default_rules(), default_action="ask", ask_before_delete=True)
+def default_layer(*, sandboxed: bool = True) -> Layer:
+    """The built-in defaults as a layer: default action ask, ask before deleting, read-only MCP tools allowed.
+
+    ``sandboxed`` says whether shell commands run in the OS sandbox; without it, commands that run
+    the project's own code or write files from other commits are asked instead of allowed.
+    """
+    return Layer(
+        source=DEFAULT_SOURCE,
+        rules=default_rules(sandboxed=sandboxed),
+        default_action="ask",
+        ask_before_delete=True,
+        mcp_read_only="allow",
+    )

@@ -9,14 +9,16 @@ from engine.policy.rules import Category
 from engine.policy.shell import analyze
 
 
-def example_problem(category: Category, pattern: str, example: str, expected: bool) -> str | None:
+def example_problem(
+    category: Category, pattern: str, example: str, expected: bool, ignore_case: bool = False
+) -> str | None:
     """Why ``example`` does not behave as ``expected`` under ``pattern``, or None when it does."""
     if category == "bash":
         matched = _command_matches(pattern, example)
     elif category in ("read", "edit", "external_directory"):
-        matched = path_matches(pattern, _normalized_path(category, example))
+        matched = path_matches(pattern, _normalized_path(category, example), ignore_case)
     else:
-        matched = name_matches(pattern, example)
+        matched = name_matches(pattern, example, ignore_case)
     if matched == expected:
         return None
     if expected:

@@ -37,7 +37,7 @@ class PatternError(ValueError):
 
 
 @lru_cache(maxsize=4096)
-def path_regex(pattern: str) -> re.Pattern[str]:
+def path_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
     """The compiled form of a path glob (see the module docstring)."""
     glob = pattern.strip()
     if not glob:
@@ -48,25 +48,25 @@ def path_regex(pattern: str) -> re.Pattern[str]:
         glob = glob.rstrip("/") + "/**"
     if "/" not in glob:
         glob = "**/" + glob
-    return re.compile(_translate(glob, within_segment="[^/]"))
+    return re.compile(_translate(glob, within_segment="[^/]"), re.IGNORECASE if ignore_case else 0)
 
 
 @lru_cache(maxsize=4096)
-def name_regex(pattern: str) -> re.Pattern[str]:
+def name_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
     """The compiled form of a name glob: ``*`` matches any characters."""
     if not pattern.strip():
         raise PatternError("empty pattern")
-    return re.compile(_translate(pattern.strip(), within_segment="."))
+    return re.compile(_translate(pattern.strip(), within_segment="."), re.IGNORECASE if ignore_case else 0)
 
 
-def path_matches(pattern: str, path: str) -> bool:
+def path_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
     """Whether ``path`` (relative to the working directory, or absolute) matches the glob."""
-    return path_regex(pattern).fullmatch(path) is not None
+    return path_regex(pattern, ignore_case).fullmatch(path) is not None
 
 
-def name_matches(pattern: str, name: str) -> bool:
+def name_matches(pattern: str, name: str, ignore_case: bool = False) -> bool:
     """Whether a tool name matches the glob."""
-    return name_regex(pattern).fullmatch(name) is not None
+    return name_regex(pattern, ignore_case).fullmatch(name) is not None
 
 
 def _translate(glob: str, *, within_segment: str) -> str:

@@ -4,7 +4,11 @@ Every subject must be allowed for the call to be allowed; one deny denies the wh
 that cannot be understood or known before the call runs (a shell construct the parser rejects, a
 command name held in a variable) is asked, never allowed. With ``ask_before_delete`` on, a command
 that deletes files is asked even when a rule allows it, and so is any change to hive's own
-configuration or to what git runs by itself (see :mod:`engine.policy.subjects`), whatever the rules say.
+configuration or to what git runs by itself (see :mod:`engine.policy.protected`), whatever the rules say.
+
+Whether shell commands run in the OS sandbox is part of the configuration
+(:attr:`PermissionConfig.sandboxed`, set by ``load_permissions(cwd, sandboxed=...)``): the built-in
+defaults allow running the project's own code only when they do.
 """
 
 from __future__ import annotations
@@ -26,19 +30,24 @@ class PermissionPolicy:
     def __init__(self, config: PermissionConfig) -> None:
         self.config = config
 
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the rules in force were chosen for commands that run in the OS sandbox."""
+        return self.config.sandboxed
+
     def judge(self, spec: ToolSpec, call: ToolCall, ctx: ToolContext) -> Judgement:
         """The verdict on ``call`` (see the module docstring)."""
-        return self.judge_call(call, ctx)
+        return self.judge_call(call, ctx, spec)
 
-    def judge_call(self, call: ToolCall, ctx: ToolContext) -> Judgement:
-        """The verdict on ``call``, whether or not a tool of that name exists."""
-        subjects = subjects_for(call, ctx)
+    def judge_call(self, call: ToolCall, ctx: ToolContext, spec: ToolSpec | None = None) -> Judgement:
+        """The verdict on ``call``, whether or not a tool of that name exists (``spec`` tells what it is)."""
+        subjects = subjects_for(call, ctx, spec)
         if subjects.invalid:
             return Judgement(verdict="deny", reason=subjects.invalid, source="the call's arguments")
         findings = self._findings(subjects)
         decisive = worst(findings)
-        if decisive is None:  # only a shell line that runs nothing (a comment) has nothing to judge
-            return Judgement(verdict="allow", reason="it runs no command", remember=subjects.remember)
+        if decisive is None:  # a shell line that runs nothing (a comment), a trusted file no rule is about
+            return Judgement(verdict="allow", reason="no rule is about it", remember=subjects.remember)
         return Judgement(
             verdict=decisive.action,
             reason=_reason(decisive),

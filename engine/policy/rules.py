@@ -9,9 +9,9 @@ layer holds whatever the other layers say.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol
 
 from engine.policy.patterns import CommandWord, command_pattern, name_matches, path_matches
 
@@ -20,6 +20,12 @@ Category = Literal["read", "edit", "bash", "external_directory", "mcp_tools", "t
 CATEGORIES: tuple[Category, ...] = ("read", "edit", "bash", "external_directory", "mcp_tools", "tools")
 PATH_CATEGORIES: frozenset[Category] = frozenset({"read", "edit", "external_directory"})
 RESTRICTIVENESS: dict[Action, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+class CommandJudge(Protocol):
+    """A built-in rule's judge: the action and reason for a command, or None when it has no verdict on it."""
+
+    def __call__(self, words: Sequence[CommandWord]) -> tuple[Action, str] | None: ...
 
 
 def stricter(a: Action, b: Action) -> Action:
@@ -38,15 +44,30 @@ class Rule:
     reason: str = ""
     source: str = "built-in defaults"
     """The file (``path:line``) the rule came from, or ``built-in defaults``."""
+    ignore_case: bool = False
+    """Path and name rules: letters match whatever their case (``*.PEM`` is ``*.pem``)."""
+    judge: CommandJudge | None = field(default=None, compare=False)
+    """Built-in ``bash`` rules only: a command table decides the action for the commands the pattern matches."""
 
     def matches(self, subject: Subject) -> bool:
         """Whether the rule's pattern matches the subject's value."""
         if self.category in PATH_CATEGORIES:
-            return isinstance(subject.value, str) and path_matches(self.pattern, subject.value)
+            return isinstance(subject.value, str) and path_matches(self.pattern, subject.value, self.ignore_case)
         if self.category == "bash":
             pattern = command_pattern(self.pattern)
             return not isinstance(subject.value, str) and pattern.matches(subject.value)
-        return isinstance(subject.value, str) and name_matches(self.pattern, subject.value)
+        return isinstance(subject.value, str) and name_matches(self.pattern, subject.value, self.ignore_case)
+
+    def resolve(self, subject: Subject) -> Rule | None:
+        """This rule as it applies to ``subject`` (a table rule with the table's action), or None if it does not."""
+        if not self.matches(subject):
+            return None
+        if self.judge is None or isinstance(subject.value, str):
+            return self
+        verdict = self.judge(subject.value)
+        if verdict is None:
+            return None
+        return replace(self, action=verdict[0], reason=verdict[1])
 
     def describe(self) -> str:
         """``bash: git *`` and the like."""
@@ -67,6 +88,8 @@ class Subject:
     only_restrictive: bool = False
     """True when only deny and ask rules may match (e.g. a command judged by its bare program name)."""
     deletes: bool = False
+    read_only_mcp: bool = False
+    """An MCP tool whose server marks it read-only: without a matching rule, ``mcp_read_only`` decides."""
     protected: str = ""
     """Why an allow must still be asked whatever the rules say (e.g. the path holds hive's own rules)."""
 
@@ -91,6 +114,8 @@ class Layer:
     default_action: Action | None = None
     ask_before_delete: bool | None = None
     read_only_tools: tuple[str, ...] = ()
+    mcp_read_only: Action | None = None
+    """The action for MCP tools their server marks read-only, when no ``mcp_tools`` rule matches them."""
 
 
 @dataclass(frozen=True)
@@ -102,13 +127,20 @@ class RuleBook:
     @property
     def default_action(self) -> tuple[Action, str]:
         """The action for subjects no rule matches, and where it was set (the most restrictive set value)."""
+        return self._strictest(lambda layer: layer.default_action) or ("ask", "built-in default")
+
+    @property
+    def mcp_read_only(self) -> tuple[Action, str] | None:
+        """The action for read-only MCP tools no rule matches, and where it was set (the most restrictive)."""
+        return self._strictest(lambda layer: layer.mcp_read_only)
+
+    def _strictest(self, value: Callable[[Layer], Action | None]) -> tuple[Action, str] | None:
         chosen: tuple[Action, str] | None = None
         for layer in self.layers:
-            if layer.default_action is not None and (
-                chosen is None or stricter(layer.default_action, chosen[0]) != chosen[0]
-            ):
-                chosen = (layer.default_action, layer.source)
-        return chosen or ("ask", "built-in default")
+            action = value(layer)
+            if action is not None and (chosen is None or stricter(action, chosen[0]) != chosen[0]):
+                chosen = (action, layer.source)
+        return chosen
 
     @property
     def ask_before_delete(self) -> bool:
@@ -134,6 +166,10 @@ class RuleBook:
             return Finding(action=rule.action, subject=subject, rule=rule, reason=rule.reason, source=rule.source)
         if not subject.decisive:
             return None
+        read_only = self.mcp_read_only if subject.read_only_mcp else None
+        if read_only is not None:
+            reason = f"its server marks {subject.shown} read-only and mcp_read_only is {read_only[0]}"
+            return Finding(action=read_only[0], subject=subject, reason=reason, source=read_only[1])
         action, source = self.default_action
         reason = f"no {subject.category} rule matches {subject.shown}"
         return Finding(action=action, subject=subject, reason=reason, source=source)
@@ -145,8 +181,9 @@ class RuleBook:
 
 def _layer_winner(layer: Layer, subject: Subject) -> Rule | None:
     best: Rule | None = None
-    for rule in layer.rules:
-        if rule.category != subject.category or not rule.matches(subject):
+    for candidate in layer.rules:
+        rule = candidate.resolve(subject) if candidate.category == subject.category else None
+        if rule is None:
             continue
         if subject.only_restrictive and rule.action == "allow":
             continue

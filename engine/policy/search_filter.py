@@ -1,40 +1,35 @@
-"""Search results answer to the read rules too: what a file's rules keep from the model, a search does not show.
+"""Results that show files answer to the read rules too: what a file's rules keep from the model, no result shows.
 
 The gate judges the folder ``grep_files`` and ``glob_files`` search, but a file below it may be
-denied (``**/secrets/**``) or need approval (``.env*``). This wrapper leaves such files' lines out of
-the result and says how many it left out, so a search never shows what ``read_file`` would refuse
-or ask about.
+denied (``**/secrets/**``) or need approval (``.env*``); ``load_skill`` is allowed, but the file it
+reads may be a secret. These tools say which file is behind each entry of their result
+(``ToolResult.shown_files``, built from structured matches such as ``rg --json``, never parsed
+from ``path:line:`` text); this wrapper renders the result again without the files the read rules
+would not let ``read_file`` read without asking, and says how many entries it left out.
+
+A file ``load_skill`` reads outside the working directory (a skill root of the user's or hive's
+own) is judged only by the read rules that match it, so secret patterns still apply but the
+``external_directory`` default does not. A result of these tools that does not say which files it
+shows, or that cannot be checked, is withheld (fail closed).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Callable
 
 from engine.events import ToolCall
 from engine.policy.gate import Policy
-from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
+from engine.policy.subjects import SKILL_FILE_PROBE
+from engine.tools.base import ShownFiles, ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.registry import WrapperToolset
 
-_GREP_LINE = re.compile(r"^(.+?):\d+:")
+FILTERED_TOOLS = frozenset({"grep_files", "glob_files", "load_skill"})
 _READ_SPEC = ToolSpec(name="read_file", description="", parameters={}, read_only=True)
-
-
-def _grep_path(line: str) -> str | None:
-    match = _GREP_LINE.match(line)
-    return match.group(1) if match else None
-
-
-def _glob_path(line: str) -> str | None:
-    return line or None
-
-
-_PATH_OF: dict[str, Callable[[str], str | None]] = {"grep_files": _grep_path, "glob_files": _glob_path}
+_SKILL_SPEC = ToolSpec(name=SKILL_FILE_PROBE, description="", parameters={}, read_only=True)
 
 
 class SearchResultFilter(WrapperToolset):
-    """Removes from grep and glob results the files ``policy`` would not let ``read_file`` read without asking."""
+    """Removes from search and ``load_skill`` results the files ``policy`` would not let ``read_file`` read unasked."""
 
     def __init__(self, inner: Toolset, policy: Policy) -> None:
         super().__init__(inner)
@@ -42,35 +37,32 @@ class SearchResultFilter(WrapperToolset):
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         result = await self.inner.call(call, ctx)
-        path_of = _PATH_OF.get(call.name)
-        if path_of is None or result.success is not True:
+        if call.name not in FILTERED_TOOLS or result.success is not True:
             return result
-        return await asyncio.to_thread(self._filter, result, path_of, ctx)
+        shown = result.shown_files
+        if shown is None:
+            return ToolResult.error(f"The {call.name} result was withheld: it does not say which files it shows.")
+        try:
+            return await asyncio.to_thread(self._filter, result, shown, call.name == "load_skill", ctx)
+        except Exception as exc:  # fail closed: an unchecked result must not reach the model
+            return ToolResult.error(f"The {call.name} result was withheld: it could not be checked ({exc}).")
 
-    def _filter(self, result: ToolResult, path_of: Callable[[str], str | None], ctx: ToolContext) -> ToolResult:
-        readable: dict[str, bool] = {}
-        kept: list[str] = []
-        left_out = 0
-        for line in result.output.split("\n"):
-            path = None if _is_note(line) else path_of(line)
-            if path is not None and path not in readable:
-                readable[path] = self._readable(path, ctx)
-            if path is None or readable[path]:
-                kept.append(line)
-            else:
-                left_out += 1
-        if not left_out:
+    def _filter(self, result: ToolResult, shown: ShownFiles, skill: bool, ctx: ToolContext) -> ToolResult:
+        hidden = frozenset(path for path in dict.fromkeys(shown.paths) if not self._readable(path, skill, ctx))
+        if not hidden:
             return result
-        kept.append(
-            f"({left_out} result line{'s' if left_out != 1 else ''} left out: the permission rules deny those files "
-            "or want approval before they are read; read_file on a file asks for it)"
+        left_out = sum(1 for path in shown.paths if path in hidden)
+        note = (
+            f"({left_out} result {_lines(left_out)} left out: the permission rules deny those files or want approval "
+            "before they are read; read_file on a file asks for it)"
         )
-        return ToolResult("\n".join(kept), result.success)
+        return ToolResult(shown.render(hidden) + "\n" + note, result.success)
 
-    def _readable(self, path: str, ctx: ToolContext) -> bool:
-        probe = ToolCall(id="search-filter", name="read_file", arguments={"path": path})
-        return self.policy.judge(_READ_SPEC, probe, ctx).verdict == "allow"
+    def _readable(self, path: str, skill: bool, ctx: ToolContext) -> bool:
+        spec = _SKILL_SPEC if skill else _READ_SPEC
+        probe = ToolCall(id="result-filter", name=spec.name, arguments={"path": path})
+        return self.policy.judge(spec, probe, ctx).verdict == "allow"
 
 
-def _is_note(line: str) -> bool:
-    return line.startswith("(") and line.endswith(")")
+def _lines(count: int) -> str:
+    return "line" if count == 1 else "lines"

@@ -10,17 +10,28 @@ that are only known when the command runs. Callers treat a problem as a reason t
 from __future__ import annotations
 
 import os
-import re
-import threading
 from dataclasses import dataclass, field
-from functools import cache
 
-import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
 from engine.policy.patterns import PIPE, CommandWord
-from engine.policy.shell_commands import Words, command_name, deletes_files, expand, risky_variable
-from engine.policy.shell_words import join_values, may_expand, text_of, word_value
+from engine.policy.risky_env import risky_variable
+from engine.policy.shell_commands import Words, command_name, deletes_files, expand
+from engine.policy.shell_evaluation import NAME_UNKNOWN, builtin_problem, declaration_problem, evaluation_problem
+from engine.policy.shell_nodes import (
+    EVALUATED,
+    RAW_TEXT,
+    STRUCTURE,
+    SUBSTITUTION_MARKERS,
+    VALUES,
+    command_word_nodes,
+    inside_double_quotes,
+    merge_adjacent,
+    parse,
+    statement_body,
+    uncovered_text,
+)
+from engine.policy.shell_words import may_expand, text_of, word_value
 
 MAX_NESTING = 6
 """How deep ``sh -c`` / ``eval`` scripts inside scripts are followed before the command is asked about."""
@@ -34,6 +45,8 @@ class ShellCommand:
     decisive: bool = True
     """False for a wrapper as written (``timeout 5 ...``): rules matching it count, but it need not be allowed."""
     deletes: bool = False
+    bases: tuple[str | None, ...] = ("",)
+    """Directories the command may run in (``""`` is the working directory, None unknown), as for redirections."""
 
 
 @dataclass(frozen=True)
@@ -65,84 +78,9 @@ def analyze(command: str) -> ShellAnalysis:
     return walker.result()
 
 
-_STRUCTURE = frozenset(
-    {
-        "program",
-        "list",
-        "subshell",
-        "compound_statement",
-        "do_group",
-        "negated_command",
-        "if_statement",
-        "elif_clause",
-        "else_clause",
-        "while_statement",
-        "for_statement",
-        "c_style_for_statement",
-        "case_statement",
-        "case_item",
-        "function_definition",
-        "test_command",
-        "variable_assignments",
-        "command_substitution",
-        "process_substitution",
-    }
-)
-"""Nodes whose children are statements or values to visit in turn."""
-_VALUES = frozenset(
-    {
-        "word",
-        "number",
-        "string",
-        "string_content",
-        "raw_string",
-        "ansi_c_string",
-        "translated_string",
-        "concatenation",
-        "simple_expansion",
-        "expansion",
-        "arithmetic_expansion",
-        "brace_expression",
-        "variable_name",
-        "special_variable_name",
-        "subscript",
-        "file_descriptor",
-        "test_operator",
-        "binary_expression",
-        "unary_expression",
-        "ternary_expression",
-        "postfix_expression",
-        "parenthesized_expression",
-        "regex",
-        "extglob_pattern",
-        "array",
-        "heredoc_start",
-        "heredoc_end",
-        "heredoc_content",
-        "command_name",
-        "comment",
-    }
-)
-"""Nodes that run nothing themselves but may hold a command substitution."""
 _WRITE_OPERATORS = frozenset({">", ">>", "&>", "&>>", ">|", ">&", "<>"})
 _FD_DUPLICATION = frozenset({">&", "<&", ">&-", "<&-"})
 _DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
-_LINE_CONTINUATIONS = re.compile(rb"(?:\\\r?\n)*")
-
-
-@cache
-def _language() -> Language:
-    return Language(tree_sitter_bash.language())
-
-
-_parsers = threading.local()
-
-
-def _parse(text: str) -> Node:
-    parser = getattr(_parsers, "parser", None)
-    if parser is None:
-        parser = _parsers.parser = Parser(_language())
-    return parser.parse(text.encode("utf-8")).root_node
 
 
 @dataclass
@@ -153,6 +91,7 @@ class _Walker:
     problems: list[str] = field(default_factory=list)
     bases: set[str | None] = field(default_factory=lambda: {""})
     depth: int = 0
+    fragments: int = 0
     source: bytes = b""
 
     def result(self) -> ShellAnalysis:
@@ -167,7 +106,7 @@ class _Walker:
         if depth > MAX_NESTING:
             self.problems.append("shell scripts nested too deeply to follow")
             return
-        root = _parse(text)
+        root = parse(text)
         if root.has_error:
             self.problems.append("the shell parser cannot make sense of it")
         saved = self.depth, self.source
@@ -190,12 +129,16 @@ class _Walker:
         elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
             self.redirect(node)
         elif kind == "heredoc_body":
-            self.heredoc_body(node)
+            self.heredocbody(node)
         elif kind == "variable_assignment":
             self.assignment(node)
         elif kind in ("declaration_command", "unset_command"):
             self.declaration(node)
-        elif kind in _STRUCTURE or kind in _VALUES:
+        elif kind in EVALUATED:
+            self.evaluated(node)
+        elif kind in RAW_TEXT and SUBSTITUTION_MARKERS.search(text_of(node)):
+            self.fragment(text_of(node))
+        elif kind in STRUCTURE or kind in VALUES:
             self.children(node)
         else:
             self.problems.append(f"unsupported shell syntax ({kind})")
@@ -203,6 +146,40 @@ class _Walker:
     def children(self, node: Node) -> None:
         for child in node.children:
             self.visit(child)
+
+    def evaluated(self, node: Node) -> None:
+        problem = evaluation_problem(node)
+        if problem:
+            self.problems.append(problem)
+        if node.type != "expansion" or not inside_double_quotes(node):
+            self.children(node)
+            return
+        for child in node.children:  # in "${x:-'$(cmd)'}" the single quotes are plain characters: cmd runs
+            if child.type == "raw_string":
+                self.fragment(text_of(child)[1:-1])
+            else:
+                self.visit(child)
+
+    def fragment(self, text: str) -> None:
+        """Find what bash runs in text the grammar left unparsed, by parsing it as the words of a command."""
+        if not SUBSTITUTION_MARKERS.search(text):
+            return
+        if self.fragments >= MAX_NESTING:
+            self.problems.append("expansions nested too deeply to follow")
+            return
+        line = ": " + text
+        root = parse(line)
+        statements = root.named_children
+        if root.has_error or len(statements) != 1 or statements[0].type != "command":
+            self.problems.append("the shell parser cannot make sense of an expansion's text")
+            return
+        saved = self.source
+        self.fragments += 1
+        self.source = line.encode("utf-8")
+        for argument in statements[0].children_by_field_name("argument"):
+            self.visit(argument)
+        self.fragments -= 1
+        self.source = saved
 
     # --- commands -----------------------------------------------------------------------
 
@@ -213,18 +190,22 @@ class _Walker:
                 self.assignment(child)
             elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 extra_words.extend(self.redirect(child))
-        word_nodes = _word_nodes(node) + extra_words
+        word_nodes = command_word_nodes(node) + extra_words
         for word in word_nodes:
             self.visit(word)
-        words = _merge_adjacent(sorted(word_nodes, key=lambda n: n.start_byte), self.source)
+        words = merge_adjacent(sorted(word_nodes, key=lambda n: n.start_byte), self.source)
         if not words:
             return ()
         if words[0] is None:
             self.problems.append("the command's name is only known when it runs")
         expansion = expand(words)
         self.problems.extend(expansion.problems)
+        bases = tuple(sorted(self.bases, key=str))
         for expanded, must_allow in expansion.commands:
-            self.commands.append(ShellCommand(expanded, must_allow, must_allow and deletes_files(expanded)))
+            self.commands.append(ShellCommand(expanded, must_allow, must_allow and deletes_files(expanded), bases))
+            problem = builtin_problem(expanded)
+            if problem:
+                self.problems.append(problem)
         for script in expansion.scripts:
             self.script(script, self.depth + 1)
         self.track_directory(words)
@@ -249,7 +230,7 @@ class _Walker:
         return (None,)
 
     def redirected(self, node: Node) -> Words:
-        body = _body(node)
+        body = statement_body(node)
         redirects = node.children_by_field_name("redirect")
         if body is not None and body.type == "command":
             extra = [word for child in redirects for word in self.redirect(child)]
@@ -300,13 +281,13 @@ class _Walker:
         )
         return destinations[1:]
 
-    def heredoc_body(self, node: Node) -> None:
+    def heredocbody(self, node: Node) -> None:
         siblings = node.parent.children if node.parent is not None else []
         start = next((sibling for sibling in siblings if sibling.type == "heredoc_start"), None)
         quoted = start is not None and any(q in text_of(start) for q in "'\"\\")
         if quoted:
             return
-        if any(marker in _uncovered_text(node) for marker in ("`", "$(")):
+        if any(marker in uncovered_text(node) for marker in ("`", "$(")):
             self.problems.append("a here-document with a command substitution the parser did not take apart")
         self.children(node)
 
@@ -317,45 +298,19 @@ class _Walker:
         self.children(node)
 
     def declaration(self, node: Node) -> None:
+        keyword = text_of(node.children[0]) if node.children else ""
+        options: list[str] = []
+        names: list[str] = []
         for child in node.named_children:
             if child.type == "variable_name" and risky_variable(text_of(child)):
                 self.problems.append(f"it changes {text_of(child)}, which can change what a program runs")
+            if child.type not in ("variable_assignment", "variable_name"):
+                value = word_value(child)
+                if value is None:
+                    self.problems.append(NAME_UNKNOWN)
+                else:
+                    (options if value.startswith(("-", "+")) else names).append(value)
             self.visit(child)
-
-
-def _uncovered_text(node: Node) -> str:
-    """The node's text without the parts its children (other than plain content) already stand for."""
-    data = bytearray(node.text or b"")
-    for child in node.named_children:
-        if child.type != "heredoc_content":
-            start, end = child.start_byte - node.start_byte, child.end_byte - node.start_byte
-            data[start:end] = b" " * (end - start)
-    return data.decode("utf-8", errors="replace")
-
-
-def _body(node: Node) -> Node | None:
-    return node.child_by_field_name("body")
-
-
-def _word_nodes(command: Node) -> list[Node]:
-    name = command.child_by_field_name("name")
-    words = [name] if name is not None else []
-    return words + list(command.children_by_field_name("argument"))
-
-
-def _merge_adjacent(nodes: list[Node], source: bytes) -> Words:
-    """Word values, joining nodes with nothing between them but line continuations.
-
-    Bash reads ``"g"\\it`` as one word, and a backslash-newline inside a word as nothing at all;
-    the grammar makes two words of both.
-    """
-    words: list[CommandWord] = []
-    previous_end = -1
-    for node in nodes:
-        value = None if node.type == "command_name" and may_expand(node) else word_value(node)
-        if words and _LINE_CONTINUATIONS.fullmatch(source[previous_end : node.start_byte]):
-            words[-1] = join_values([words[-1], value])
-        else:
-            words.append(value)
-        previous_end = node.end_byte
-    return tuple(words)
+        problem = declaration_problem(keyword, options, names)
+        if problem:
+            self.problems.append(problem)

@@ -7,11 +7,11 @@ wrapper is then judged as written (so it needs a rule of its own).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.policy.patterns import CommandWord
+from engine.policy.risky_env import risky_variable
 
 Words = tuple[CommandWord, ...]
 
@@ -69,18 +69,6 @@ SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"})
 _SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 DELETING = frozenset({"rm", "rmdir", "unlink", "shred", "srm"})
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_RISKY_VARIABLE = re.compile(
-    r"PATH|IFS|ENV|BASH_ENV|CDPATH|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|HOME|ZDOTDIR|XDG_CONFIG_HOME|PAGER|"
-    r"EDITOR|VISUAL|LD_\w+|DYLD_\w+|BASH_FUNC_.+|GIT_\w+|PYTHON(PATH|STARTUP|HOME|INSPECT|USERBASE)|NODE_OPTIONS|"
-    r"NODE_PATH|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|RUSTC|RUSTC_WRAPPER|RUSTFLAGS|RUSTDOCFLAGS|CARGO_\w+|"
-    r"NPM_CONFIG_\w+|npm_config_\w+|DOTNET_\w+|MSBUILD\w*|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|CC|CXX|SSH_ASKPASS|"
-    r"SUDO_ASKPASS|GIT_ASKPASS|MAKEFLAGS|MAKE|SHELL"
-)
-
-
-def risky_variable(name: str) -> bool:
-    """Whether setting this variable can make an allowed program load or run other code."""
-    return _RISKY_VARIABLE.fullmatch(name) is not None
 
 
 @dataclass
@@ -107,6 +95,8 @@ def expand(words: Words, expansion: Expansion | None = None, depth: int = 0) -> 
         _expand_shell(words, out)
     elif name == "eval":
         _expand_eval(words, out)
+    elif name == "trap":
+        _expand_trap(words, out)
     elif name == "find":
         _expand_find(words, out, depth)
     else:
@@ -235,6 +225,19 @@ def _expand_eval(words: Words, out: Expansion) -> None:
         out.problems.append("the text given to eval is only known when it runs")
         return
     out.scripts.append(" ".join(word for word in arguments if word is not None))
+
+
+def _expand_trap(words: Words, out: Expansion) -> None:
+    """``trap ACTION SIGNAL...`` runs ACTION later as shell text: parse it like ``eval``'s."""
+    arguments = list(words[1:])
+    while arguments and arguments[0] in ("-p", "-l", "-P", "--"):
+        arguments.pop(0)
+    action = arguments[0] if len(arguments) >= 2 else ""
+    out.commands.append((words, action in ("", "-")))
+    if action is None:
+        out.problems.append("the commands given to trap are only known when they run")
+    elif action not in ("", "-"):
+        out.scripts.append(action)
 
 
 def _expand_find(words: Words, out: Expansion, depth: int) -> None:

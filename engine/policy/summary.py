@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from engine.events import ToolCall
-from engine.policy.subjects import resolve_for_rules
+from engine.policy.subject_paths import resolve_for_rules
 from engine.tools.base import ToolContext
 from engine.tools.paths import display_path
 

@@ -2,7 +2,8 @@
 
 Read-only: it never runs a skill's scripts, and ``allowed-tools`` is shown, not enforced. A ``path``
 is refused when it is absolute, contains ``..``, or resolves (through symbolic links) outside the
-skill's folder.
+skill's folder. Each result names the file it shows (``ToolResult.shown_files``), so the read rules
+apply to it as to ``read_file`` (see :mod:`engine.policy.search_filter`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from engine.skills.frontmatter import SkillFileError, read_skill_text, split_fro
 from engine.skills.model import Skill
 from engine.skills.selection import SkillSelection
 from engine.tools.args import ToolArgs
-from engine.tools.base import ArgsTool, ToolContext, ToolResult, run_blocking
+from engine.tools.base import ArgsTool, ShownFiles, ToolContext, ToolResult, run_blocking
 
 MAX_FILE_CHARS = 256 * 1024
 """Characters of one file returned at most."""
@@ -81,7 +82,7 @@ def instructions_of(skill: Skill) -> ToolResult:
         lines += ["", f'<skill_resources note="read with load_skill(name="{skill.name}", path=...)">', *files]
         lines.append("</skill_resources>")
     lines.append("</skill_content>")
-    return ToolResult("\n".join(lines))
+    return _showing(skill, skill.location.resolve(), "\n".join(lines), "SKILL.md")
 
 
 def file_of(skill: Skill, raw: str) -> ToolResult:
@@ -95,7 +96,8 @@ def file_of(skill: Skill, raw: str) -> ToolResult:
         return ToolResult.error(f"load_skill refused path {raw!r}: it leads outside the skill's folder")
     if target.is_dir():
         entries = [str(path.relative_to(base)) for path in _walk(target, base)]
-        return ToolResult(f"{raw} is a folder of the skill {skill.name!r}; its files:\n" + "\n".join(entries))
+        listing = f"{raw} is a folder of the skill {skill.name!r}; its files:\n" + "\n".join(entries)
+        return ToolResult(listing, shown_files=ShownFiles((), lambda hidden: listing))
     try:
         data = target.read_bytes()
     except FileNotFoundError:
@@ -109,7 +111,16 @@ def file_of(skill: Skill, raw: str) -> ToolResult:
     text = data.decode("utf-8", errors="replace")
     if len(text) > MAX_FILE_CHARS:
         text = text[:MAX_FILE_CHARS] + f"\n[{raw} cut at {MAX_FILE_CHARS:,} characters of {len(text):,}]"
-    return ToolResult(text)
+    return _showing(skill, target, text, raw)
+
+
+def _showing(skill: Skill, path: Path, text: str, shown: str) -> ToolResult:
+    """``text`` as the content of the file ``path``, so the read rules can keep it back."""
+
+    def render(hidden: frozenset[str]) -> str:
+        return text if str(path) not in hidden else f"(the file {shown} of the skill {skill.name!r} is not shown)"
+
+    return ToolResult(text, shown_files=ShownFiles((str(path),), render))
 
 
 def _path_problem(raw: str) -> str | None:

@@ -41,11 +41,23 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class ShownFiles:
+    """The files a result shows, entry by entry, so a policy wrapper can leave some out before the model sees them."""
+
+    paths: tuple[str, ...]
+    """The file behind each entry of the result, as ``read_file`` would be given it (one path per entry)."""
+    render: Callable[[frozenset[str]], str]
+    """The output again, without the entries of the files given."""
+
+
+@dataclass(frozen=True)
 class ToolResult:
     """What a tool returns: text for the model and whether the call worked."""
 
     output: str
     success: Success = True
+    shown_files: ShownFiles | None = field(default=None, compare=False)
+    """Set by tools whose output shows files' contents or names (searches, load_skill), for the read rules."""
 
     @classmethod
     def error(cls, message: str) -> ToolResult:

@@ -3,7 +3,9 @@
 Both honour ``.gitignore`` and skip ``.git`` (see :mod:`engine.tools.ignore`), and run on ripgrep when
 it is installed, otherwise on a pure-Python backend giving the same results
 (:mod:`engine.tools.search_backend`). Paths in results are relative to the working directory when
-inside it (absolute otherwise), so they can be passed straight to read_file.
+inside it (absolute otherwise), so they can be passed straight to read_file. Results carry the file
+behind every entry (``ToolResult.shown_files``), taken from the backends' structured matches, so
+the policy can leave out files the read rules keep back without parsing the text.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from pydantic import Field
 
 from engine.tools.args import ToolArgs
-from engine.tools.base import ArgsTool, ToolContext, ToolResult
+from engine.tools.base import ArgsTool, ShownFiles, ToolContext, ToolResult
 from engine.tools.files import plural
 from engine.tools.globs import GlobMatcher, split_base
 from engine.tools.paths import describe_os_error, display_path, resolve_path
@@ -95,18 +97,28 @@ def _glob_root(pattern: str, path: str) -> tuple[str, str, bool]:
 
 def _glob_result(root: Path, shown: str, hits: list[str], pattern: str) -> ToolResult:
     if not hits:
-        return ToolResult(f"No files match {pattern!r} in {shown}.")
+        return _nothing_shown(f"No files match {pattern!r} in {shown}.")
     ranked = sorted(hits, key=lambda name: (-_mtime(root / name), name))
     prefix = _prefix(shown)
-    lines = [prefix + name for name in ranked[:GLOB_LIMIT]]
-    if len(ranked) > GLOB_LIMIT:
-        note = (
-            f"(showing the {GLOB_LIMIT} most recently modified of {len(ranked)} files matching {pattern!r}; "
-            "narrow the pattern or the path to see the others)"
-        )
-    else:
-        note = f"({plural(len(ranked), 'file')} matching {pattern!r}, most recently modified first)"
-    return ToolResult("\n".join([*lines, note]))
+    listed = [prefix + name for name in ranked[:GLOB_LIMIT]]
+
+    def render(hidden: frozenset[str]) -> str:
+        lines = [path for path in listed if path not in hidden]
+        total = len(ranked) - (len(listed) - len(lines))
+        if len(ranked) > GLOB_LIMIT:
+            note = (
+                f"(showing the {len(lines)} most recently modified of {total} files matching {pattern!r}; "
+                "narrow the pattern or the path to see the others)"
+            )
+        else:
+            note = f"({plural(len(lines), 'file')} matching {pattern!r}, most recently modified first)"
+        return "\n".join([*lines, note])
+
+    return ToolResult(render(frozenset()), shown_files=ShownFiles(tuple(listed), render))
+
+
+def _nothing_shown(text: str) -> ToolResult:
+    return ToolResult(text, shown_files=ShownFiles((), lambda hidden: text))
 
 
 def _mtime(path: Path) -> float:
@@ -175,7 +187,16 @@ class GrepFilesTool(ArgsTool[GrepFilesArgs]):
 def _grep_result(matches: list[GrepMatch], prefix: str, args: GrepFilesArgs, shown: str) -> ToolResult:
     if not matches:
         where = f"{shown} (files matching {args.glob!r})" if args.glob else shown
-        return ToolResult(f"No matches for {args.pattern!r} in {where}.")
+        return _nothing_shown(f"No matches for {args.pattern!r} in {where}.")
+
+    def render(hidden: frozenset[str]) -> str:
+        return _grep_text([m for m in matches if prefix + m.path not in hidden], prefix)
+
+    paths = tuple(prefix + match.path for match in matches)
+    return ToolResult(render(frozenset()), shown_files=ShownFiles(paths, render))
+
+
+def _grep_text(matches: list[GrepMatch], prefix: str) -> str:
     lines: list[str] = []
     size = 0
     for match in matches[:GREP_LIMIT]:
@@ -193,7 +214,7 @@ def _grep_result(matches: list[GrepMatch], prefix: str, args: GrepFilesArgs, sho
     else:
         files = len({match.path for match in matches})
         note = f"({plural(len(lines), 'matching line')} in {plural(files, 'file')})"
-    return ToolResult("\n".join([*lines, note]))
+    return "\n".join([*lines, note])
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ def test_check_prints_the_verdict_the_rule_its_source_and_the_reason_as_json(tmp
         (["write_file", "path=src/a.py", "content=x"], "allow"),
         (["edit", "package.json"], "ask"),
         (["grep_files", "pattern=x", "path=secrets"], "deny"),
-        (["mcp__github__issue_list"], "allow"),
+        (["bash", "git -c core.pager=evil log"], "ask"),
+        (["mcp__github__issue_list"], "ask"),
     ],
 )
 def test_check_understands_aliases_bare_words_and_key_value_pairs(
@@ -103,6 +104,7 @@ def test_show_lists_the_rules_in_force_with_their_sources(tmp_path: Path, isolat
     assert shown["read_only_tools"] == ["mcp__docs__*"]
     bash = shown["rules"]["bash"]
     assert bash[0] == {"pattern": "docker *", "action": "deny", "priority": 0, "reason": "", "source": f"{user}:3"}
-    assert {"pattern": "git *", "source": "built-in defaults"}.items() <= bash[1].items()
+    assert {"pattern": "git *", "action": "table", "source": "built-in defaults"}.items() <= bash[1].items()
+    assert shown["sandboxed"] is True and shown["mcp_read_only"] == "allow (built-in defaults)"
     text = run_hive("permissions", "show", "-C", str(tmp_path)).stdout
     assert "deny  docker *" in text and f"[{user}:3]" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from engine.events import ToolCall
 from engine.policy.config import PermissionConfig, default_permissions
 from engine.policy.gate import Judgement
 from engine.policy.permissions import PermissionPolicy
-from engine.tools.base import ToolContext
+from engine.tools.base import ToolContext, ToolSpec
 
 Judge = Callable[..., Judgement]
 
@@ -26,7 +27,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def project(home: Path) -> Path:
-    """The working directory, with every kind of path the rules care about."""
+    """The working directory, with every kind of path the rules care about (links, a bare repository, a hard link)."""
     root = home / "project"
     files = {
         "src/app.py": "print('app')\n",
@@ -51,6 +52,11 @@ def project(home: Path) -> Path:
     (root / "src" / "link_to_secrets").symlink_to(root / "secrets", target_is_directory=True)
     (root / "notes.txt").symlink_to(root / "secrets" / "key.txt")
     (root / "src" / "outside").symlink_to(outside, target_is_directory=True)
+    bare = root / "src" / "fixture.git"  # a bare repository committed as plain files: git would use its config
+    (bare / "objects").mkdir(parents=True)
+    (bare / "refs").mkdir()
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    os.link(outside / "data.txt", root / "src" / "hardlink.txt")
     return root
 
 
@@ -59,12 +65,12 @@ def ctx(project: Path, tmp_path: Path) -> ToolContext:
     return ToolContext(cwd=project, data_dir=tmp_path / "data")
 
 
-def make_judge(config: PermissionConfig, ctx: ToolContext) -> Judge:
-    """``judge(tool, **arguments)``: the verdict of the rules in ``config`` on that call."""
+def make_judge(config: PermissionConfig, ctx: ToolContext, spec: ToolSpec | None = None) -> Judge:
+    """``judge(tool, **arguments)``: the verdict of the rules in ``config`` on that call (of the tool ``spec``)."""
     policy = PermissionPolicy(config)
 
     def judge(tool: str, **arguments: Any) -> Judgement:
-        return policy.judge_call(ToolCall(id="c1", name=tool, arguments=arguments), ctx)
+        return policy.judge_call(ToolCall(id="c1", name=tool, arguments=arguments), ctx, spec)
 
     return judge
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.errors import ConfigError
 from engine.policy.config import load_permissions, load_permissions_file
-from engine.tools.base import ToolContext
+from engine.tools.base import ToolContext, ToolSpec
 from tests.engine.policy.conftest import make_judge
 
 
@@ -119,10 +119,12 @@ def test_a_deny_in_the_project_file_holds_against_an_allow_in_the_user_file(
 def test_default_action_and_ask_before_delete_can_be_set(project: Path, ctx: ToolContext) -> None:
     project_rules(
         project,
-        "permissions:\n  default_action: deny\n  ask_before_delete: false\n  bash:\n    - {pattern: 'rm *', action: allow}\n",
+        "permissions:\n  default_action: deny\n  ask_before_delete: false\n  bash:\n    - {pattern: 'rm *', action: allow}\n"
+        "  edit:\n    - {pattern: '*.log', action: allow}\n",
     )
     judge = make_judge(load_permissions(project), ctx)
     assert judge("execute_command", command="rm build.log").verdict == "allow"
+    assert judge("execute_command", command="rm notes.txt").verdict == "deny", "the file rm deletes is an edit"
     assert judge("execute_command", command="ls").verdict == "deny"
 
 
@@ -289,9 +291,131 @@ def test_changes_to_hives_own_configuration_and_to_git_hooks_are_asked_whatever_
         ".git/hooks/pre-commit",
         ".git/config",
         str(isolated_hive / "config" / "permissions.yaml"),
+        "src/vendor/.ironhive/permissions.yaml",
+        "src/vendor/.git/hooks/post-checkout",
+        "src/vendor/.git/config",
+        "src/vendor/.git/modules/lib/config",
+        "src/vendor/.git",
+        "src/fixture.git/config",
+        "src/fixture.git/hooks/pre-commit",
+        ".mcp.json",
+        "src/hardlink.txt",
+        "~/.gitconfig",
+        "~/.config/git/config",
+        "~/.git-templates/hooks/post-checkout",
+        "~/.bashrc",
+        "~/.profile",
+        "~/.ssh/config",
+        "/etc/gitconfig",
+        "/usr/share/git-core/templates/hooks/pre-commit",
     ):
         judgement = judge("write_file", path=path, content="x")
         assert judgement.verdict == "ask", path
-        assert "always asked" in judgement.reason
+        assert "always asked" in judgement.reason, path
+    assert judge("write_file", path="src/fixture.git/description", content="x").verdict == "allow"
     assert judge("execute_command", command="echo '' > .ironhive/permissions.yml").verdict == "ask"
     assert judge("read_file", path=".ironhive/permissions.yaml").verdict == "ask", "no read rule in this file"
+
+
+def test_a_link_to_a_protected_file_is_judged_where_it_leads(project: Path, ctx: ToolContext) -> None:
+    project_rules(project, "permissions:\n  edit: [{pattern: '**', action: allow}]\n")
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / "src" / "hooks").symlink_to(project / ".git" / "hooks", target_is_directory=True)
+    (project / "src" / "rules.yaml").symlink_to(project / ".ironhive" / "permissions.yaml")
+    judge = make_judge(load_permissions(project), ctx)
+    assert judge("write_file", path="src/hooks/pre-commit", content="x").verdict == "ask"
+    assert judge("edit_file", path="src/rules.yaml", old_string="a", new_string="b").verdict == "ask"
+
+
+def test_files_in_the_arguments_of_allowed_commands_meet_the_path_rules(project: Path, ctx: ToolContext) -> None:
+    project_rules(
+        project,
+        "permissions:\n"
+        "  read: [{pattern: '**', action: allow}, {pattern: 'secrets/**', action: deny}]\n"
+        "  edit: [{pattern: '**', action: allow}]\n"
+        "  bash: [{pattern: 'cp *', action: allow}, {pattern: 'tee *', action: allow}, {pattern: 'cat *', action: allow}]\n",
+    )
+    judge = make_judge(load_permissions(project), ctx)
+    assert judge("execute_command", command="cp README.md src/notes.md").verdict == "allow"
+    assert judge("execute_command", command="cat src/app.py | tee src/copy.py").verdict == "allow"
+    assert judge("execute_command", command="cat secrets/key.txt").verdict == "deny"
+    assert judge("execute_command", command="cp secrets/key.txt src/").verdict == "deny"
+    asked = judge("execute_command", command="cp src/evil.yaml .ironhive/permissions.yaml")
+    assert asked.verdict == "ask" and "always asked" in asked.reason
+    assert judge("execute_command", command="cp -t ~ src/app.py").verdict == "ask"
+    assert judge("execute_command", command="tee ~/.bashrc < src/app.py").verdict == "ask"
+    assert judge("execute_command", command="cp src/app.py $DEST").verdict == "ask"
+    assert judge("execute_command", command="cp README.md src/o*").verdict == "ask", "src/outside leads out"
+    assert judge("execute_command", command="cat src/l*/*").verdict == "deny", "the glob reaches secrets/"
+    assert judge("execute_command", command="cat src/p*/*.py").verdict == "allow"
+
+
+def test_a_rule_of_higher_priority_overrides_a_table_verdict_and_a_deny_still_holds(
+    project: Path, ctx: ToolContext
+) -> None:
+    project_rules(
+        project,
+        "permissions:\n"
+        "  include_defaults: true\n"
+        "  bash:\n"
+        "    - {pattern: 'git -c *', action: allow}\n"
+        "    - {pattern: 'git grep *', action: allow, priority: 1}\n"
+        "    - {pattern: 'git log *', action: deny}\n",
+    )
+    judge = make_judge(load_permissions(project), ctx)
+    assert judge("execute_command", command="git -c x=y status").verdict == "ask", "equal priority: the stricter wins"
+    assert judge("execute_command", command="git grep -O x").verdict == "allow"
+    assert judge("execute_command", command="git log").verdict == "deny"
+    assert judge("execute_command", command="git status").verdict == "allow"
+
+
+SANDBOX_RULES = (
+    "permissions:\n"
+    "  include_defaults: true\n"
+    "  bash:\n"
+    "    - {pattern: 'just *', action: allow, sandboxed_only: true}\n"
+    "    - {pattern: 'tox *', action: allow}\n"
+)
+
+
+def test_a_rule_may_count_only_when_commands_run_in_the_sandbox(project: Path, ctx: ToolContext) -> None:
+    project_rules(project, SANDBOX_RULES)
+    inside = make_judge(load_permissions(project), ctx)
+    outside = make_judge(load_permissions(project, sandboxed=False), ctx)
+    assert load_permissions(project, sandboxed=False).sandboxed is False
+    assert inside("execute_command", command="just test").verdict == "allow"
+    assert outside("execute_command", command="just test").verdict == "ask"
+    assert outside("execute_command", command="tox -e py").verdict == "allow", "the file's own choice"
+    assert inside("execute_command", command="npm test").verdict == "allow"
+    assert outside("execute_command", command="npm test").verdict == "ask"
+
+
+def test_read_only_mcp_tools_follow_mcp_read_only_and_rules_override_it(project: Path, ctx: ToolContext) -> None:
+    spec = ToolSpec(name="mcp__docs__search", description="", parameters={}, read_only=True, kind="mcp")
+    assert make_judge(load_permissions(project), ctx, spec)("mcp__docs__search").verdict == "allow"
+    project_rules(project, "permissions:\n  include_defaults: true\n  mcp_read_only: ask\n")
+    asked = make_judge(load_permissions(project), ctx, spec)("mcp__docs__search")
+    assert asked.verdict == "ask" and "read-only" in asked.reason
+    project_rules(project, "permissions:\n  mcp_tools: [{pattern: 'mcp__other__*', action: allow}]\n")
+    assert make_judge(load_permissions(project), ctx, spec)("mcp__docs__search").verdict == "ask", "no mcp_read_only"
+    project_rules(
+        project,
+        "permissions:\n  include_defaults: true\n  mcp_tools: [{pattern: 'mcp__docs__*', action: deny}]\n",
+    )
+    assert make_judge(load_permissions(project), ctx, spec)("mcp__docs__search").verdict == "deny"
+
+
+def test_patterns_can_ignore_case_and_their_examples_are_checked_that_way(project: Path, ctx: ToolContext) -> None:
+    project_rules(
+        project,
+        "permissions:\n"
+        "  read:\n"
+        "    - {pattern: '**', action: allow}\n"
+        "    - pattern: '*.sqlite'\n"
+        "      action: deny\n"
+        "      ignore_case: true\n"
+        "      examples: {match: [data/App.SQLite], not_match: [data/app.sqlite3]}\n",
+    )
+    judge = make_judge(load_permissions(project), ctx)
+    assert judge("read_file", path="db/Prod.SQLITE").verdict == "deny"
+    assert judge("read_file", path="db/prod.sqlite3").verdict == "allow"

@@ -140,3 +140,135 @@ def test_name_patterns_span_the_whole_name() -> None:
     assert name_matches("*_list", "mcp__github__issue_list")
     assert name_matches("mcp__docs__*", "mcp__docs__search")
     assert not name_matches("mcp__docs__*", "mcp__github__search")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo ${x:-$(inner)}",
+        "echo ${x#$(inner)}",
+        "echo ${x%%$(inner)}",
+        "echo ${x/$(inner)/b}",
+        "echo ${x//a/$(inner)}",
+        "echo ${x/[$(inner)]/b}",
+        "echo ${x^^$(inner)}",
+        "echo ${x,$(inner)}",
+        "echo ${x:-`inner`}",
+        "echo ${x:-<(inner)}",
+        "echo \"${x:-'$(inner)'}\"",
+        'echo "${x#$(inner)}"',
+        "echo ${x:-${y:-${z#$(inner)}}}",
+        "X=${y%$(inner)} true",
+        "trap 'inner' EXIT",
+    ],
+)
+def test_every_command_substitution_bash_runs_is_found_inside_expansion_operators(line: str) -> None:
+    assert "inner" in commands(line), (commands(line), analyze(line).problems)
+
+
+def test_single_quotes_inside_an_unquoted_expansion_still_quote() -> None:
+    assert commands("echo ${x:-'$(inner)'}") == ["echo $…"]
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("echo ${x@P}", "prompt"),
+        ("echo ${!x}", "${!name}"),
+        ("echo ${!x[1]}", "${!name}"),
+        ("echo $((x))", "arithmetic"),
+        ("echo $(( $(inner) ))", "arithmetic"),
+        ("echo $[x + 1]", "arithmetic"),
+        ("(( x ))", "arithmetic"),
+        ("for ((i = 0; i < n; i++)); do true; done", "arithmetic"),
+        ("[[ x -eq 0 ]]", "arithmetic"),
+        ("[[ $n -lt 3 ]]", "arithmetic"),
+        ("[[ -v a[$i] ]]", "subscript"),
+        ("echo ${s:n:1}", "arithmetic"),
+        ("echo ${a[i]}", "subscript"),
+        ("a[$i]=1", "subscript"),
+        ("a=([$i]=1)", "subscript"),
+        ("declare -i n", "declare -i"),
+        ("typeset -ai n", "declare -i"),
+        ("local -n ref=x", "declare -i"),
+        ("declare 'a[$(inner)]=1'", "subscript"),
+        ("unset 'a[$(inner)]'", "subscript"),
+        ("unset $name", "name only known"),
+        ("let n=1", "let"),
+        ("printf -v x %s y", "printf -v"),
+        ("read 'a[$(inner)]'", "subscript"),
+        ("read $name", "name only known"),
+        ("mapfile -C cb lines", "mapfile -C"),
+        ("echo ${x/@($(inner))/b}", "cannot make sense"),
+    ],
+)
+def test_values_bash_evaluates_as_code_are_problems(line: str, problem: str) -> None:
+    assert any(problem in p for p in analyze(line).problems), analyze(line).problems
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo $((1 + 2))",
+        "echo ${a[0]} ${a[@]} ${#a[*]}",
+        "echo ${!a[@]} ${!prefix*}",
+        "[[ 1 -eq 1 ]]",
+        "[[ -f package.json && $x == y ]]",
+        "echo ${x: -1} ${x:1:2}",
+        "echo ${x@Q} ${x:-default}",
+        "declare -r x=1",
+        "read -r line",
+        "printf '%s' x",
+    ],
+)
+def test_literals_and_plain_substitutions_are_no_problem(line: str) -> None:
+    assert analyze(line).problems == ()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PATH",
+        "path",
+        "Git_Ssh_Command",
+        "GIT_CONFIG_KEY_0",
+        "node_options",
+        "https_proxy",
+        "LD_PRELOAD",
+        "DYLD_INSERT_LIBRARIES",
+        "PYTHONSTARTUP",
+        "PERL5LIB",
+        "RUBYOPT",
+        "BASH_ENV",
+        "ENV",
+        "PROMPT_COMMAND",
+        "IFS",
+        "EDITOR",
+        "VISUAL",
+        "PAGER",
+        "BROWSER",
+        "RUSTC_WRAPPER",
+        "RUSTFLAGS",
+        "CARGO_HOME",
+        "GOFLAGS",
+    ],
+)
+def test_risky_variables_are_found_in_any_case(name: str) -> None:
+    assert any(name in p for p in analyze(f"{name}=x true").problems)
+    assert any(name in p for p in analyze(f"env {name}=x true").problems)
+
+
+@pytest.mark.parametrize("name", ["CI", "DEBUG", "LANG", "TERM", "GOOD", "CARE"])
+def test_ordinary_variables_are_no_problem(name: str) -> None:
+    assert analyze(f"{name}=1 true").problems == ()
+
+
+def test_each_command_knows_every_directory_a_cd_may_have_moved_it_to() -> None:
+    analysis = analyze("git status; cd src && make; cd $D; npm test")
+    assert [(render_words(c.words), c.bases) for c in analysis.commands] == [
+        ("git status", ("",)),
+        ("cd src", ("",)),
+        ("make", ("", "src")),
+        ("cd $…", ("", "src")),
+        ("npm test", ("", None, "src")),
+    ]

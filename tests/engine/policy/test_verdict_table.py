@@ -1,8 +1,12 @@
 """The verdict table: tool calls and what the built-in default rules say about them.
 
 Most rows are attempts to slip a denied command or path past the rules: other spellings of a path,
-symbolic links, compound commands, substitutions, wrappers, quoting tricks. ``{project}``, ``{home}``
-and ``{outside}`` stand for the working directory, ``~`` and a folder outside the project.
+symbolic links, compound commands, substitutions, wrappers, quoting tricks, and the attacks of a
+model steered by planted text: git options and plumbing that run programs or reach ``.git/hooks``
+and ``.ironhive/``, files named in the arguments of allowed commands, build tools running project
+code (allowed only when the sandbox is on), values bash evaluates as code, risky variables in any
+case, credential files, and MCP tools trusted by name. ``{project}``, ``{home}`` and ``{outside}``
+stand for the working directory, ``~`` and a folder outside the project.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.engine.policy.conftest import Judge
+from engine.policy.config import default_permissions
+from engine.tools.base import ToolContext, ToolSpec
+from tests.engine.policy.conftest import Judge, make_judge
 
 A, Q, D = "allow", "ask", "deny"
 
@@ -41,11 +47,39 @@ READS: list[tuple[str, dict[str, Any], str]] = [
     ("read_file", {"path": "/etc/passwd"}, Q),
     ("read_file", {"path": "../outside/data.txt"}, Q),
     ("read_file", {"path": "src/outside/data.txt"}, Q),
-    ("read_file", {"path": "~/.ssh/id_rsa"}, Q),
+    ("read_file", {"path": "~/.ssh/id_rsa"}, D),
     ("read_file", {"path": "{outside}/secrets/token"}, D),
     ("read_file", {"path": "src/app.py\x00"}, Q),
     ("read_file", {}, D),
     ("read_file", {"path": 5}, D),
+    # credential files, whatever the case of their names, in the project and outside it
+    ("read_file", {"path": ".npmrc"}, Q),
+    ("read_file", {"path": "config/.NPMRC"}, Q),
+    ("read_file", {"path": ".pypirc"}, Q),
+    ("read_file", {"path": ".netrc"}, D),
+    ("read_file", {"path": "src/_NETRC"}, D),
+    ("read_file", {"path": "~/.netrc"}, D),
+    ("read_file", {"path": ".git-credentials"}, D),
+    ("read_file", {"path": "~/.git-credentials"}, D),
+    ("read_file", {"path": "keys/id_rsa"}, D),
+    ("read_file", {"path": "keys/ID_RSA"}, D),
+    ("read_file", {"path": "keys/id_ed25519"}, D),
+    ("read_file", {"path": "keys/id_rsa.pub"}, Q),
+    ("read_file", {"path": "keys/id_ed25519.old"}, Q),
+    ("read_file", {"path": "certs/server.pem"}, Q),
+    ("read_file", {"path": "certs/SERVER.PEM"}, Q),
+    ("read_file", {"path": "tls/server.key"}, Q),
+    ("read_file", {"path": "credentials.json"}, Q),
+    ("read_file", {"path": "config/Credentials"}, Q),
+    ("read_file", {"path": ".aws/config"}, Q),
+    ("read_file", {"path": "~/.aws/credentials"}, D),
+    ("read_file", {"path": "~/.ssh/config"}, Q),
+    ("read_file", {"path": "~/.docker/config.json"}, Q),
+    ("read_file", {"path": "~/.kube/config"}, Q),
+    ("read_file", {"path": "vault.kdbx"}, D),
+    ("read_file", {"path": ".ENV"}, Q),
+    ("read_file", {"path": "deploy/.env.production"}, Q),
+    ("read_file", {"path": "SECRETS/token"}, D),
 ]
 
 EDITS: list[tuple[str, dict[str, Any], str]] = [
@@ -69,6 +103,18 @@ EDITS: list[tuple[str, dict[str, Any], str]] = [
     ("edit_file", {"path": "/etc/hosts", "old_string": "a", "new_string": "b"}, Q),
     ("write_file", {"path": "~/.bashrc", "content": "x"}, Q),
     ("write_file", {"content": "x"}, D),
+    # protected paths where the edit rules allow (src/**): nested repositories, gitfiles, bare repositories, hive
+    ("write_file", {"path": "src/.ironhive/permissions.yaml", "content": "x"}, Q),
+    ("write_file", {"path": "src/pkg/.ironhive/settings.yml", "content": "x"}, Q),
+    ("write_file", {"path": "src/vendor/.git/hooks/pre-commit", "content": "x"}, Q),
+    ("write_file", {"path": "src/vendor/.git/config", "content": "x"}, Q),
+    ("write_file", {"path": "src/vendor/.git/modules/lib/hooks/post-checkout", "content": "x"}, Q),
+    ("write_file", {"path": "src/vendor/.git", "content": "gitdir: /tmp/evil"}, Q),
+    ("write_file", {"path": "src/fixture.git/config", "content": "[core]\nfsmonitor = evil"}, Q),
+    ("write_file", {"path": "src/fixture.git/hooks/post-checkout", "content": "x"}, Q),
+    ("write_file", {"path": "src/./vendor/../.ironhive/x.py", "content": "x"}, Q),
+    ("write_file", {"path": "src/hardlink.txt", "content": "x"}, Q),
+    ("write_file", {"path": "src/fixture.git/description", "content": "x"}, A),
 ]
 
 SEARCHES: list[tuple[str, dict[str, Any], str]] = [
@@ -98,10 +144,27 @@ SEARCHES: list[tuple[str, dict[str, Any], str]] = [
 OTHER_TOOLS: list[tuple[str, dict[str, Any], str]] = [
     ("todo_write", {"todos": []}, A),
     ("load_skill", {"name": "pdf"}, A),
-    ("mcp__github__issue_list", {}, A),
-    ("mcp__github__issue_get", {"id": 1}, A),
+    # judged without a spec (as `hive permissions check` does): a name ending says nothing
+    ("mcp__github__issue_list", {}, Q),
+    ("mcp__github__issue_get", {"id": 1}, Q),
+    ("mcp__vault__secret_get", {"name": "prod"}, Q),
+    ("mcp__docs__tool_help", {}, Q),
     ("mcp__github__create_issue", {"title": "x"}, Q),
     ("deploy_to_production", {}, Q),
+]
+
+MCP_TOOLS: list[tuple[str, bool, str, str]] = [
+    # (tool, read_only from the server's readOnlyHint, ToolSpec.kind, verdict)
+    ("mcp__github__issue_list", True, "mcp", A),
+    ("mcp__github__search_code", True, "mcp", A),
+    ("mcp__github__issue_get", False, "mcp", Q),
+    ("mcp__github__list", False, "mcp", Q),
+    ("mcp__db__drop_table", False, "mcp", Q),
+    ("mcp__vault__secret_get", True, "mcp", Q),
+    ("mcp__vault__get_API_TOKEN", True, "mcp", Q),
+    ("mcp__keyring__password_list", True, "mcp", Q),
+    ("mcp__aws__credentials_get", True, "mcp", Q),
+    ("mcp__fs__read_list", True, "tool", Q),
 ]
 
 ALLOWED_COMMANDS = [
@@ -129,6 +192,47 @@ ALLOWED_COMMANDS = [
     "nice -n 10 cargo build",
     "[[ -f package.json ]] && npm test",
     "# only a comment",
+    # read-only git and ordinary writes inside the project
+    "git show HEAD~1",
+    "git blame src/app.py",
+    "git branch -a",
+    "git tag -l",
+    "git grep -n TODO",
+    "git grep -e TODO -- src",
+    "git rev-parse HEAD",
+    "git ls-files",
+    "git log -- src",
+    "git diff --stat",
+    "git diff --output-indicator-new=+ HEAD",
+    "git --version",
+    "git --no-pager log -3",
+    "git remote -v",
+    "git stash list",
+    "git add src/app.py",
+    "git commit -m 'fix the app'",
+    'git commit -m "$MESSAGE"',
+    "git switch -c feature",
+    "git checkout -b feature",
+    "git checkout -- src/app.py",
+    "git restore src/app.py",
+    "git stash",
+    "git -C src log",
+    "git -C src/pkg status",
+    # with the sandbox on: brings in files from other commits, runs project code
+    "git checkout main",
+    "git merge feature",
+    "git stash pop",
+    "pytest --junit-xml tests/report.xml",
+    "pytest tests/test_app.py::test_one -q",
+    "cargo build --target-dir src/target",
+    "cargo test -- --nocapture",
+    "npm test --prefix src",
+    "dotnet build -o src/out",
+    "make",
+    "make -C src test",
+    "go test ./...",
+    "cd src && make",
+    "[[ 1 -eq 1 ]] && npm test",
 ]
 
 DENIED_COMMANDS = [
@@ -196,6 +300,34 @@ DENIED_COMMANDS = [
     "echo $(( $(sudo id) ))",
     "git log && cat < secrets/key.txt",
     "git log < src/link_to_secrets/key.txt",
+    # command substitutions inside ${...} operators, nested, quoted, backquoted
+    "echo ${x#$(sudo id)}",
+    "echo ${x%%$(sudo id)}",
+    "echo ${x/$(sudo id)/b}",
+    "echo ${x//a/$(sudo id)}",
+    "echo ${x^^$(sudo id)}",
+    "echo ${x,$(sudo id)}",
+    "echo ${x:-`sudo id`}",
+    "echo ${x/[$(sudo id)]/b}",
+    "echo ${x:-<(sudo id)}",
+    "echo \"${x:-'$(sudo id)'}\"",
+    "echo ${x:-${y:-$(sudo id)}}",
+    "echo ${x:$(sudo id):1}",
+    "git log ${x#$(sudo id)}",
+    "X=${y%$(sudo id)} git status",
+    "trap 'sudo id' EXIT; git status",
+    # files named in the arguments of allowed commands, judged by the read rules
+    "git grep --no-index password ~/.git-credentials",
+    "git diff --no-index /dev/null ~/.ssh/id_rsa",
+    "git blame --contents secrets/key.txt src/app.py",
+    "git commit -F secrets/key.txt",
+    "git log -O secrets/key.txt",
+    "pytest -c secrets/pytest.ini",
+    "make -f secrets/Makefile",
+    "cat secrets/key.txt",
+    "cp secrets/key.txt src/copy.txt",
+    "pytest src/*",  # the glob matches src/link_to_secrets
+    "pytest src/link*/",
 ]
 
 ASKED_COMMANDS = [
@@ -254,6 +386,224 @@ ASKED_COMMANDS = [
     "git status | head",
     'git commit -m "$(date)"',
     "npm test > src/out.txt && rm src/out.txt",
+    # git options and subcommands that run programs, change configuration or print credentials
+    "git grep -O x",
+    "git grep -Ovim TODO",
+    "git grep -iO TODO",
+    "git grep --open-files-in-pager=sh TODO",
+    "git grep --open TODO",
+    "git -p log",
+    "git --paginate log",
+    "git --help",
+    "git help log",
+    "git --exec-path=/tmp/x status",
+    "git -c core.fsmonitor=evil status",
+    "git -ccore.pager=evil log",
+    "git --config-env=core.pager=EVIL log",
+    "git --git-dir=/tmp/evil status",
+    "git --work-tree=.ironhive checkout HEAD -- .",
+    "git --frobnicate status",
+    "git diff --out=src/x.txt",
+    "git log --outp=src/x.txt",
+    "git show --output src/x.txt",
+    "git rebase -xsh main",
+    "git rebase --exec 'make' main",
+    "git difftool HEAD",
+    "git mergetool",
+    "git filter-branch --tree-filter 'id' HEAD",
+    "git config core.pager less",
+    "git config --get user.email",
+    "git config --get credential.helper",
+    "git credential fill",
+    "git credential-store get",
+    "git branch --edit-description",
+    "git init --template=/tmp/t repo",
+    "git archive --remote=ssh://x HEAD",
+    "git submodule update --init",
+    "git pull",
+    "git clone https://example.test/r",
+    "git maintenance register",
+    "git stash store abc123",
+    "git remote add evil https://example.test/r",
+    "git $SUB",
+    "git log $ARGS",
+    "git log ${x:-HEAD}",
+    # plumbing and patches reaching .git/hooks or .ironhive/
+    "git update-index --add --cacheinfo 100755,abc123,.git/hooks/pre-commit",
+    "git checkout-index --prefix=.git/hooks/ -a",
+    "git checkout-index -a --prefix=.ironhive/",
+    "git hash-object -w src/app.py",
+    "git read-tree HEAD",
+    "git apply evil.patch",
+    "git am < mail.mbox",
+    "git mv src/hook.sh .git/hooks/pre-commit",
+    "git mv src/app.py src/.ironhive/commands/run.md",
+    "git restore --source=evil -- src/.ironhive/commands/run.md",
+    "git checkout evil -- src/.ironhive/commands/run.md",
+    "git mv src/app.py src/vendor/.git",
+    "git checkout -- src/vendor/.git/config",
+    # paths in the arguments of allowed commands, outside the project or where the rules ask
+    "git -C /tmp/evil status",
+    "git -C ~ status",
+    "git -C .. log",
+    "git -C $DIR log",
+    "git diff --no-index /etc/passwd src/app.py",
+    "git grep --no-index root /etc",
+    "git blame --contents /etc/shadow src/app.py",
+    "git worktree add ../elsewhere",
+    "git init ../elsewhere",
+    "pytest --junit-xml /tmp/x.xml",
+    "pytest --junitxml=~/.bashrc",
+    "pytest --junit=/tmp/x.xml",
+    "pytest ../outside/test_x.py",
+    "pytest -c /tmp/pytest.ini",
+    "pytest --rootdir=/",
+    "pytest --debug=/tmp/debug.log",
+    "pytest -o cache_dir=/tmp/c",
+    "python -m pytest --log-file /var/log/x",
+    "cargo build --target-dir /tmp/t",
+    "cargo build --target-dir=../t",
+    "cargo test --manifest-path ../outside/Cargo.toml",
+    "npm test --prefix /tmp/x",
+    "npm --prefix ~/other run build",
+    "make -C /etc",
+    "make -f ../outside/Makefile",
+    "dotnet build -o /tmp/out",
+    "dotnet build -bl:/tmp/x.binlog",
+    "go build -o /usr/local/bin/x",
+    "go test -coverprofile=/tmp/c.out ./...",
+    "cd /tmp && git status",
+    "cd .. && make",
+    "cd $D && npm test",
+    "cd $D && git status",
+    "cd src/fixture.git && git log",
+    "git -C src/fixture.git status",
+    # build tools: options that name programs or configuration, installs, any-command runners
+    "cargo build --config build.rustc-wrapper=/tmp/x",
+    "cargo -Zunstable-options build",
+    "cargo install ripgrep",
+    "cargo clean",
+    "npm test --script-shell=/tmp/evil",
+    "npm test --scri=/tmp/evil",
+    "npm run build --node-options=--require=/tmp/x.js",
+    "npm test --userconfig /tmp/npmrc",
+    "npm install",
+    "npm ci",
+    "npm -g ls",
+    "npm config get //registry.example.test/:_authToken",
+    "npx cowsay",
+    "npm run $SCRIPT",
+    "pytest $ARGS",
+    "pytest --pdb",
+    "yarn dlx create-x",
+    "pnpm exec x",
+    "go build -toolexec=/tmp/x",
+    "go test -exec /tmp/x ./...",
+    "go env -w GOFLAGS=-toolexec=x",
+    "dotnet user-secrets list",
+    "dotnet tool install x",
+    "dotnet restore",
+    "dotnet app.dll",
+    "cargo +nightly build",
+    # a link made earlier in the same line could send a write elsewhere
+    "git checkout evil && echo x > src/a.txt",
+    "git stash pop; git log > tests/out.txt",
+    "ln -s ~/.bashrc src/x && git log > src/x",
+    "git restore src/app.py && pytest --junit-xml tests/r.xml",
+    # values bash evaluates as code
+    "echo ${!x}",
+    "x=${!y} git status",
+    "x=${y@P} git status",
+    "x=$((y)) git status",
+    "x=$[y] git status",
+    "(( n )) && git status",
+    "((n++)); git status",
+    "[[ x -eq 0 ]] && git status",
+    "[[ $n -gt 1 ]] && npm test",
+    "[[ -v a[$i] ]] && git status",
+    "declare -i n=1; git status",
+    "typeset -i n; git status",
+    "local -i n; git status",
+    "declare -n ref=x; git status",
+    "let n=1; git status",
+    "printf -v x %s y; git status",
+    "a[$i]=1 git status",
+    "x=${a[$i]} git status",
+    "x=${a[i]} git status",
+    "x=${s:$n:1} git status",
+    "x=${s:n} git status",
+    "a=([$i]=1); git status",
+    "for ((i=0;i<n;i++)); do git status; done",
+    "unset 'a[$(id)]'; git status",
+    "declare 'a[$(id)]=1'; git status",
+    "read 'a[$(id)]' <<< x; git status",
+    "read $name <<< x; git status",
+    "mapfile -C callback a < src/app.py; git status",
+    "echo ${x/@($(sudo id))/b}",
+    # variables that change what programs run, in any case
+    "git_exec_path=/tmp git status",
+    "Git_Config_Count=1 git status",
+    "GIT_CONFIG_GLOBAL=/tmp/c git status",
+    "NODE_OPTIONS=--require=/tmp/x.js npm test",
+    "node_options=--require=/tmp/x.js npm test",
+    "RUSTC_WRAPPER=/tmp/x cargo build",
+    "RUSTFLAGS=-Clinker=/tmp/x cargo build",
+    "rustdocflags=x cargo doc",
+    "CARGO_BUILD_RUSTC=/tmp/x cargo build",
+    "https_proxy=http://example.test npm test",
+    "ALL_PROXY=socks5://x git status",
+    "ld_preload=/tmp/x.so git status",
+    "DYLD_INSERT_LIBRARIES=/tmp/x git status",
+    "PYTHONPATH=/tmp pytest",
+    "pythonstartup=/tmp/x.py pytest",
+    "PERL5OPT=-Mx git status",
+    "RUBYOPT=-rx git status",
+    "BASH_ENV=/tmp/x git status",
+    "ENV=/tmp/x git status",
+    "PROMPT_COMMAND=id git status",
+    "IFS=x git status",
+    "Path=/tmp git status",
+    "PAGER=/tmp/x git log",
+    "EDITOR=/tmp/x git commit",
+    "VISUAL=/tmp/x git commit",
+    "BROWSER=/tmp/x git status",
+    "env GIT_PAGER=/tmp/x git log",
+    "export git_dir=/tmp/x; git status",
+    "export NPM_CONFIG_SCRIPT_SHELL=/tmp/x; npm test",
+]
+
+SANDBOX_OFF_ALLOWED = [
+    "git status",
+    "git log --oneline -5",
+    "git diff src/app.py",
+    "git add src/app.py",
+    "git commit -m x",
+    "git checkout -b feature",
+    "git checkout -- src/app.py",
+    "git restore src/app.py",
+    "git stash",
+    "cargo --version",
+    "dotnet --version",
+    "pwd",
+]
+SANDBOX_OFF_ASKED = [
+    "npm test",
+    "npm run build",
+    "pytest -q tests",
+    "python -m pytest -x",
+    "cargo build --release",
+    "cargo test",
+    "cargo fmt",
+    "dotnet test",
+    "make",
+    "go test ./...",
+    "timeout 60 npm test",
+    "git checkout main",
+    "git switch main",
+    "git merge feature",
+    "git rebase main",
+    "git reset --hard HEAD~1",
+    "git restore --source HEAD~1 src/app.py",
 ]
 
 ROWS = (
@@ -290,3 +640,24 @@ def test_each_call_gets_its_expected_verdict(row: tuple[str, dict[str, Any], str
     tool, arguments, expected = row
     judgement = judge(tool, **{key: _fill(value, project) for key, value in arguments.items()})
     assert judgement.verdict == expected, judgement.reason
+
+
+SANDBOX_OFF = [(c, A) for c in SANDBOX_OFF_ALLOWED] + [(c, Q) for c in SANDBOX_OFF_ASKED]
+
+
+@pytest.mark.parametrize(("command", "expected"), SANDBOX_OFF, ids=[f"{v}:{c[:40]!r}" for c, v in SANDBOX_OFF])
+def test_without_the_sandbox_what_runs_project_code_is_asked(command: str, expected: str, ctx: ToolContext) -> None:
+    judgement = make_judge(default_permissions(sandboxed=False), ctx)("execute_command", command=command)
+    assert judgement.verdict == expected, judgement.reason
+    if expected == Q:
+        assert "sandbox is off" in judgement.reason
+        assert make_judge(default_permissions(), ctx)("execute_command", command=command).verdict == A
+
+
+@pytest.mark.parametrize(("tool", "read_only", "kind", "expected"), MCP_TOOLS, ids=[r[0] for r in MCP_TOOLS])
+def test_mcp_tools_are_allowed_by_their_servers_read_only_mark_not_by_their_names(
+    tool: str, read_only: bool, kind: str, expected: str, ctx: ToolContext
+) -> None:
+    spec = ToolSpec(name=tool, description="", parameters={}, read_only=read_only, kind=kind)
+    assert make_judge(default_permissions(), ctx, spec)(tool).verdict == expected
+

@@ -315,3 +315,25 @@ def test_grep_skips_files_over_the_size_limit_even_when_filtered_by_glob(
 def test_grep_finds_matches_in_a_file_named_dash(call: Call, backend: SearchBackend, workspace: Path) -> None:
     _build(workspace, {"-": "hit\n"})
     assert call(GrepFilesTool(backend), pattern="hit", glob="-").output.splitlines()[0] == "-:1:hit"
+
+
+def test_results_name_the_file_behind_every_entry_and_render_without_some(
+    backend: SearchBackend, repo: Path, call: Call
+) -> None:
+    grep = call(GrepFilesTool(backend), pattern="needle", path="src")
+    assert grep.shown_files is not None
+    assert grep.shown_files.paths == ("src/app.py", "src/deep/generated.py")
+    assert grep.shown_files.render(frozenset()) == grep.output
+    assert grep.shown_files.render(frozenset({"src/app.py"})).splitlines() == [
+        "src/deep/generated.py:1:needle",
+        "(1 matching line in 1 file)",
+    ]
+    globbed = call(GlobFilesTool(backend), pattern="*.py", path="src")
+    assert globbed.shown_files is not None and set(globbed.shown_files.paths) == {
+        "src/app.py",
+        "src/deep/generated.py",
+        "src/util.py",
+    }
+    assert "src/util.py" not in globbed.shown_files.render(frozenset({"src/util.py"}))
+    nothing = call(GrepFilesTool(backend), pattern="no such text")
+    assert nothing.shown_files is not None and nothing.shown_files.paths == ()
