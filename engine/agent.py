@@ -22,11 +22,10 @@ from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
-from engine.policy.gate import Approver, Policy
+from engine.policy.gate import Approver
 from engine.policy.guards import ResultGuard
 from engine.policy.modes import ModeManager
-from engine.policy.permissions import PermissionPolicy
-from engine.policy.unconfined import AskUnconfinedCommands, RunOutsideOnce
+from engine.policy.unconfined import RunOutsideOnce, gate_policy
 from engine.sandbox.base import Sandbox
 from engine.sandbox.status import sandbox_for
 from engine.skills.provider import SkillsProvider
@@ -140,7 +139,7 @@ def build_agent(
         modes,
         extensions.result_guards,
         approved_call_wrappers=extensions.approved_call_wrappers,
-        gate_policy=_gate_policy(config),
+        gate_policy=gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None),
         retry_offer=RunOutsideOnce() if config.sandbox.confined else None,
     )
     contributors = list(extensions.contributors) if extensions.contributors is not None else default_contributors()
@@ -159,13 +158,6 @@ def build_agent(
         agent_id=agent_id,
     )
     return Agent(id=agent_id, loop=loop, tools=tools, modes=modes, todos=todos, tracker=tracker, guards=guards)
-
-
-def _gate_policy(config: SessionConfig) -> Policy | None:
-    """The permission rules, made to ask about every command when the sandbox asked for cannot start."""
-    if config.sandbox.problem is None or config.sandbox.mode == "off":
-        return None
-    return AskUnconfinedCommands(PermissionPolicy(config.permissions), config.sandbox.problem)
 
 
 def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:

@@ -19,8 +19,8 @@ from engine.events import WorkingMode
 from engine.mcp.options import McpOptions
 from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
-from engine.policy.config import PermissionConfig, load_permissions
 from engine.paths import project_root
+from engine.policy.config import PermissionConfig, load_permissions
 from engine.research.options import ResearchOptions
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.status import SandboxStatus, check_sandbox
@@ -88,7 +88,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
     return SessionConfig(
         cwd=cwd,
         model=choice,
-        permissions=load_permissions(cwd),
+        permissions=load_permissions(cwd, sandboxed=sandbox.confined),
         skills=skills_of(layers, cwd),
         mode=overrides.mode or settings.mode,
         max_turns=overrides.max_turns or settings.max_turns,

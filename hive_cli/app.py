@@ -276,30 +276,31 @@ def permissions_check(
     ] = None,
     cwd: CwdOpt = None,
     mode: CheckModeOpt = Mode.work,
+    sandbox: SandboxOpt = None,
     output_format: FormatOpt = ReportFormat.text,
 ) -> None:
-    """Print the verdict (allow, ask, deny) on one call, the rule that decided it, its file and the reason."""
+    """Print the verdict (allow, ask, deny) on one call, the rule that decided it, its file, the reason and the sandbox."""
     with exit_on_error(False):
         from hive_cli.permissions_command import check
         from hive_cli.workdir import resolve_cwd
 
-        check(tool, arguments or [], resolve_cwd(cwd), mode.value, output_format.value)
+        check(tool, arguments or [], resolve_cwd(cwd), mode.value, output_format.value, _sandbox(sandbox))
 
 
 @permissions_app.command("show")
-def permissions_show(cwd: CwdOpt = None, output_format: FormatOpt = ReportFormat.text) -> None:
-    """Print the rules in force here and the file each came from."""
+def permissions_show(
+    cwd: CwdOpt = None, sandbox: SandboxOpt = None, output_format: FormatOpt = ReportFormat.text
+) -> None:
+    """Print the rules in force here, the file each came from, and the sandbox."""
     with exit_on_error(False):
         from hive_cli.permissions_command import show
         from hive_cli.workdir import resolve_cwd
 
-        show(resolve_cwd(cwd), output_format.value)
+        show(resolve_cwd(cwd), output_format.value, _sandbox(sandbox))
 
 
 @sandbox_app.command("check")
-def sandbox_check(
-    cwd: CwdOpt = None, sandbox: SandboxOpt = None, output_format: FormatOpt = ReportFormat.text
-) -> None:
+def sandbox_check(cwd: CwdOpt = None, sandbox: SandboxOpt = None, output_format: FormatOpt = ReportFormat.text) -> None:
     """Start the sandbox here and try what it must stop (writes outside, ~/.ssh, network, secrets); exit 1 if any holds not."""
     with exit_on_error(False):
         from hive_cli.sandbox_command import check

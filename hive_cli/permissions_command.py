@@ -12,11 +12,16 @@ import typer
 
 from engine.errors import UserError
 from engine.events import ToolCall
+from engine.paths import project_root
 from engine.policy.config import PermissionConfig, load_permissions
 from engine.policy.gate import Judgement
 from engine.policy.modes import is_read_only
-from engine.policy.permissions import PermissionPolicy
 from engine.policy.rules import CATEGORIES, Rule
+from engine.policy.unconfined import gate_policy
+from engine.reports import ToolKind
+from engine.sandbox.options import SandboxMode
+from engine.sandbox.status import SandboxStatus, check_sandbox
+from engine.settings import load_settings
 from engine.tools.base import ToolContext, ToolSpec
 from engine.tools.builtin import builtin_tools
 
@@ -43,12 +48,20 @@ MAIN_ARGUMENT = {
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def check(tool: str, values: Sequence[str], cwd: Path, mode: str, output_format: str) -> None:
-    """Print the verdict of the rules in force for ``cwd`` on one call."""
+def sandbox_here(cwd: Path, mode: SandboxMode | None) -> SandboxStatus:
+    """The sandbox a session in ``cwd`` would use (``mode`` from ``--sandbox`` wins), probed."""
+    return check_sandbox(load_settings(cwd).merged().sandbox.options(project_root(cwd), mode))
+
+
+def check(
+    tool: str, values: Sequence[str], cwd: Path, mode: str, output_format: str, sandbox: SandboxMode | None = None
+) -> None:
+    """Print the verdict of the rules in force for ``cwd`` on one call, and what would contain it."""
     name = ALIASES.get(tool, tool)
     spec = _spec(name)
     arguments = parse_arguments(spec, values)
-    judgement = judge(load_permissions(cwd), spec, arguments, cwd, mode)
+    status = sandbox_here(cwd, sandbox)
+    judgement = judge(load_permissions(cwd, sandboxed=status.confined), spec, arguments, cwd, mode, status)
     if output_format == "json":
         payload = {
             "verdict": judgement.verdict,
@@ -58,17 +71,28 @@ def check(tool: str, values: Sequence[str], cwd: Path, mode: str, output_format:
             "tool": name,
             "arguments": arguments,
             "mode": mode,
+            "sandbox": status.mode,
+            "sandbox_active": status.confined,
+            "sandbox_problem": status.problem,
         }
         typer.echo(json.dumps(payload, ensure_ascii=False))
         return
     typer.echo(f"{judgement.verdict}  {name} {json.dumps(arguments, ensure_ascii=False)}")
-    typer.echo(f"  rule:   {judgement.rule or '(none)'}")
-    typer.echo(f"  source: {judgement.source or '-'}")
-    typer.echo(f"  reason: {judgement.reason}")
+    typer.echo(f"  rule:    {judgement.rule or '(none)'}")
+    typer.echo(f"  source:  {judgement.source or '-'}")
+    typer.echo(f"  reason:  {judgement.reason}")
+    typer.echo(f"  sandbox: {_sandbox_line(status)}")
 
 
-def judge(config: PermissionConfig, spec: ToolSpec, arguments: dict[str, Any], cwd: Path, mode: str) -> Judgement:
-    """The verdict hive would reach on this call in ``mode``."""
+def judge(
+    config: PermissionConfig,
+    spec: ToolSpec,
+    arguments: dict[str, Any],
+    cwd: Path,
+    mode: str,
+    sandbox: SandboxStatus | None = None,
+) -> Judgement:
+    """The verdict hive would reach on this call in ``mode`` (with ``sandbox`` as it is here)."""
     if mode == "plan" and not is_read_only(spec, config.book.read_only_tools):
         return Judgement(
             verdict="deny",
@@ -76,7 +100,16 @@ def judge(config: PermissionConfig, spec: ToolSpec, arguments: dict[str, Any], c
             source="--mode plan",
         )
     ctx = ToolContext(cwd=cwd, data_dir=cwd)
-    return PermissionPolicy(config).judge_call(ToolCall(id="check", name=spec.name, arguments=arguments), ctx, spec)
+    problem = sandbox.problem if sandbox is not None and sandbox.failed else None
+    return gate_policy(config, problem).judge(spec, ToolCall(id="check", name=spec.name, arguments=arguments), ctx)
+
+
+def _sandbox_line(status: SandboxStatus) -> str:
+    if status.mode == "off":
+        return "off: commands run with your full access"
+    if status.failed:
+        return f"{status.mode} asked, but it cannot start here ({status.problem}): every command asks"
+    return f"{status.mode} ({status.description})"
 
 
 def parse_arguments(spec: ToolSpec, values: Sequence[str]) -> dict[str, Any]:
@@ -109,14 +142,15 @@ def _typed(raw: str, schema: dict[str, Any]) -> Any:
 
 def _spec(name: str) -> ToolSpec:
     known = {tool.spec.name: tool.spec for tool in builtin_tools()}
-    kind = "mcp" if name.startswith("mcp__") else "tool"
+    kind: ToolKind = "mcp" if name.startswith("mcp__") else "tool"
     # Without the server at hand its read-only mark is unknown, so an MCP tool is judged as not read-only.
     return known.get(name) or ToolSpec(name=name, description="", parameters={}, kind=kind)
 
 
-def show(cwd: Path, output_format: str) -> None:
+def show(cwd: Path, output_format: str, sandbox: SandboxMode | None = None) -> None:
     """Print the rules in force for ``cwd``, category by category, with where each came from."""
-    config = load_permissions(cwd)
+    status = sandbox_here(cwd, sandbox)
+    config = load_permissions(cwd, sandboxed=status.confined)
     book = config.book
     action, action_source = book.default_action
     if output_format == "json":
@@ -125,6 +159,8 @@ def show(cwd: Path, output_format: str) -> None:
             "default_action": {"action": action, "source": action_source},
             "ask_before_delete": book.ask_before_delete,
             "sandboxed": config.sandboxed,
+            "sandbox": status.mode,
+            "sandbox_active": status.confined,
             "mcp_read_only": _mcp_read_only(config),
             "read_only_tools": list(book.read_only_tools),
             "guards": {"prompt_injection": config.guards.prompt_injection},
@@ -144,6 +180,7 @@ def show(cwd: Path, output_format: str) -> None:
         }
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
+    typer.echo(f"sandbox: {_sandbox_line(status)}")
     for line in _show_lines(config):
         typer.echo(line)
 

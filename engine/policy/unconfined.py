@@ -5,10 +5,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine.events import ToolCall
+from engine.policy.config import PermissionConfig
 from engine.policy.gate import Judgement, Policy, RetryPlan
+from engine.policy.permissions import PermissionPolicy
 from engine.tools.base import ToolContext, ToolResult, ToolSpec
 
 SHELL_TOOLS = frozenset({"execute_command"})
+
+
+def gate_policy(permissions: PermissionConfig, sandbox_problem: str | None) -> Policy:
+    """The policy the approval gate uses: the rules, and every command asked when a sandbox asked for cannot start.
+
+    ``sandbox_problem`` is why the sandbox cannot start (None when it runs, or when it is off on purpose).
+    """
+    policy = PermissionPolicy(permissions)
+    return policy if sandbox_problem is None else AskUnconfinedCommands(policy, sandbox_problem)
 
 
 class AskUnconfinedCommands:

@@ -60,6 +60,9 @@ def test_check_names_the_file_and_line_of_the_rule_that_decided(tmp_path: Path) 
         "tool": "execute_command",
         "arguments": {"command": "make deploy-prod"},
         "mode": "work",
+        "sandbox": "workspace-write",
+        "sandbox_active": True,
+        "sandbox_problem": None,
     }
 
 
@@ -73,9 +76,10 @@ def test_check_as_text_is_readable(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert done.stdout.splitlines() == [
         'deny  execute_command {"command": "sudo ls"}',
-        "  rule:   bash: sudo *",
-        "  source: built-in defaults",
-        "  reason: sudo ls matches bash: sudo *: no commands as another user",
+        "  rule:    bash: sudo *",
+        "  source:  built-in defaults",
+        "  reason:  sudo ls matches bash: sudo *: no commands as another user",
+        "  sandbox: workspace-write (bubblewrap sandbox: workspace-write, network off)",
     ]
 
 
@@ -108,3 +112,14 @@ def test_show_lists_the_rules_in_force_with_their_sources(tmp_path: Path, isolat
     assert shown["sandboxed"] is True and shown["mcp_read_only"] == "allow (built-in defaults)"
     text = run_hive("permissions", "show", "-C", str(tmp_path)).stdout
     assert "deny  docker *" in text and f"[{user}:3]" in text
+
+
+def test_check_says_what_the_sandbox_changes(tmp_path: Path) -> None:
+    contained = check(tmp_path, "bash", "pytest -q")
+    assert (contained["verdict"], contained["sandbox"], contained["sandbox_active"]) == ("allow", "workspace-write", True)
+    off = check(tmp_path, "bash", "pytest -q", "--sandbox", "off")
+    assert (off["verdict"], off["sandbox"], off["sandbox_active"]) == ("ask", "off", False)
+    settings = tmp_path / ".ironhive" / "settings.yaml"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text("sandbox: read-only\n")
+    assert check(tmp_path, "bash", "ls")["sandbox"] == "read-only"
