@@ -69,7 +69,27 @@ SECRET_DENIES = (
 SECRET_TOOL_NAMES = ("*secret*", "*password*", "*passwd*", "*credential*", "*token*", "*api_key*", "*apikey*")
 """MCP tools whose names say they hand out secrets ask even when their server marks them read-only."""
 
+_READS_FILES = "it reads files, and every file it names is judged by the read rules"
+_WRITES_FILES = "every file it writes is judged by the edit rules (and a deletion is asked)"
+_FILE_COMMANDS = (
+    *(f"{name} *" for name in "cat tac nl head tail wc stat file diff cmp md5sum sha1sum sha256sum".split()),
+    *(f"{name} *" for name in "grep egrep fgrep rg sort uniq du".split()),
+    "ls",
+    "ls *",
+)
 _BASH: tuple[tuple[str, Action, str], ...] = (
+    *((pattern, "allow", _READS_FILES) for pattern in _FILE_COMMANDS),
+    *((f"{name} *", "allow", _WRITES_FILES) for name in ("mkdir", "touch", "cp", "mv")),
+    ("echo", "allow", "prints its arguments (a redirection is judged as an edit)"),
+    ("echo *", "allow", "prints its arguments (a redirection is judged as an edit)"),
+    ("printf *", "allow", "prints its arguments (a redirection is judged as an edit)"),
+    *(
+        (f"{name} *", "allow", "prints a name, touches nothing")
+        for name in ("basename", "dirname", "realpath", "which")
+    ),
+    ("whoami", "allow", "harmless"),
+    ("uname", "allow", "harmless"),
+    ("uname *", "allow", "harmless"),
     ("python --version", "allow", "harmless"),
     ("python3 --version", "allow", "harmless"),
     ("pip list*", "allow", "lists installed packages"),

@@ -63,6 +63,8 @@ def shell_subjects(analysis: ShellAnalysis, ctx: ToolContext, out: CallSubjects)
         out.subjects.extend(command_subjects(command, parsed))
         if parsed is None:
             continue
+        if parsed.cls is None:  # a file table gives no verdict, but its options that run programs ask
+            out.problems.extend(parsed.asks)
         if parsed.links:
             writes.linkers.append(index)
         _argument_subjects(command, parsed, ctx, out, index, writes)

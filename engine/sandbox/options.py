@@ -39,7 +39,14 @@ class SandboxSettings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _mode_alone(cls, value: Any) -> Any:
-        return {"mode": value} if isinstance(value, str) else value
+        # YAML reads a bare ``off`` as false: ``sandbox: off`` and ``mode: off`` mean the mode off.
+        if isinstance(value, bool):
+            return {} if value else {"mode": "off"}
+        if isinstance(value, str):
+            return {"mode": value}
+        if isinstance(value, dict) and value.get("mode") is False:
+            return {**value, "mode": "off"}
+        return value
 
     def options(self, project_root: Path, mode: SandboxMode | None = None) -> SandboxOptions:
         """The options these settings give (``mode`` from ``--sandbox`` wins), with the roots resolved."""

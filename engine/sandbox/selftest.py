@@ -104,8 +104,8 @@ class _Tester:
         ssh = self.home / ".ssh"
         if not ssh.is_dir() or not any(ssh.iterdir()):
             return Check("ssh_hidden", None, f"{ssh} does not exist or is empty here")
-        code, output = await self._run(f"ls -A {_q(ssh)}")
-        hidden = code == 0 and not output.strip()
+        code, _ = await self._run(f'test -n "$(ls -A {_q(ssh)} 2>/dev/null)"')
+        hidden = code == 1  # empty or absent inside; 0 would mean its files are listed
         return Check("ssh_hidden", hidden, f"{ssh} looks {'empty' if hidden else 'readable'} inside")
 
     async def network(self, expected: bool) -> Check:

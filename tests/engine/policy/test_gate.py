@@ -118,12 +118,12 @@ def test_a_denial_with_a_message_tells_the_model_why(ctx: ToolContext, events: l
 def test_always_remembers_exactly_the_pattern_shown_and_nothing_broader(ctx: ToolContext) -> None:
     approver = ScriptedApprover(lambda r: Decision(allowed=True, remember=r.remember))
     toolset = make_toolset(approver)
-    assert run(toolset, ctx, "execute_command", command="echo one").success
-    assert approver.requests[0].remember == "execute_command: echo one"
-    assert run(toolset, ctx, "execute_command", command="echo one").success
+    assert run(toolset, ctx, "execute_command", command="id -u").success
+    assert approver.requests[0].remember == "execute_command: id -u"
+    assert run(toolset, ctx, "execute_command", command="id -u").success
     assert len(approver.requests) == 1
-    run(toolset, ctx, "execute_command", command="echo one two")
-    run(toolset, ctx, "execute_command", command="echo one; echo two")
+    run(toolset, ctx, "execute_command", command="id -u -n")
+    run(toolset, ctx, "execute_command", command="id -u; id -g")
     assert len(approver.requests) == 3
 
 
@@ -138,8 +138,8 @@ def test_a_remembered_pattern_never_overrides_a_deny(ctx: ToolContext) -> None:
 def test_an_approver_that_answers_with_a_broader_pattern_records_nothing(ctx: ToolContext) -> None:
     approver = ScriptedApprover(lambda r: Decision(allowed=True, remember="execute_command: *"))
     toolset = make_toolset(approver)
-    run(toolset, ctx, "execute_command", command="echo one")
-    run(toolset, ctx, "execute_command", command="echo one")
+    run(toolset, ctx, "execute_command", command="id -u")
+    run(toolset, ctx, "execute_command", command="id -u")
     assert len(approver.requests) == 2
 
 

@@ -168,6 +168,15 @@ MCP_TOOLS: list[tuple[str, bool, str, str]] = [
 ]
 
 ALLOWED_COMMANDS = [
+    # file tools whose every file is judged by the path rules, and printing
+    "ls -la",
+    "echo hi",
+    "cat src/app.py",
+    "git status | head",
+    "git log --oneline | head -1",
+    "grep -rn TODO src | sort | uniq -c",
+    "wc -l src/app.py",
+    "mkdir -p src/new && touch src/new/x.py",
     "git status",
     "git log --oneline -5",
     "git diff src/app.py",
@@ -331,8 +340,6 @@ DENIED_COMMANDS = [
 ]
 
 ASKED_COMMANDS = [
-    "ls -la",
-    "echo hi",
     "cat .env",
     "rm file.txt",
     "rm -r -f /",
@@ -383,8 +390,15 @@ ASKED_COMMANDS = [
     "env",
     "env -S 'rm -rf /'",
     "xargs",
-    "git status | head",
+    "git status | sed -n 1p",
     'git commit -m "$(date)"',
+    "rg --pre sh TODO src",
+    "sort --compress-program=sh src/a.txt",
+    "cat ~/.bashrc",
+    "echo pwned >> ~/.bashrc",
+    "cp src/a.py ~/.bashrc",
+    "mkdir -p .ironhive",
+    "touch .git/hooks/pre-commit",
     "npm test > src/out.txt && rm src/out.txt",
     # git options and subcommands that run programs, change configuration or print credentials
     "git grep -O x",

@@ -1,0 +1,120 @@
+"""The sandbox inside a session: on by default, every command asked when it cannot start, one way out."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine.agent import build_agent
+from engine.config import Overrides, SessionConfig, load_config
+from engine.events import ApprovalRequested, RunFinished
+from engine.policy.gate import ApprovalRequest, ApproveEverything, Decision
+from engine.sandbox.status import SandboxStatus
+from tests.support.agents import collect
+from tests.support.llm_server import LLMServer, call, text, tool_calls
+
+
+class Person:
+    """Answers yes to everything, as a person at the terminal would, and keeps the questions."""
+
+    def __init__(self) -> None:
+        self.requests: list[ApprovalRequest] = []
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        self.requests.append(request)
+        return Decision(allowed=True)
+
+
+@pytest.fixture
+def away() -> Iterator[Path]:
+    """A folder outside the project and outside /tmp (which the sandbox replaces with its own)."""
+    folder = Path(tempfile.mkdtemp(prefix="hive-away-", dir="/var/tmp")).resolve()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def config_for(server: LLMServer, cwd: Path, **overrides: object) -> SessionConfig:
+    flags = Overrides(model="openai/test-model", api_base=server.base_url, api_key="sk-test", **overrides)  # type: ignore[arg-type]
+    return load_config(cwd, flags, persist=False)
+
+
+def run(config: SessionConfig, approver: object, cwd: Path) -> list[object]:
+    agent = build_agent(config, approver=approver, data_dir=cwd / ".out")  # type: ignore[arg-type]
+    return asyncio.run(collect(agent.loop.run_streaming("go")))
+
+
+def outputs(events: list[object]) -> list[str]:
+    final = events[-1]
+    assert isinstance(final, RunFinished)
+    return [o.output for o in final.result.tool_outcomes]
+
+
+def test_commands_run_confined_by_default(llm_server: LLMServer, tmp_path: Path, away: Path) -> None:
+    config = config_for(llm_server, tmp_path)
+    assert config.sandbox.confined and config.permissions.sandboxed
+    llm_server.script(tool_calls(call("execute_command", {"command": f"touch {away}/x; touch made.txt"})), text("ok"))
+    run(config, ApproveEverything(), tmp_path)
+    assert (tmp_path / "made.txt").exists() and not (away / "x").exists()
+
+
+def test_a_person_may_run_a_blocked_command_once_outside_and_nobody_else_can(
+    llm_server: LLMServer, tmp_path: Path, away: Path
+) -> None:
+    command = f"touch {away}/made"
+    llm_server.script(tool_calls(call("execute_command", {"command": command})), text("ok"))
+    person = Person()
+    events = run(config_for(llm_server, tmp_path), person, tmp_path)
+    assert (away / "made").exists()
+    assert len(person.requests) == 2  # outside the project: asked; blocked in the sandbox: offered to run outside
+    assert "OUTSIDE the sandbox" in person.requests[1].reason and person.requests[1].remember is None
+    assert outputs(events)[0].startswith("[Run again outside the sandbox, as the user allowed once.]")
+    assert sum(isinstance(e, ApprovalRequested) for e in events) == 2
+
+    (away / "made").unlink()
+    llm_server.script(tool_calls(call("execute_command", {"command": command})), text("ok"))
+    events = run(config_for(llm_server, tmp_path), ApproveEverything(), tmp_path)  # --yes is not a person
+    assert not (away / "made").exists()
+    assert "The sandbox may have blocked this" in outputs(events)[0]
+
+
+def test_when_the_sandbox_cannot_start_every_command_asks_and_the_session_says_so(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    config = config_for(llm_server, tmp_path)
+    broken = SandboxStatus(options=config.sandbox.options, problem="user namespaces are disabled")
+    config = replace(config, sandbox=broken)
+    assert broken.failed and "cannot start here: user namespaces are disabled" in (broken.notice() or "")
+    llm_server.script(tool_calls(call("execute_command", {"command": "git status"})), text("ok"))
+    person = Person()
+    events = run(config, person, tmp_path)
+    assert len(person.requests) == 1 and "would run unconfined" in person.requests[0].reason
+    llm_server.script(tool_calls(call("execute_command", {"command": "git status"})), text("ok"))
+    refused = outputs(run(config, None, tmp_path))[0]
+    assert "not run" in refused and "sandbox cannot start" in refused
+    assert outputs(events)[0]  # with the person's yes it ran
+
+
+def test_sandbox_off_is_the_explicit_way_out(llm_server: LLMServer, tmp_path: Path, away: Path) -> None:
+    config = config_for(llm_server, tmp_path, sandbox="off")
+    assert not config.sandbox.confined and not config.sandbox.failed and not config.permissions.sandboxed
+    llm_server.script(tool_calls(call("execute_command", {"command": f"touch {away}/x"})), text("ok"))
+    run(config, ApproveEverything(), tmp_path)
+    assert (away / "x").exists()
+
+
+def test_the_sandbox_section_of_the_settings_and_the_flag(llm_server: LLMServer, tmp_path: Path) -> None:
+    settings = tmp_path / ".ironhive" / "settings.yaml"
+    settings.parent.mkdir()
+    settings.write_text("sandbox:\n  mode: read-only\n  network: true\n  writable_roots: [build]\n")
+    config = config_for(llm_server, tmp_path)
+    options = config.sandbox.options
+    assert (options.mode, options.network, options.writable_roots) == ("read-only", True, ((tmp_path / "build"),))
+    assert config_for(llm_server, tmp_path, sandbox="workspace-write").sandbox.mode == "workspace-write"
+    settings.write_text("sandbox: off\n")
+    assert config_for(llm_server, tmp_path).sandbox.mode == "off"
