@@ -81,10 +81,10 @@ class Recorder(WrapperToolset):
         return await self.inner.call(call, ctx)
 
 
-class DeniesEchoes:
+class DeniesId:
     async def decide(self, request: ApprovalRequest) -> Decision:
-        allowed = "echo" not in str(request.call.arguments)
-        return Decision(allowed=allowed, reason="" if allowed else "no echoes")
+        allowed = "id -u" not in str(request.call.arguments)
+        return Decision(allowed=allowed, reason="" if allowed else "not that one")
 
 
 def test_the_approved_call_slot_sees_exactly_the_calls_that_run_shell_commands_included(
@@ -94,7 +94,7 @@ def test_the_approved_call_slot_sees_exactly_the_calls_that_run_shell_commands_i
     (tmp_path / "notes.md").write_text("hello\n")
     agent = build_agent(
         config_for(llm_server, tmp_path),
-        approver=DeniesEchoes(),
+        approver=DeniesId(),
         data_dir=tmp_path / "out",
         extensions=Extensions(approved_call_wrappers=(Recorder,)),
     )
@@ -102,14 +102,14 @@ def test_the_approved_call_slot_sees_exactly_the_calls_that_run_shell_commands_i
         tool_calls(
             call("read_file", {"path": "notes.md"}),
             call("execute_command", {"command": "rm -rf /tmp/x"}),
-            call("execute_command", {"command": "echo hi"}),
+            call("execute_command", {"command": "id -u"}),
             call("execute_command", {"command": "touch made.txt"}),
         ),
         text("done"),
     )
     events = asyncio.run(collect(agent.loop.run_streaming("go")))
     assert Recorder.seen == ["read_file:notes.md", "execute_command:touch made.txt"]
-    assert sum(isinstance(e, ApprovalRequested) for e in events) == 2
+    assert sum(isinstance(e, ApprovalRequested) for e in events) == 2  # id -u (refused) and touch outside src/
     assert (tmp_path / "made.txt").exists()
 
 
