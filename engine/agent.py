@@ -22,7 +22,7 @@ from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
-from engine.policy.gate import Approver
+from engine.policy.gate import Approver, Policy
 from engine.policy.guards import ResultGuard
 from engine.policy.modes import ModeManager
 from engine.policy.unconfined import RunOutsideOnce, gate_policy
@@ -101,6 +101,8 @@ class Agent:
     tracker: Tracker
     guards: tuple[ResultGuard, ...]
     """Every result guard, also applied to results the host adds for its own tools."""
+    policy: Policy
+    """What the approval gate asks of every call (the rules, plus what the sandbox's state adds)."""
 
     async def start(self) -> None:
         """Start the toolsets that own processes or connections (they connect in the background)."""
@@ -132,6 +134,7 @@ def build_agent(
     providers = list(extensions.providers) if extensions.providers is not None else default_providers()
     tools = CombinedToolset([t for p in providers if (t := p.toolset(context)) is not None])
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
+    policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
     toolset = guarded_toolset(
         tools,
         config.permissions,
@@ -139,7 +142,7 @@ def build_agent(
         modes,
         extensions.result_guards,
         approved_call_wrappers=extensions.approved_call_wrappers,
-        gate_policy=gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None),
+        gate_policy=policy,
         retry_offer=RunOutsideOnce() if config.sandbox.confined else None,
     )
     contributors = list(extensions.contributors) if extensions.contributors is not None else default_contributors()
@@ -157,7 +160,9 @@ def build_agent(
         context=extensions.context,
         agent_id=agent_id,
     )
-    return Agent(id=agent_id, loop=loop, tools=tools, modes=modes, todos=todos, tracker=tracker, guards=guards)
+    return Agent(
+        id=agent_id, loop=loop, tools=tools, modes=modes, todos=todos, tracker=tracker, guards=guards, policy=policy
+    )
 
 
 def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:

@@ -32,7 +32,7 @@ class Compaction:
 class ConversationRecorder(Protocol):
     """Keeps a record of a conversation as it grows (e.g. the session file)."""
 
-    def append_message(self, message: Message) -> None: ...
+    def append_message(self, message: Message, success: bool | None = None) -> None: ...
 
     def append_compaction(self, compaction: Compaction) -> None: ...
 
@@ -80,11 +80,11 @@ class Conversation:
         """Give ``recorder`` every message and compaction from now on."""
         self._recorders.append(recorder)
 
-    def append(self, message: Message) -> None:
-        """Add a message and tell the recorders."""
+    def append(self, message: Message, success: bool | None = None) -> None:
+        """Add a message and tell the recorders (with, for a tool result, whether the call worked)."""
         self._messages.append(message)
         for recorder in self._recorders:
-            recorder.append_message(message)
+            recorder.append_message(message, success)
 
     def compact(self, through: int, summary: str, reason: CompactionReason = "manual") -> Compaction:
         """Let ``summary`` stand for the first ``through`` messages from now on; tell the recorders.

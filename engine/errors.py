@@ -38,6 +38,10 @@ class UserError(HiveError):
     exit_code = 2
 
 
+class NoModelError(UserError):
+    """No model is configured anywhere and no local model server answered."""
+
+
 class ConfigError(UserError):
     """A configuration file exists but is not valid; names the file (and line when known)."""
 

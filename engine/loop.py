@@ -295,7 +295,8 @@ class AgentLoop:
         pending = tuple(c for c in reply.tool_calls if c.name in current.host_run)
         ordered = tuple(outcomes[c.id] for c in reply.tool_calls if c.id in outcomes)
         for outcome in ordered:
-            self.conversation.append({"role": "tool", "tool_call_id": outcome.call.id, "content": outcome.output})
+            message = {"role": "tool", "tool_call_id": outcome.call.id, "content": outcome.output}
+            self.conversation.append(message, outcome.success)
         return TurnRecord(
             index=current.index,
             text=reply.text,

@@ -14,10 +14,10 @@ from engine.agent import Agent, Extensions, build_agent, model_client
 from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
-from engine.events import Event, WorkingMode
+from engine.events import Event, ToolCall, WorkingMode
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import user_data_dir
-from engine.policy.gate import Approver
+from engine.policy.gate import Approver, Judgement
 from engine.policy.guards import apply_guards
 from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
 from engine.tools.base import ToolResult
@@ -59,6 +59,13 @@ class Session:
     def answer_unanswered(self, output: str) -> int:
         """Give every call still waiting for a result ``output`` (a session killed mid-round); how many there were."""
         return self.agent.loop.conversation.answer_unanswered(output)
+
+    def judge_read(self, path: str) -> Judgement:
+        """What the rules say about reading ``path`` (for reads done for the person, such as ``@file``)."""
+        call = ToolCall(id="host-read", name="read_file", arguments={"path": path})
+        spec = next(s for s in self.agent.loop.toolset.specs() if s.name == "read_file")
+        ctx = self.agent.loop.environment.context(call, self.agent.id)
+        return self.agent.policy.judge(spec, call, ctx)
 
     # --- what the host may change --------------------------------------------------------
 

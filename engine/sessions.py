@@ -19,6 +19,7 @@ from engine.conversation import Compaction
 from engine.errors import UserError
 from engine.model.types import Message
 
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$", re.IGNORECASE)
 REDACTED = "[REDACTED]"
 
@@ -47,7 +48,17 @@ class SessionInfo:
     cwd: str
     model: str
     created: float
+    updated: float = 0.0
+    """When the session was last written to (its file's modification time)."""
     title: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionListing:
+    """The sessions found, and the files in the folder that could not be read as sessions."""
+
+    sessions: tuple[SessionInfo, ...]
+    skipped: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,7 +69,13 @@ class LoadedSession:
     messages: tuple[Message, ...]
     compactions: tuple[Compaction, ...] = ()
     """The conversation's compactions: what the model saw instead of the oldest messages."""
+    outcomes: tuple[tuple[str, bool | None], ...] = ()
+    """(tool call id, whether it worked) for every tool result whose outcome was recorded."""
     dropped_lines: int = 0
+
+    def succeeded(self, call_id: str) -> bool | None:
+        """Whether the call ``call_id`` worked (None when unknown)."""
+        return dict(self.outcomes).get(call_id)
 
 
 class SessionWriter:
@@ -76,9 +93,12 @@ class SessionWriter:
         self._file.write(line + "\n")
         self._file.flush()
 
-    def append_message(self, message: Message) -> None:
-        """Append a conversation message."""
-        self.write({"type": "message", "ts": time.time(), "message": message})
+    def append_message(self, message: Message, success: bool | None = None) -> None:
+        """Append a conversation message (for a tool result, whether the call worked, when known)."""
+        record: dict[str, Any] = {"type": "message", "ts": time.time(), "message": message}
+        if success is not None:
+            record["success"] = success
+        self.write(record)
 
     def append_compaction(self, compaction: Compaction) -> None:
         """Append a compaction: from here on a summary stands for the first ``through`` messages."""
@@ -107,33 +127,53 @@ class SessionStore:
 
     def reopen(self, session_id: str, *, redact: Redactor) -> SessionWriter:
         """Append to an existing session (``--continue``, ``--resume``)."""
-        path = self.root / f"{session_id}.jsonl"
+        path = self._path(session_id)
         if _read_info(path) is None:
-            raise UserError(f"no session {session_id!r} in {self.root}")
+            raise UserError(f"{path} is not a readable hive session file")
         _end_with_newline(path)  # a record cut short by a crash must not swallow the next one
         writer = SessionWriter(path, redact)
         writer.write({"type": "resumed", "ts": time.time()})
         return writer
 
-    def list(self, cwd: Path | None = None) -> list[SessionInfo]:
-        """Sessions, newest first; only those started in ``cwd`` when given."""
+    def scan(self, cwd: Path | None = None) -> SessionListing:
+        """Sessions, the one used last first (only those started in ``cwd`` when given), and the unreadable files."""
         if not self.root.is_dir():
-            return []
-        infos = [info for path in self.root.glob("*.jsonl") if (info := _read_info(path)) is not None]
-        if cwd is not None:
-            infos = [i for i in infos if i.cwd == str(cwd)]
-        return sorted(infos, key=lambda i: (i.created, i.id), reverse=True)
+            return SessionListing(sessions=())
+        infos, skipped = [], []
+        for path in sorted(self.root.glob("*.jsonl")):
+            info = _read_info(path)
+            if info is None:
+                skipped.append(path)
+            elif cwd is None or info.cwd == str(cwd):
+                infos.append(info)
+        infos.sort(key=lambda i: (i.updated, i.created, i.id), reverse=True)
+        return SessionListing(sessions=tuple(infos), skipped=tuple(skipped))
+
+    def list(self, cwd: Path | None = None) -> list[SessionInfo]:
+        """Sessions, the one used last first; only those started in ``cwd`` when given (unreadable files skipped)."""
+        return list(self.scan(cwd).sessions)
 
     def load(self, session_id: str) -> LoadedSession:
         """Read a session back; a damaged line (a write cut short) is dropped and counted."""
-        path = self.root / f"{session_id}.jsonl"
-        if not path.is_file():
-            raise UserError(f"no session {session_id!r} in {self.root}")
+        path = self._path(session_id)
         info = _read_info(path)
         if info is None:
-            raise UserError(f"{path} is not a hive session file")
-        messages, compactions, dropped = _read_records(path)
-        return LoadedSession(info=info, messages=tuple(messages), compactions=tuple(compactions), dropped_lines=dropped)
+            raise UserError(f"{path} is not a readable hive session file")
+        messages, compactions, outcomes, dropped = _read_records(path)
+        return LoadedSession(
+            info=info,
+            messages=tuple(messages),
+            compactions=tuple(compactions),
+            outcomes=tuple(outcomes),
+            dropped_lines=dropped,
+        )
+
+    def _path(self, session_id: str) -> Path:
+        """The file of ``session_id``; ``UserError`` when there is none (or the id is not one hive makes)."""
+        path = self.root / f"{session_id}.jsonl"
+        if not _SESSION_ID.fullmatch(session_id) or not path.is_file():
+            raise UserError(f"no session {session_id!r} in {self.root} (hive sessions list shows them)")
+        return path
 
 
 def _end_with_newline(path: Path) -> None:
@@ -147,26 +187,34 @@ def _end_with_newline(path: Path) -> None:
 
 
 def _read_info(path: Path) -> SessionInfo | None:
+    """The header of a session file, or None when the file is not one (or its header is damaged)."""
     try:
         with path.open(encoding="utf-8") as handle:
             header = json.loads(handle.readline())
+        updated = path.stat().st_mtime
     except (OSError, ValueError):
         return None
     if not isinstance(header, dict) or header.get("type") != "session":
         return None
+    created = header.get("created", 0)
+    texts = [header.get(name, "") for name in ("cwd", "model", "title")]
+    if isinstance(created, bool) or not isinstance(created, int | float) or not all(isinstance(t, str) for t in texts):
+        return None
     return SessionInfo(
-        id=str(header.get("id", path.stem)),
+        id=path.stem,
         path=path,
-        cwd=str(header.get("cwd", "")),
-        model=str(header.get("model", "")),
-        created=float(header.get("created", 0)),
-        title=str(header.get("title", "")),
+        cwd=texts[0],
+        model=texts[1],
+        created=float(created),
+        updated=updated,
+        title=texts[2],
     )
 
 
-def _read_records(path: Path) -> tuple[list[Message], list[Compaction], int]:
+def _read_records(path: Path) -> tuple[list[Message], list[Compaction], list[tuple[str, bool | None]], int]:
     messages: list[Message] = []
     compactions: list[Compaction] = []
+    outcomes: list[tuple[str, bool | None]] = []
     dropped = 0
     with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
@@ -179,13 +227,16 @@ def _read_records(path: Path) -> tuple[list[Message], list[Compaction], int]:
                 continue
             if record.get("type") == "message" and isinstance(record.get("message"), dict):
                 messages.append(record["message"])
+                success = record.get("success")
+                if isinstance(success, bool) and isinstance(record["message"].get("tool_call_id"), str):
+                    outcomes.append((record["message"]["tool_call_id"], success))
             elif record.get("type") == "compaction":
                 compaction = _compaction_of(record, len(messages), compactions)
                 if compaction is None:
                     dropped += 1
                 else:
                     compactions.append(compaction)
-    return messages, compactions, dropped
+    return messages, compactions, outcomes, dropped
 
 
 def _compaction_of(record: dict[str, Any], known: int, earlier: list[Compaction]) -> Compaction | None:

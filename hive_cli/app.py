@@ -81,6 +81,10 @@ YesOpt = Annotated[
     bool, typer.Option("--yes", "-y", help="Answer every approval request with allow (Deny still denies).")
 ]
 MaxTurnsOpt = Annotated[int | None, typer.Option("--max-turns", min=1, help="Stop after this many model turns.")]
+ContinueOpt = Annotated[bool, typer.Option("--continue", "-c", help="Continue this directory's last session.")]
+ResumeOpt = Annotated[
+    str | None, typer.Option("--resume", "-r", metavar="ID", help="Continue the session with this id.")
+]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
 
 
@@ -109,10 +113,8 @@ def root(
     version: Annotated[
         bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
-    continue_last: Annotated[
-        bool, typer.Option("--continue", "-c", help="Reopen this directory's last session.")
-    ] = False,
-    resume: Annotated[str | None, typer.Option("--resume", "-r", help="Reopen the session with this id.")] = None,
+    continue_last: ContinueOpt = False,
+    resume: ResumeOpt = None,
     model: ModelOpt = None,
     api_base: ApiBaseOpt = None,
     api_key: ApiKeyOpt = None,
@@ -127,7 +129,7 @@ def root(
     if ctx.invoked_subcommand is not None:
         return
     if not sys.stdin.isatty():
-        _run_piped_task(ctx, model, api_base, api_key, cwd, mode, yes, max_turns, sandbox, debug)
+        _run_piped_task(ctx, model, api_base, api_key, cwd, mode, yes, max_turns, sandbox, continue_last, resume, debug)
         return
     with exit_on_error(debug):
         from hive_cli.repl.main import run_repl
@@ -163,6 +165,8 @@ def run(
     yes: YesOpt = False,
     max_turns: MaxTurnsOpt = None,
     sandbox: SandboxOpt = None,
+    continue_last: ContinueOpt = False,
+    resume: ResumeOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
@@ -183,6 +187,8 @@ def run(
             yes=yes,
             max_turns=max_turns,
             sandbox=_sandbox(sandbox),
+            continue_last=continue_last,
+            resume=resume,
         )
         raise typer.Exit(run_task(request))
 
@@ -319,6 +325,8 @@ def _run_piped_task(
     yes: bool,
     max_turns: int | None,
     sandbox: SandboxChoice | None,
+    continue_last: bool,
+    resume: str | None,
     debug: bool,
 ) -> None:
     """``echo "task" | hive``: with no terminal to talk to, the piped text is one task, as ``hive run`` runs it."""
@@ -337,6 +345,8 @@ def _run_piped_task(
         yes=yes,
         max_turns=max_turns,
         sandbox=sandbox,
+        continue_last=continue_last,
+        resume=resume,
         debug=debug,
     )
 

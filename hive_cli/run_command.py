@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.config import Overrides, SessionConfig, load_config
+from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
+from engine.paths import user_data_dir
 from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
 from engine.session import Session, open_session
+from engine.sessions import LoadedSession, SessionStore
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.output import Renderer, RunInfo, make_renderer
 from hive_cli.workdir import resolve_cwd
@@ -42,6 +45,10 @@ class RunRequest:
     yes: bool
     max_turns: int | None
     sandbox: SandboxMode | None = None
+    continue_last: bool = False
+    """Continue this directory's last session (``--continue``)."""
+    resume: str | None = None
+    """Continue the session with this id (``--resume ID``)."""
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -57,13 +64,31 @@ class RunRequest:
 
 def run_task(request: RunRequest) -> int:
     """Run the task and return the exit status."""
-    config = load_config(resolve_cwd(request.cwd), request.overrides())
-    result = asyncio.run(_run(config, request))
+    cwd = resolve_cwd(request.cwd)
+    saved = saved_session(request, cwd)
+    config = load_config(cwd, request.overrides())
+    result = asyncio.run(_run(config, request, saved))
     return EXIT_CODES[result.exit_reason]
 
 
-async def _run(config: SessionConfig, request: RunRequest) -> RunResult:
-    session = await open_session(config, approver=_approver(request), title=request.task)
+def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
+    """The saved session ``--resume ID`` or ``--continue`` names; ``UserError`` when there is none."""
+    if request.resume is None and not request.continue_last:
+        return None
+    store = SessionStore(user_data_dir() / "sessions")
+    session_id = request.resume
+    if session_id is None:
+        recent = store.list(cwd)
+        if not recent:
+            raise UserError(f"no saved session for {cwd} to continue (hive sessions list --all shows them all)")
+        session_id = recent[0].id
+    return store.load(session_id)
+
+
+async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None) -> RunResult:
+    session = await open_session(config, approver=_approver(request), title=request.task, resume=saved)
+    if saved is not None:
+        session.answer_unanswered("Interrupted: hive stopped before this call ended.")
     try:
         info = RunInfo(
             session_id=session.id,

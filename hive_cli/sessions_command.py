@@ -13,13 +13,16 @@ from hive_cli.workdir import resolve_cwd
 
 
 def list_sessions(cwd: Path | None, all_projects: bool) -> None:
-    """Print this directory's sessions (or all of them), newest first."""
+    """Print this directory's sessions (or all of them), the one used last first."""
     store = SessionStore(user_data_dir() / "sessions")
-    infos = store.list(None if all_projects else resolve_cwd(cwd))
-    if not infos:
+    listing = store.scan(None if all_projects else resolve_cwd(cwd))
+    if listing.skipped:
+        names = ", ".join(str(path) for path in listing.skipped[:5]) + (" ..." if len(listing.skipped) > 5 else "")
+        typer.echo(f"hive: skipped {len(listing.skipped)} unreadable session file(s): {names}", err=True)
+    if not listing.sessions:
         typer.echo("No sessions yet.", err=True)
         return
-    for info in infos:
-        when = datetime.datetime.fromtimestamp(info.created).strftime("%Y-%m-%d %H:%M")
+    for info in listing.sessions:
+        when = datetime.datetime.fromtimestamp(info.updated or info.created).strftime("%Y-%m-%d %H:%M")
         where = f"  {info.cwd}" if all_projects else ""
         typer.echo(f"{info.id}  {when}  {info.model}  {info.title[:60]}{where}")

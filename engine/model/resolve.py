@@ -8,7 +8,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from engine.errors import UserError
+from engine.errors import NoModelError
 from engine.settings import LayeredSettings
 
 LOCAL_SERVERS: tuple[tuple[str, str], ...] = (
@@ -59,7 +59,7 @@ def resolve_model(
             return ModelChoice(model=model, api_base=api_base, api_key=api_key, source=source)
     local = find_local_server()
     if local is None:
-        raise UserError(NO_MODEL_HELP)
+        raise NoModelError(NO_MODEL_HELP)
     return local
 
 

@@ -31,8 +31,8 @@ class Command:
 
 
 LATER = {
-    "mcp": "MCP servers are not supported yet.",
-    "undo": "Checkpoints and undo are not supported yet.",
+    "mcp": "MCP servers are coming; hive does not connect to any yet (.ironhive/plugins.yaml and .mcp.json are not read).",
+    "undo": "Undo is coming; until then, git shows and reverts what changed: git status, git diff, git restore FILE.",
 }
 
 
@@ -116,17 +116,20 @@ async def _clear(state: ReplState, view: ReplView, arg: str) -> None:
 
 
 async def _sessions(state: ReplState, view: ReplView, arg: str) -> None:
-    infos = state.store.list(state.cwd)
+    listing = state.store.scan(state.cwd)
+    if listing.skipped:
+        view.print(Text(f"{len(listing.skipped)} unreadable session file(s) skipped", style="yellow"))
+    infos = listing.sessions
     if not infos:
         view.print(Text("No saved sessions for this directory.", style="dim"))
         return
     from rich.table import Table
 
     table = Table(box=None, padding=(0, 2))
-    for column in ("#", "id", "started", "first message"):
+    for column in ("#", "id", "last used", "first message"):
         table.add_column(column, style="bold" if column == "#" else "")
     for number, info in enumerate(infos[:20], start=1):
-        when = datetime.datetime.fromtimestamp(info.created).strftime("%Y-%m-%d %H:%M")
+        when = datetime.datetime.fromtimestamp(info.updated or info.created).strftime("%Y-%m-%d %H:%M")
         table.add_row(str(number), info.id, when, info.title[:60])
     view.print(table)
 
@@ -175,9 +178,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("context", "what fills the context window", _context),
     Command("cost", "tokens and cost so far", _cost),
     Command("skills", "the skills hive found", _skills),
-    _later_command("mcp", "MCP servers and their tools (not supported yet)"),
+    _later_command("mcp", "(coming) MCP servers and their tools"),
     Command("permissions", "the permission rules in effect", _permissions),
-    _later_command("undo", "undo the last change (not supported yet)"),
+    _later_command("undo", "(coming) undo the last change"),
     Command("clear", "start a new conversation", _clear),
     Command("sessions", "saved sessions of this directory", _sessions),
     Command("resume", "continue a saved session: /resume [ID or number]", _resume),

@@ -8,6 +8,7 @@ prompt, or Ctrl-D, leaves.
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 import time
 from pathlib import Path
@@ -18,7 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from engine import __version__
-from engine.errors import HiveError
+from engine.errors import HiveError, NoModelError
 from hive_cli.repl.commands import COMMANDS, ExitRepl, run_command
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
@@ -26,8 +27,13 @@ from hive_cli.repl.state import ReplOptions, ReplState
 
 if TYPE_CHECKING:  # the view (markdown, syntax highlighting) loads after the prompt is up
     from engine.policy.gate import Approver
+    from engine.session import Session
     from hive_cli.repl.view import ReplView
 
+NO_MODEL_IN_REPL = """No model is configured and no local model server was found. Pick one:
+  /model openai/gpt-4o                   with OPENAI_API_KEY set (or another provider's model and key)
+  ollama serve && ollama pull qwen2.5-coder   hive finds Ollama, LM Studio or llama.cpp on their default ports
+  model: openai/gpt-4o                   in .ironhive/settings.yaml, then restart hive"""
 DOUBLE_CTRL_C_S = 2.0
 BACKGROUND_START_DELAY_S = 0.15
 
@@ -75,7 +81,7 @@ class Repl:
         """The read-eval-print loop."""
         await self._greet()
         # Let the prompt draw and take keystrokes before the heavy imports start competing for the CPU.
-        asyncio.get_running_loop().call_later(BACKGROUND_START_DELAY_S, self.state.start_background)
+        asyncio.get_running_loop().call_later(BACKGROUND_START_DELAY_S, self._start_background)
         while not self._leaving:
             self._catch_ctrl_c_between_prompts()
             try:
@@ -93,6 +99,23 @@ class Repl:
             except HiveError as error:
                 self.view.print(Text(f"✗ {error}", style="red"))
         await self.state.close()
+
+    def _start_background(self) -> None:
+        self.state.start_background()
+        self.state.when_loaded(self._report_load)
+
+    def _report_load(self, error: BaseException | None) -> None:
+        """A configuration problem is said as soon as it is known, not after the first prompt."""
+        if not isinstance(error, HiveError):
+            return
+        from prompt_toolkit.application import run_in_terminal
+
+        message = NO_MODEL_IN_REPL if isinstance(error, NoModelError) else f"✗ {error}"
+        say = functools.partial(self.console.print, Text(message, style="yellow"))
+        if self.prompt.app.is_running:
+            run_in_terminal(say)
+        else:
+            say()
 
     async def _greet(self) -> None:
         options = self.state.options
@@ -146,12 +169,18 @@ class Repl:
         if line.startswith("/"):
             await run_command(line.strip(), self.state, self.view)
             return
-        await self._run_turn(attach_mentions(line, self.state.cwd))
+        await self._run_turn(line)
 
-    async def _run_turn(self, prompt: str) -> None:
-        session = await self.state.ensure_session(self._approver(), title=prompt)
+    async def _run_turn(self, line: str) -> None:
+        if self.state.session is None:
+            self.view.waiting("Starting: loading the configuration and the model library…")
+        try:
+            session = await self.state.ensure_session(self._approver(), title=line)
+        finally:
+            self.view.pause()
         for notice in self.state.take_notices():
             self.view.print(Text(f"! {notice}", style="yellow"))
+        prompt = await self._with_attachments(line, session)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, session.cancel)
         try:
@@ -164,6 +193,32 @@ class Repl:
         finally:
             self._catch_ctrl_c_between_prompts()
             self.view.pause()
+
+    async def _with_attachments(self, line: str, session: Session) -> str:
+        """``line`` with the ``@`` files the read rules let through (an ask is asked); says what was left out."""
+
+        async def may_attach(name: str) -> str | None:
+            judgement = session.judge_read(name)
+            if judgement.verdict == "deny":
+                return f"denied: {judgement.reason}"
+            if judgement.verdict == "ask":
+                return await self._ask_to_attach(name, judgement.reason)
+            return None
+
+        prompt, refused = await attach_mentions(line, self.state.cwd, may_attach)
+        for note in refused:
+            self.view.print(Text("  " + note, style="yellow"))
+        return prompt
+
+    async def _ask_to_attach(self, name: str, reason: str) -> str | None:
+        from engine.events import ToolCall
+        from engine.policy.gate import ApprovalRequest
+        from engine.tools.files import ReadFileTool
+
+        call = ToolCall(id="attach", name="read_file", arguments={"path": name})
+        request = ApprovalRequest(call=call, spec=ReadFileTool().spec, summary=f"attach {name}", reason=reason)
+        decision = await self._approver().decide(request)
+        return None if decision.allowed else decision.reason or "not allowed"
 
 
 def _cost(cost_usd: float | None) -> str:

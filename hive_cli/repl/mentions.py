@@ -1,27 +1,46 @@
-"""``@path`` mentions: the named file's content is attached to the message."""
+"""``@path`` mentions: the named file's content is attached to the message, if the read rules let it be read.
+
+An attachment is a read like any other: a file the rules deny is not attached, one they ask about is
+asked, and a name that is not a readable text file is reported instead of dropped without a word.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 MENTION = re.compile(r"(?<!\S)@([^\s]+)")
 MAX_ATTACHED_BYTES = 100_000
 
+Gatekeeper = Callable[[str], Awaitable[str | None]]
+"""Given a mentioned path, why it may not be attached (None: it may)."""
 
-def attach_mentions(text: str, cwd: Path) -> str:
-    """``text`` followed by the content of every mentioned file that exists (capped, text only)."""
-    blocks = []
-    for name in dict.fromkeys(MENTION.findall(text)):
+
+def mentioned(text: str) -> list[str]:
+    """The paths ``text`` mentions with ``@``, each once, in order."""
+    return list(dict.fromkeys(MENTION.findall(text)))
+
+
+async def attach_mentions(text: str, cwd: Path, may_attach: Gatekeeper) -> tuple[str, list[str]]:
+    """``text`` followed by every mentioned file that may be attached; and a line for each that was not."""
+    blocks, refused = [], []
+    for name in mentioned(text):
         path = (cwd / name).expanduser()
         if not path.is_file():
+            refused.append(f"@{name}: no such file, not attached")
             continue
         data = path.read_bytes()[:MAX_ATTACHED_BYTES]
         if b"\0" in data[:8192]:
+            refused.append(f"@{name}: not a text file, not attached")
+            continue
+        problem = await may_attach(name)
+        if problem is not None:
+            refused.append(f"@{name}: not attached ({problem})")
             continue
         content = data.decode("utf-8", errors="replace")
         note = "" if path.stat().st_size <= MAX_ATTACHED_BYTES else f" truncated to {MAX_ATTACHED_BYTES:,} bytes"
         blocks.append(f'<file path="{name}"{note}>\n{content}\n</file>')
     if not blocks:
-        return text
-    return text + "\n\n" + "\n\n".join(blocks)
+        return text, refused
+    return text + "\n\n" + "\n\n".join(blocks), refused

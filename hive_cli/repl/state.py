@@ -7,6 +7,7 @@ servers) and importing litellm happen in the background; the first request waits
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -62,14 +63,14 @@ class ReplState:
         litellm_import.preload()
         self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._load))
 
-    def _load(self) -> SessionConfig:
+    def _load(self, model: str | None = None) -> SessionConfig:
         # The session machinery is imported here too, in the background, to spare the first request that wait.
         from engine.config import Overrides, load_config
         from engine.session import open_session  # noqa: F401
 
         options = self.options
         overrides = Overrides(
-            model=options.model,
+            model=model or options.model,
             api_base=options.api_base,
             api_key=options.api_key,
             max_turns=options.max_turns,
@@ -78,11 +79,21 @@ class ReplState:
         return load_config(self.cwd, overrides)
 
     async def ready(self) -> SessionConfig:
-        """The configuration; raises the configuration error, if any, to the caller."""
+        """The configuration; raises the configuration error, if any, to the caller.
+
+        A model picked with /model after no model was found is used to load it again.
+        """
         if self._ready is None:
             self.start_background()
         assert self._ready is not None
+        if self.chosen_model is not None and self._ready.done() and self._ready.exception() is not None:
+            self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._load, self.chosen_model))
         return await self._ready
+
+    def when_loaded(self, callback: Callable[[BaseException | None], None]) -> None:
+        """Call ``callback`` with the configuration error (or None) once the background load is done."""
+        assert self._ready is not None
+        self._ready.add_done_callback(lambda task: callback(None if task.cancelled() else task.exception()))
 
     def _loaded(self) -> SessionConfig | None:
         if self._ready is not None and self._ready.done() and not self._ready.exception():

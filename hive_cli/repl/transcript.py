@@ -26,12 +26,13 @@ def show_transcript(view: ReplView, loaded: LoadedSession) -> None:
     hidden = max(0, len(messages) - SHOWN_MESSAGES)
     if hidden:
         view.print(Text(f"  … {hidden} earlier messages not shown", style="dim"))
+    results = {str(m.get("tool_call_id")): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
     for message in messages[hidden:]:
-        _show(view, message)
+        _show(view, message, loaded, results)
     view.print(Text("─" * 40, style="dim"))
 
 
-def _show(view: ReplView, message: dict[str, object]) -> None:
+def _show(view: ReplView, message: dict[str, object], loaded: LoadedSession, results: dict[str, str]) -> None:
     role = message.get("role")
     content = str(message.get("content") or "")
     if role == "user":
@@ -40,7 +41,22 @@ def _show(view: ReplView, message: dict[str, object]) -> None:
         if content.strip():
             view.print(Markdown(content))
         for raw in message.get("tool_calls") or ():  # type: ignore[attr-defined]
-            view.print(Text("  · " + _call_line(raw), style="dim"))
+            view.print(_call_row(raw, loaded, results))
+
+
+def _call_row(raw: dict[str, object], loaded: LoadedSession, results: dict[str, str]) -> Text:
+    """One saved call: ✓ or ✗ when its outcome was recorded (with the first line of a failure), else a dot."""
+    call_id = str(raw.get("id")) if isinstance(raw, dict) else ""
+    succeeded = loaded.succeeded(call_id)
+    if succeeded is None:
+        return Text("  · " + _call_line(raw), style="dim")
+    if succeeded:
+        return Text("  ✓ " + _call_line(raw), style="dim")
+    first = next((line for line in results.get(call_id, "").splitlines() if line.strip()), "")
+    row = Text("  ✗ " + _call_line(raw), style="red")
+    if first:
+        row.append("  " + first[:120], style="dim")
+    return row
 
 
 def _call_line(raw: dict[str, object]) -> str:

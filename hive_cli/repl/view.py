@@ -100,6 +100,12 @@ class ReplView:
         """Bring the live region back after ``pause``."""
         self._start_live()
 
+    def waiting(self, what: str) -> None:
+        """Show a spinner saying what hive waits for (before a run starts, e.g. the model library loading)."""
+        self._spinner.update(text=Text(what, style="dim"))
+        self._waiting_since = time.monotonic()
+        self._start_live()
+
     def print(self, renderable: RenderableType) -> None:
         """Print above the live region, into the scrollback."""
         self.console.print(renderable)
@@ -141,6 +147,7 @@ class ReplView:
                 assert_never(event)
 
     def _on_run_started(self, event: RunStarted) -> None:
+        self._spinner.update(text=Text("Thinking…", style="dim"))
         self._waiting_since = time.monotonic()
         self._start_live()
 
