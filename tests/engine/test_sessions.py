@@ -63,3 +63,51 @@ def test_loading_an_unknown_session_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(UserError, match="no session 'nope'"):
         SessionStore(tmp_path).load("nope")
+
+
+def test_a_session_file_with_a_damaged_header_is_skipped_and_reported(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    good = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    good.close()
+    bad = tmp_path / "20260101-000000-bad000.jsonl"
+    bad.write_text('{"type": "session", "id": "x", "created": "yesterday", "cwd": "/"}\n')
+    (tmp_path / "20260101-000001-bad001.jsonl").write_text("not json at all\n")
+    listing = store.scan()
+    assert [i.id for i in listing.sessions] == [good.id]
+    assert sorted(p.name for p in listing.skipped) == [bad.name, "20260101-000001-bad001.jsonl"]
+    from engine.errors import UserError
+
+    with pytest.raises(UserError, match="not a readable hive session file"):
+        store.load(bad.stem)
+
+
+def test_the_session_used_last_comes_first_whenever_it_was_started(tmp_path: Path) -> None:
+    import os
+
+    store = SessionStore(tmp_path)
+    older, newer = (store.create(cwd=tmp_path, model="m", redact=Redactor()) for _ in range(2))
+    older.append_message({"role": "user", "content": "back to this one"})
+    os.utime(older.path, (newer.path.stat().st_mtime + 10,) * 2)
+    assert [i.id for i in store.list(tmp_path)] == [older.id, newer.id]
+
+
+def test_an_id_that_is_a_path_is_not_a_session(tmp_path: Path) -> None:
+    from engine.errors import UserError
+
+    store = SessionStore(tmp_path / "sessions")
+    (tmp_path / "elsewhere.jsonl").write_text('{"type": "session", "created": 1}\n')
+    with pytest.raises(UserError, match="no session"):
+        store.load("../elsewhere")
+
+
+def test_tool_outcomes_are_kept_so_a_refusal_reads_back_as_one(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    conversation = Conversation()
+    conversation.record_to(writer)
+    conversation.append({"role": "tool", "tool_call_id": "a", "content": "ok"}, True)
+    conversation.append({"role": "tool", "tool_call_id": "b", "content": "The x call was not run: no."}, False)
+    conversation.append({"role": "tool", "tool_call_id": "c", "content": "host result"})
+    loaded = store.load(writer.id)
+    assert (loaded.succeeded("a"), loaded.succeeded("b"), loaded.succeeded("c")) == (True, False, None)
+    assert [m["content"] for m in loaded.messages] == ["ok", "The x call was not run: no.", "host result"]
