@@ -6,6 +6,7 @@ A file that exists but is not valid is always an error, never a silent fallback 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -85,6 +86,24 @@ def line_of(lines: dict[KeyPath, int], loc: KeyPath) -> int | None:
     return None
 
 
+KNOWN_ELSEWHERE = {
+    "mcp_servers": "MCP servers are not settings: they go in .ironhive/plugins.yaml (MCP support is coming)",
+    "mcpServers": "MCP servers are not settings: they go in .ironhive/plugins.yaml (MCP support is coming)",
+    "permissions": "permission rules go in .ironhive/permissions.yaml, not in the settings",
+}
+_SECTION_EXPECTED = re.compile(r"valid dictionary or instance of \w+")
+
+
+def _message(kind: str, text: str, loc: KeyPath) -> str:
+    """Pydantic's message in a person's words: no class names, a hint for keys that belong elsewhere."""
+    if kind == "extra_forbidden":
+        key = str(loc[-1]) if loc else ""
+        return KNOWN_ELSEWHERE.get(key, "unknown key (check the spelling)")
+    if kind in ("model_type", "dict_type"):
+        return "should be a mapping (indented key: value lines)"
+    return _SECTION_EXPECTED.sub("mapping", text)
+
+
 def describe_errors(path: Path, exc: ValidationError, lines: dict[KeyPath, int]) -> str:
     """One message listing every validation problem as ``file:line: key: problem``."""
     problems = []
@@ -93,6 +112,6 @@ def describe_errors(path: Path, exc: ValidationError, lines: dict[KeyPath, int])
         line = line_of(lines, loc)
         where = f"{path}:{line}" if line else str(path)
         key = ".".join(str(p) for p in loc) or "(top level)"
-        message = "unknown key (check the spelling)" if error["type"] == "extra_forbidden" else error["msg"]
+        message = _message(error["type"], error["msg"], loc)
         problems.append(f"{where}: {key}: {message}")
     return "\n".join(problems)

@@ -245,7 +245,8 @@ class AgentLoop:
                 reason: ExitReason = "pending_tool_calls" if last.pending_calls else "completed"
                 state.ending = state.result(reason, pending=last.pending_calls)
                 return
-        message = f"stopped after {self.options.max_turns} model turns (raise --max-turns to allow more)"
+        turns = self.options.max_turns
+        message = f"stopped after {turns} model turn{'' if turns == 1 else 's'} (raise --max-turns to allow more)"
         yield ErrorEvent(category="limit", message=message, agent=self.agent_id)
         state.ending = state.result("max_turns", error=message)
 

@@ -15,8 +15,9 @@ from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import Event, ToolCall, WorkingMode
+from engine.mcp.options import unread_mcp_files
 from engine.model.types import CallOptions, Message, ModelClient
-from engine.paths import user_data_dir
+from engine.paths import project_root, user_data_dir
 from engine.policy.gate import Approver, Judgement
 from engine.policy.guards import apply_guards
 from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
@@ -108,8 +109,10 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
-        notice = self.config.sandbox.notice()
-        return (notice,) if notice else ()
+        notices = [self.config.sandbox.notice()]
+        for path in unread_mcp_files(project_root(self.config.cwd)):
+            notices.append(f"{path} lists MCP servers, but this version of hive does not connect to MCP servers yet")
+        return tuple(n for n in notices if n)
 
     @property
     def sandbox(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -68,11 +68,18 @@ SandboxOpt = Annotated[
     ),
 ]
 ModelOpt = Annotated[
-    str | None, typer.Option("--model", "-m", help="litellm model string, e.g. openai/gpt-4o. Env: HIVE_MODEL.")
+    str | None,
+    typer.Option("--model", "-m", metavar="MODEL", help="litellm model string, e.g. openai/gpt-4o. Env: HIVE_MODEL."),
 ]
-ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="Base URL of the model API. Env: HIVE_API_BASE.")]
-ApiKeyOpt = Annotated[str | None, typer.Option("--api-key", help="API key. Env: HIVE_API_KEY or the provider's own.")]
-CwdOpt = Annotated[Path | None, typer.Option("--cwd", "-C", help="Work in this directory instead of the current one.")]
+ApiBaseOpt = Annotated[
+    str | None, typer.Option("--api-base", metavar="URL", help="Base URL of the model API. Env: HIVE_API_BASE.")
+]
+ApiKeyOpt = Annotated[
+    str | None, typer.Option("--api-key", metavar="KEY", help="API key. Env: HIVE_API_KEY or the provider's own.")
+]
+CwdOpt = Annotated[
+    Path | None, typer.Option("--cwd", "-C", metavar="DIR", help="Work in this directory instead of the current one.")
+]
 ModeOpt = Annotated[
     Mode | None, typer.Option("--mode", help="plan: read-only tools; work: all tools (default: settings, else work).")
 ]
@@ -80,7 +87,18 @@ CheckModeOpt = Annotated[Mode, typer.Option("--mode", help="plan: read-only tool
 YesOpt = Annotated[
     bool, typer.Option("--yes", "-y", help="Answer every approval request with allow (Deny still denies).")
 ]
-MaxTurnsOpt = Annotated[int | None, typer.Option("--max-turns", min=1, help="Stop after this many model turns.")]
+
+
+def _positive(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise typer.BadParameter("must be 1 or more")
+    return value
+
+
+MaxTurnsOpt = Annotated[
+    int | None,
+    typer.Option("--max-turns", metavar="N", callback=_positive, help="Stop after N model turns (1 or more)."),
+]
 ContinueOpt = Annotated[bool, typer.Option("--continue", "-c", help="Continue this directory's last session.")]
 ResumeOpt = Annotated[
     str | None, typer.Option("--resume", "-r", metavar="ID", help="Continue the session with this id.")
@@ -153,7 +171,7 @@ def root(
 
 @app.command()
 def run(
-    task: Annotated[str, typer.Argument(help="What hive should do.")],
+    task: Annotated[str, typer.Argument(metavar="TASK", help="What hive should do.")],
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", "-o", help="text, json (one object) or stream-json (JSONL).")
     ] = OutputFormat.text,
@@ -352,5 +370,21 @@ def _run_piped_task(
 
 
 def run_app() -> None:
-    """Run the Typer app."""
-    app()
+    """Run the Typer app, with arguments shown in help as people write them (``TASK``, not ``{task} <str>``)."""
+    command = typer.main.get_command(app)
+    _plain_arguments(command)
+    command()
+
+
+def _plain_arguments(command: Any) -> None:
+    for param in command.params:
+        if param.param_type_name == "argument":
+            shown = param.metavar or (param.name or "").upper()
+            usage = shown if param.required or shown.startswith("[") else f"[{shown}]"
+            usage += "..." if param.nargs != 1 and not usage.endswith("...") else ""
+            # Typer adds braces and a type to arguments; the argument's own metavar says enough.
+            param.display_type_rich = lambda ctx: None
+            param._usage_display_name = lambda usage=usage: usage
+            param.metavar = shown
+    for sub in getattr(command, "commands", {}).values():
+        _plain_arguments(sub)

@@ -180,9 +180,15 @@ def show(cwd: Path, output_format: str, sandbox: SandboxMode | None = None) -> N
         }
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
-    typer.echo(f"sandbox: {_sandbox_line(status)}")
-    for line in _show_lines(config):
+    for line in show_lines(cwd, sandbox, status):
         typer.echo(line)
+
+
+def show_lines(cwd: Path, sandbox: SandboxMode | None = None, status: SandboxStatus | None = None) -> list[str]:
+    """``hive permissions show`` as lines of text (the REPL wraps them itself)."""
+    status = status or sandbox_here(cwd, sandbox)
+    config = load_permissions(cwd, sandboxed=status.confined)
+    return [f"sandbox: {_sandbox_line(status)}", *_show_lines(config)]
 
 
 def _show_lines(config: PermissionConfig) -> list[str]:

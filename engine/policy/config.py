@@ -167,7 +167,11 @@ def load_permissions_file(path: Path) -> ParsedFile:
     if path.suffix == ".json":
         lines = _json_lines(path)
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}:1: missing the 'permissions:' section (see hive permissions show for an example)")
+        raise ConfigError(
+            f"{path}:1: missing the 'permissions:' section; the smallest valid file is\n"
+            "  permissions:\n    include_defaults: true\n"
+            "(or delete the file to use the built-in defaults; README, Permissions, has examples)"
+        )
     try:
         parsed = PermissionsFile.model_validate(data)
     except ValidationError as exc:

@@ -22,7 +22,8 @@ def summarize_call(call: ToolCall) -> str:
         return str(args.get("command", ""))
     if call.name == "write_file":
         content = str(args.get("content", ""))
-        return f"write {args.get('path', '?')} ({content.count(chr(10)) + 1} lines)"
+        count = len(content.splitlines())
+        return f"write {args.get('path', '?')} ({count} line{'' if count == 1 else 's'})"
     if call.name == "edit_file":
         return f"edit {args.get('path', '?')}"
     return f"{call.name} {json.dumps(args, ensure_ascii=False)[:500]}"

@@ -101,9 +101,10 @@ async def _skills(state: ReplState, view: ReplView, arg: str) -> None:
 
 
 async def _permissions(state: ReplState, view: ReplView, arg: str) -> None:
-    from hive_cli.permissions_command import show
+    from hive_cli.permissions_command import show_lines
 
-    show(state.cwd, "text")
+    for line in show_lines(state.cwd, state.options.sandbox):
+        view.print(Text(line))
 
 
 async def _later(state: ReplState, view: ReplView, arg: str, *, name: str) -> None:

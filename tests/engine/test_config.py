@@ -97,3 +97,13 @@ def test_the_config_is_frozen(tmp_path: Path) -> None:
     with pytest.raises(AttributeError):
         config.max_turns = 3  # type: ignore[misc]
     assert isinstance(config, SessionConfig)
+
+
+def test_errors_speak_of_mappings_and_point_to_where_a_misplaced_key_belongs(tmp_path: Path) -> None:
+    project_settings(tmp_path, "mcp_servers:\n  docs: {}\ncontext: 3\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path, MODEL)
+    message = str(caught.value)
+    assert "settings.yaml:1: mcp_servers: MCP servers are not settings: they go in .ironhive/plugins.yaml" in message
+    assert "settings.yaml:3: context: should be a mapping" in message
+    assert "Options" not in message and "instance of" not in message

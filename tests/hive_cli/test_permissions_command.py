@@ -123,3 +123,13 @@ def test_check_says_what_the_sandbox_changes(tmp_path: Path) -> None:
     settings.parent.mkdir(exist_ok=True)
     settings.write_text("sandbox: read-only\n")
     assert check(tmp_path, "bash", "ls")["sandbox"] == "read-only"
+
+
+def test_an_empty_rules_file_says_what_a_valid_one_looks_like(tmp_path: Path) -> None:
+    rules = tmp_path / ".ironhive" / "permissions.yaml"
+    rules.parent.mkdir()
+    rules.write_text("")
+    done = run_hive("permissions", "show", "-C", str(tmp_path))
+    assert done.returncode == 2
+    assert "missing the 'permissions:' section" in done.stderr and "include_defaults: true" in done.stderr
+    assert "hive permissions show" not in done.stderr

@@ -136,7 +136,7 @@ def test_the_turn_limit_exits_with_status_3(llm_server: LLMServer, tmp_path: Pat
     llm_server.script(tool_calls(call("list_directory", {})), tool_calls(call("list_directory", {})))
     done = run_hive("run", "look around", "--max-turns", "1", *model_args(llm_server, tmp_path))
     assert done.returncode == 3
-    assert "stopped after 1 model turns" in done.stderr
+    assert "stopped after 1 model turn (raise" in done.stderr
 
 
 def test_a_provider_failure_exits_with_status_1_and_one_line(llm_server: LLMServer, tmp_path: Path) -> None:
