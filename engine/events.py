@@ -59,6 +59,9 @@ class ToolOutcome:
     output: str
     success: Success
     duration_s: float = 0.0
+    """How long the call ran, without ``waited_s``."""
+    waited_s: float = 0.0
+    """How long the call waited for a person's decision (its approval, or another call's question)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -26,7 +26,10 @@ class ToolCallReport:
     """Everything this call cost, children and nested runs included."""
     children: tuple[ToolCallReport, ...] = ()
     duration_s: float = 0.0
+    """How long the call ran, without ``waited_s``."""
     succeeded: bool | None = None
+    waited_s: float = 0.0
+    """How long the call waited for a person's decision."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping."""
@@ -38,6 +41,7 @@ class ToolCallReport:
             "usage": self.usage.to_dict(),
             "children": [child.to_dict() for child in self.children],
             "duration_s": round(self.duration_s, 4),
+            "waited_s": round(self.waited_s, 4),
             "succeeded": self.succeeded,
         }
 

@@ -11,6 +11,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import replace
 
 from engine.events import Event, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome
 from engine.run_hooks import CallTrace, RunTrace
@@ -110,17 +111,24 @@ async def run_traced_call(
     """One call's whole lifecycle, the same at every depth: started, run (its scope ambient), finished.
 
     ``ToolCallFinished`` is sent even when the call is cancelled; its outcome also lands in ``outcomes``.
+    The outcome's ``duration_s`` is the run time: the time spent waiting for a person is its ``waited_s``.
     """
     read_only = bool(spec and spec.read_only)
     call_trace.started(ToolCallStarted(call=call, read_only=read_only, scope=call_trace.scope, agent=ctx.agent_id))
+    ctx = replace(ctx, waits=ctx.waits.nested())  # this call's own waits; they count for its callers too
     started = time.monotonic()
     result = ToolResult("Tool call cancelled.", False)
     try:
         with call_trace:
             result = await _dispatch(call, toolset, ctx)
     finally:
+        waited = ctx.waits.waited_s
         outcome = ToolOutcome(
-            call=call, output=result.output, success=result.success, duration_s=time.monotonic() - started
+            call=call,
+            output=result.output,
+            success=result.success,
+            duration_s=max(time.monotonic() - started - waited, 0.0),
+            waited_s=waited,
         )
         if outcomes is not None:
             outcomes[call.id] = outcome

@@ -166,7 +166,7 @@ def root(
             continue_last=continue_last,
             resume=resume,
         )
-        run_repl(options)
+        raise typer.Exit(run_repl(options))
 
 
 @app.command()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from engine.sandbox.options import SandboxMode
 from engine.session import Session, open_session
 from engine.sessions import LoadedSession, SessionStore
 from hive_cli.errors import EXIT_INTERRUPTED
+from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
 from hive_cli.workdir import resolve_cwd
 
@@ -63,12 +63,15 @@ class RunRequest:
 
 
 def run_task(request: RunRequest) -> int:
-    """Run the task and return the exit status."""
+    """Run the task and return the exit status (128 + the signal's number when SIGTERM or SIGHUP stopped it)."""
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
     config = load_config(cwd, request.overrides())
-    result = asyncio.run(_run(config, request, saved))
-    return EXIT_CODES[result.exit_reason]
+    ending = Ending()
+    result = asyncio.run(_run(config, request, saved, ending))
+    if ending.received is not None:
+        sys.stderr.write(f"hive: stopped by {ending.received.name}\n")
+    return ending.exit_status or EXIT_CODES[result.exit_reason]
 
 
 def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
@@ -85,7 +88,7 @@ def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
     return store.load(session_id)
 
 
-async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None) -> RunResult:
+async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending) -> RunResult:
     session = await open_session(config, approver=_approver(request), title=request.task, resume=saved)
     if saved is not None:
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
@@ -98,7 +101,7 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
             sandbox=session.sandbox,
             notices=session.notices,
         )
-        return await _drive(session, request.task, make_renderer(request.output_format, info))
+        return await _drive(session, request.task, make_renderer(request.output_format, info), ending)
     finally:
         await session.close()
 
@@ -114,18 +117,15 @@ def _approver(request: RunRequest) -> Approver | None:
     return None
 
 
-async def _drive(session: Session, task: str, renderer: Renderer) -> RunResult:
+async def _drive(session: Session, task: str, renderer: Renderer, ending: Ending) -> RunResult:
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, session.cancel)
     started = time.monotonic()
     result: RunResult | None = None
-    try:
+    with cancel_on_ctrl_c(loop, session.cancel), ending.caught(loop, session.cancel):
         async for event in session.run_streaming(task):
             if isinstance(event, RunFinished):
                 result = event.result
             renderer.handle(event)
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
     assert result is not None
     renderer.finish(result, time.monotonic() - started)
     return result

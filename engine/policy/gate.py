@@ -2,14 +2,15 @@
 
 Allow runs the call; Deny comes back to the model as the tool result (a refusal, never an
 exception); Ask goes to the approver, and with no approver an Ask is refused, never passed through.
-While the approver decides, the mode is hitl and no other call starts. An approver may answer
+While the approver decides, the mode is hitl and no other call starts; the time a call spends waiting
+for a person is counted on the call's ``ToolContext.waits``, apart from its run time. An approver may answer
 "always for this session", which records exactly the pattern it was shown and nothing broader.
 """
 
 from __future__ import annotations
 
 import asyncio
-from contextlib import AbstractAsyncContextManager, nullcontext
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -140,7 +141,7 @@ class ApprovalGate(WrapperToolset):
         spec = next((s for s in self.inner.specs() if s.name == call.name), None)
         if spec is None:
             return await self.inner.call(call, ctx)
-        await self.modes.wait_until_running()
+        await self._wait_for_other_questions(ctx)
         judgement = self.policy.judge(spec, call, ctx)
         if judgement.verdict == "deny":
             return _refusal(call, f"denied by policy: {judgement.reason}")
@@ -150,6 +151,13 @@ class ApprovalGate(WrapperToolset):
                 return _refusal(call, decision.reason)
         result = await self.inner.call(call, ctx)
         return await self._second_chance(call, spec, result, ctx)
+
+    async def _wait_for_other_questions(self, ctx: ToolContext) -> None:
+        """Hold the call while a person answers another call's question (counted as the call's wait)."""
+        if self.modes.current != "hitl":
+            return
+        with ctx.waits.waiting():
+            await self.modes.wait_until_running()
 
     async def _second_chance(self, call: ToolCall, spec: ToolSpec, result: ToolResult, ctx: ToolContext) -> ToolResult:
         """Put the retry offer for a finished call to the person, and run the call again if they say yes."""
@@ -168,22 +176,29 @@ class ApprovalGate(WrapperToolset):
         if self.approver is None:
             return Decision(allowed=False, reason=f"{NOBODY_TO_ASK}. It needs approval because {judgement.reason}")
         request = await _request(call, spec, judgement, ctx)
-        async with self._approval_lock():
-            if judgement.remember is not None and judgement.remember in self.remembered:
-                return Decision(allowed=True, reason="allowed earlier in this session")
-            async with self._pause(call, ctx):
-                ctx.emit(
-                    ApprovalRequested(call=call, summary=request.summary, reason=request.reason, agent=ctx.agent_id)
-                )
-                decision = await self._decide(request)
-                ctx.emit(
-                    ApprovalResolved(
-                        call_id=call.id, allowed=decision.allowed, reason=decision.reason, agent=ctx.agent_id
+        with self._waiting(ctx):
+            async with self._approval_lock():
+                if judgement.remember is not None and judgement.remember in self.remembered:
+                    return Decision(allowed=True, reason="allowed earlier in this session")
+                async with self._pause(call, ctx):
+                    ctx.emit(
+                        ApprovalRequested(call=call, summary=request.summary, reason=request.reason, agent=ctx.agent_id)
                     )
-                )
+                    decision = await self._decide(request)
+                    ctx.emit(
+                        ApprovalResolved(
+                            call_id=call.id, allowed=decision.allowed, reason=decision.reason, agent=ctx.agent_id
+                        )
+                    )
         if decision.allowed and decision.remember is not None and decision.remember == request.remember:
             self.remembered.add(decision.remember)
         return decision
+
+    def _waiting(self, ctx: ToolContext) -> AbstractContextManager[None]:
+        """The question's time (and the wait for another question to end) is the call's wait, when a person answers."""
+        if self.approver is None or not _asks_a_person(self.approver):
+            return nullcontext()
+        return ctx.waits.waiting()
 
     def _pause(self, call: ToolCall, ctx: ToolContext) -> AbstractAsyncContextManager[None]:
         if self.approver is None or not _asks_a_person(self.approver):

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.events import ROOT_AGENT, Event, Success, ToolCall
 from engine.reports import ToolKind
+from engine.tools.waits import DecisionWaits
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +116,8 @@ class ToolContext:
     """The agent making the call (``root`` or a sub-agent's name), for the events the call produces."""
     outside_sandbox: bool = False
     """Run shell commands without the sandbox: set only by the approval gate, for one call a person let out."""
+    waits: DecisionWaits = field(default_factory=DecisionWaits)
+    """The call's time waiting for a person's decision (the approval gate counts it), not part of its run time."""
 
 
 @runtime_checkable

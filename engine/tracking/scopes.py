@@ -122,8 +122,8 @@ class ToolScope(Scope):
         if self._token is not None:
             current_scope.reset(self._token)
 
-    def report(self, succeeded: bool | None) -> ToolCallReport:
-        """The finished call: its own usage plus its children's, and how long it took."""
+    def report(self, succeeded: bool | None, waited_s: float = 0.0) -> ToolCallReport:
+        """The finished call: its own usage plus its children's, how long it ran and how long it waited for a person."""
         with self.request.lock:
             usage = self.usage or NO_USAGE
             children = tuple(self.children) if self.children else ()
@@ -136,7 +136,8 @@ class ToolScope(Scope):
             source=self.source,
             usage=usage,
             children=children,
-            duration_s=time.monotonic() - self.started,
+            duration_s=max(time.monotonic() - self.started - waited_s, 0.0),
+            waited_s=waited_s,
             succeeded=succeeded,
         )
 

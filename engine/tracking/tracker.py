@@ -133,7 +133,7 @@ class TrackedCall:
         self.tool_scope.publish(event)
 
     def finished(self, event: ToolCallFinished) -> None:
-        report = self.tool_scope.report(event.outcome.success)
+        report = self.tool_scope.report(event.outcome.success, event.outcome.waited_s)
         assert self.tool_scope.parent is not None
         self.tool_scope.parent.add_child(report)
         self.tool_scope.publish(event)

@@ -51,11 +51,12 @@ def scope_dict(scope: ScopeInfo | None) -> dict[str, Any]:
 
 
 def outcome_dict(outcome: ToolOutcome) -> dict[str, Any]:
-    """A finished tool call as JSON."""
+    """A finished tool call as JSON: ``duration_s`` is the run time, ``waited_s`` the wait for a person's decision."""
     return call_dict(outcome.call) | {
         "success": outcome.success,
         "output": outcome.output,
         "duration_s": round(outcome.duration_s, 4),
+        "waited_s": round(outcome.waited_s, 4),
     }
 
 

@@ -1,11 +1,13 @@
-"""Short human summaries shared by the renderers: a call's key argument, the usage line."""
+"""Short human summaries shared by the renderers: a call's key argument and timing, the usage line."""
 
 from __future__ import annotations
 
-from engine.events import RunResult, ToolCall, Usage
+from engine.events import RunResult, ToolCall, ToolOutcome, Usage
 
 KEY_ARGUMENTS = ("command", "path", "pattern", "name")
 MAX_KEY_CHARS = 80
+SHOWN_WAIT_S = 0.05
+"""Waits for a person shorter than this are not worth a word."""
 
 
 def key_argument(call: ToolCall) -> str:
@@ -16,6 +18,12 @@ def key_argument(call: ToolCall) -> str:
             value = value.replace("\n", " ⏎ ")
             return value if len(value) <= MAX_KEY_CHARS else value[: MAX_KEY_CHARS - 1] + "…"
     return ""
+
+
+def timing(outcome: ToolOutcome) -> str:
+    """ "0.01s", or "0.01s, waited 15.9s" when the call waited for a person's decision."""
+    ran = f"{outcome.duration_s:.2f}s"
+    return f"{ran}, waited {outcome.waited_s:.1f}s" if outcome.waited_s >= SHOWN_WAIT_S else ran
 
 
 def tokens_text(usage: Usage) -> str:

@@ -26,7 +26,7 @@ from engine.events import (
     TurnCompleted,
 )
 from hive_cli.output import RunInfo
-from hive_cli.output.summaries import key_argument, usage_line
+from hive_cli.output.summaries import key_argument, timing, usage_line
 
 PREVIEW_CHARS = 160
 
@@ -51,7 +51,7 @@ class TextRenderer:
             case ToolCallFinished(outcome=outcome, scope=scope):
                 mark = {True: "✓", False: "✗", None: "?"}[outcome.success]
                 detail = "" if outcome.success else f": {_first_line(outcome.output)}"
-                self._log(f"{_indent(scope)}  {mark} {outcome.call.name} ({outcome.duration_s:.2f}s){detail}")
+                self._log(f"{_indent(scope)}  {mark} {outcome.call.name} ({timing(outcome)}){detail}")
             case ToolProgress(status=status, scope=scope):
                 if status:
                     self._log(f"{_indent(scope)}    {status}")
@@ -63,6 +63,8 @@ class TextRenderer:
                 self._log(f"  refused: {reason}")
             case ErrorEvent(message=message):
                 self._log(f"hive: {message}")
+            case ModeChanged(previous="hitl") | ModeChanged(current="hitl"):
+                pass  # the approval question already says it is waiting for the person
             case ModeChanged(current=current):
                 self._log(f"mode: {current}")
             case RunStarted() | ModelTurnStarted() | ReasoningDelta() | TurnCompleted() | ApprovalRequested():

@@ -1,15 +1,27 @@
-"""Inline approvals: the command (or the path with a coloured diff) and one key: y, a or n.
+"""Inline approvals: the command (or the path with a coloured diff), then a question and one key: y, a or n.
 
 y allows once; a allows for the rest of the session, showing the exact pattern it will remember;
-n denies, with an optional reason that goes back to the model. Ctrl-C denies.
+n denies, with an optional reason that goes back to the model. Ctrl-C cancels the run, as it does
+everywhere else in a run. Only a key pressed once the question is on screen answers it: keys typed
+earlier are discarded.
+
+The question is asked while a run is in progress, so its prompt leaves SIGINT alone: prompt-toolkit
+would otherwise replace the run's handler with its own and remove it when the prompt closes, after
+which Ctrl-C would do nothing for the rest of the run.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import termios
+from contextlib import suppress
 from typing import Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
@@ -20,9 +32,16 @@ from engine.policy.gate import ApprovalRequest, Decision
 MAX_DIFF_LINES = 60
 
 
+QUESTIONS = {
+    "execute_command": "run this command?",
+    "write_file": "write this file?",
+    "edit_file": "make this edit?",
+}
+
+
 def _answer_keys(offer_always: bool) -> KeyBindings:
     bindings = KeyBindings()
-    answers = {"y": "yes", "n": "no", "escape": "no", "c-c": "no"}
+    answers = {"y": "yes", "n": "no", "escape": "no"}
     if offer_always:
         answers["a"] = "always"
 
@@ -32,7 +51,40 @@ def _answer_keys(offer_always: bool) -> KeyBindings:
             event.app.exit(result=answer)
 
         bindings.add(key, eager=True)(_answer)
+    bindings.add("c-c", eager=True)(_interrupt)
     return bindings
+
+
+def _interrupt(event: KeyPressEvent) -> None:
+    """Ctrl-C arrives as a key while the question is up (raw mode); make it the signal it is everywhere else.
+
+    The host's SIGINT handler cancels the run, and with it this question.
+    """
+    signal.raise_signal(signal.SIGINT)
+
+
+def _interrupt_keys() -> KeyBindings:
+    bindings = KeyBindings()
+    bindings.add("c-c", eager=True)(_interrupt)
+    return bindings
+
+
+def discard_type_ahead(terminal: Input) -> None:
+    """Forget every key pressed so far: those still in the terminal and those prompt-toolkit kept for later."""
+    clear_typeahead(terminal)
+    with suppress(OSError, termios.error, ValueError):
+        fd = terminal.fileno()
+        if os.isatty(fd):
+            termios.tcflush(fd, termios.TCIFLUSH)
+
+
+def question(request: ApprovalRequest) -> HTML:
+    """The question put to the person, with the keys that answer it."""
+    asked = QUESTIONS.get(request.call.name, "allow this call?")
+    always = f" · <b>a</b> yes, always: <i>{_escape(request.remember)}</i>" if request.remember else ""
+    return HTML(
+        f"  <ansimagenta><b>waiting for you</b></ansimagenta> · {asked} <b>y</b> yes, once{always} · <b>n</b> no "
+    )
 
 
 def describe(request: ApprovalRequest) -> RenderableType:
@@ -98,13 +150,15 @@ class ReplApprover:
             self.view.resume()
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
-        always = f" · <b>a</b> always: <i>{_escape(request.remember)}</i>" if request.remember else ""
-        question = HTML(f"  <ansimagenta><b>hitl</b></ansimagenta> allow? <b>y</b> once{always} · <b>n</b> no ")
+        session = PromptSession[str]()
         try:
-            answer = await PromptSession[str]().prompt_async(
-                question, key_bindings=_answer_keys(bool(request.remember))
+            answer = await session.prompt_async(
+                question(request),
+                key_bindings=_answer_keys(bool(request.remember)),
+                pre_run=lambda: discard_type_ahead(session.app.input),
+                handle_sigint=False,
             )
-        except (KeyboardInterrupt, EOFError):
+        except EOFError:
             answer = "no"
         if answer == "yes":
             return Decision(allowed=True, reason="allowed once by the user")
@@ -113,11 +167,17 @@ class ReplApprover:
             return Decision(allowed=True, reason="allowed for this session", remember=request.remember)
         if answer != "no":
             return Decision(allowed=False, reason="the user did not allow it")
+        return Decision(allowed=False, reason=await self._reason() or "the user said no")
+
+    @staticmethod
+    async def _reason() -> str:
         try:
-            why = await PromptSession[str]().prompt_async(HTML("  reason for the model (optional): "))
-        except (KeyboardInterrupt, EOFError):
-            why = ""
-        return Decision(allowed=False, reason=why.strip() or "the user said no")
+            why = await PromptSession[str]().prompt_async(
+                HTML("  reason for the model (optional): "), key_bindings=_interrupt_keys(), handle_sigint=False
+            )
+        except EOFError:
+            return ""
+        return why.strip()
 
 
 def _escape(text: str | None) -> str:

@@ -2,7 +2,8 @@
 
 The prompt is up before anything heavy loads. Ctrl-C during a run cancels it (the running command's
 process group is killed, partial output stays, usage is still counted); Ctrl-C twice at an empty
-prompt, or Ctrl-D, leaves.
+prompt, or Ctrl-D, leaves. SIGTERM, or SIGHUP when the terminal closes, cancels the run in progress
+the same way and then leaves, with exit status 143 or 129.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.text import Text
 
 from engine import __version__
 from engine.errors import HiveError, NoModelError
+from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.repl.commands import COMMANDS, ExitRepl, run_command
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
@@ -49,6 +51,9 @@ class Repl:
         self._last_ctrl_c = 0.0
         self._leaving = False
         self._last_prompt_tokens: int | None = None
+        self._running: Session | None = None
+        """The session whose run is in progress, if one is."""
+        self.ending = Ending()
 
     @property
     def view(self) -> ReplView:
@@ -77,8 +82,13 @@ class Repl:
 
         return ApproveEverything() if self.state.options.yes else ReplApprover(self.view)
 
-    async def run(self) -> None:
-        """The read-eval-print loop."""
+    async def run(self) -> int:
+        """The read-eval-print loop; the exit status (0, or 143/129 when SIGTERM/SIGHUP ended it)."""
+        with self.ending.caught(asyncio.get_running_loop(), self._end):
+            await self._loop()
+        return self.ending.exit_status or 0
+
+    async def _loop(self) -> None:
         await self._greet()
         # Let the prompt draw and take keystrokes before the heavy imports start competing for the CPU.
         asyncio.get_running_loop().call_later(BACKGROUND_START_DELAY_S, self._start_background)
@@ -139,6 +149,15 @@ class Repl:
         show_transcript(self.view, loaded)
         return True
 
+    def _end(self) -> None:
+        """SIGTERM or SIGHUP: cancel the run in progress (its tools stop) and leave."""
+        self._leaving = True
+        if self._running is not None:
+            self._running.cancel()
+        app = self.prompt.app
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit(exception=EOFError)
+
     def _leave_if_asked(self) -> None:
         # A second Ctrl-C may land after the loop's check but before the prompt is up.
         if self._leaving:
@@ -178,19 +197,22 @@ class Repl:
             session = await self.state.ensure_session(self._approver(), title=line)
         finally:
             self.view.pause()
+        if self._leaving:  # ended while the session was opening
+            return
         for notice in self.state.take_notices():
             self.view.print(Text(f"! {notice}", style="yellow"))
         prompt = await self._with_attachments(line, session)
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, session.cancel)
+        self._running = session
         try:
-            async for event in session.run_streaming(prompt):
-                self.view.handle(event)
-                if event.kind == "run_finished":
-                    self.state.last_result = event.result
-                    last = event.result.turns[-1] if event.result.turns else None
-                    self._last_prompt_tokens = last.usage.prompt_tokens if last else self._last_prompt_tokens
+            with cancel_on_ctrl_c(asyncio.get_running_loop(), session.cancel):
+                async for event in session.run_streaming(prompt):
+                    self.view.handle(event)
+                    if event.kind == "run_finished":
+                        self.state.last_result = event.result
+                        last = event.result.turns[-1] if event.result.turns else None
+                        self._last_prompt_tokens = last.usage.prompt_tokens if last else self._last_prompt_tokens
         finally:
+            self._running = None
             self._catch_ctrl_c_between_prompts()
             self.view.pause()
 
@@ -229,9 +251,9 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def run_repl(options: ReplOptions) -> None:
-    """Run the REPL until the user leaves."""
-    asyncio.run(Repl(options).run())
+def run_repl(options: ReplOptions) -> int:
+    """Run the REPL until the user leaves; the exit status."""
+    return asyncio.run(Repl(options).run())
 
 
 def default_options(cwd: Path | None = None, **changes: object) -> ReplOptions:

@@ -1,9 +1,10 @@
 """The tool timeline: one line per call, live while it runs, printed once with its outcome when it ends.
 
 A running call shows a spinner, its name and key argument, its latest status and a progress bar when
-the tool reports numbers. A finished call becomes one line with a check or a cross and the
-duration, plus a short, dim preview of what it returned. Nested calls are indented under their
-parent by their scope depth (a call inside a tool, or a sub-agent's call, looks like any other).
+the tool reports numbers. A finished call becomes one line with a check or a cross, its run time and,
+when it asked, how long it waited for the person's decision, plus a short, dim preview of what it
+returned. Nested calls are indented under their parent by their scope depth (a call inside a tool, or
+a sub-agent's call, looks like any other).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.events import ToolCall, ToolOutcome, ToolProgress
-from hive_cli.output.summaries import key_argument
+from hive_cli.output.summaries import key_argument, timing
 
 PREVIEW_LINES = 2
 PREVIEW_WIDTH = 100
@@ -62,12 +63,18 @@ class Timeline:
         running.status = event.status or running.status
         running.progress, running.total = event.progress, event.total
 
+    def decided(self, call_id: str) -> None:
+        """A person answered the call's question: its clock starts now, the wait is not run time."""
+        running = self.running.get(call_id)
+        if running is not None:
+            running.started = time.monotonic()
+
     def finish(self, outcome: ToolOutcome) -> RenderableType:
         """A call ended: forget it and return the line (with a preview) to print."""
         running = self.running.pop(outcome.call.id, None)
         depth = running.depth if running else 1
         detail = running.detail if running else key_argument(outcome.call)
-        return finished_line(outcome.call.name, detail, outcome.success, outcome.duration_s, outcome.output, depth)
+        return finished_line(outcome.call.name, detail, outcome.success, timing(outcome), outcome.output, depth)
 
     def live(self) -> RenderableType | None:
         """The running calls, for the live region."""
@@ -112,9 +119,9 @@ def _progress_row(call: RunningCall) -> RenderableType:
 
 
 def finished_line(
-    name: str, detail: str, success: bool | None, duration_s: float, output: str, depth: int = 1
+    name: str, detail: str, success: bool | None, took: str, output: str, depth: int = 1
 ) -> RenderableType:
-    """One call's final line, and a dim preview of its output (the first lines only)."""
+    """One call's final line with how long it ``took``, and a dim preview of its output (the first lines only)."""
     mark, style = {True: ("✓", "green"), False: ("✗", "red"), None: ("?", "yellow")}[success]
     line = Text(_indent(depth) + " ")
     line.append(mark, style=style)
@@ -122,7 +129,7 @@ def finished_line(
     line.append(name, style="bold")
     if detail:
         line.append(" " + detail)
-    line.append(f"  {duration_s:.2f}s", style="dim")
+    line.append(f"  {took}", style="dim")
     line.no_wrap = True
     line.overflow = "ellipsis"
     preview = _preview(output, depth)

@@ -183,6 +183,7 @@ class ReplView:
             self.print(Text(event.addendum, style="dim"))
 
     def _on_approval_resolved(self, event: ApprovalResolved) -> None:
+        self.timeline.decided(event.call_id)
         if not event.allowed:
             self.print(Text(f"  ✗ not allowed: {event.reason}", style="red"))
 

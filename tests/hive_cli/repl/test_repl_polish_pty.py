@@ -9,6 +9,7 @@ import pexpect
 
 from tests.support.cli import hive_env, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.terminal import leave_repl
 
 TIMEOUT = 60
 
@@ -32,9 +33,7 @@ def model(server: LLMServer) -> list[str]:
 
 
 def quit_repl(child: pexpect.spawn) -> None:
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
+    leave_repl(child)
 
 
 def test_attachments_pass_the_read_rules_and_what_is_left_out_is_said(llm_server: LLMServer, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pexpect
 from tests.support.cli import hive_env
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.processes import gone_within, unique_sleep
+from tests.support.terminal import QUESTION, leave_repl
 
 TIMEOUT = 60
 
@@ -37,10 +38,7 @@ def send_line(child: pexpect.spawn, line: str) -> None:
 
 
 def quit_repl(child: pexpect.spawn) -> None:
-    child.sendcontrol("d")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    assert leave_repl(child) == 0
 
 
 def test_typing_a_request_streams_the_answer_and_shows_the_usage(llm_server: LLMServer, tmp_path: Path) -> None:
@@ -65,14 +63,14 @@ def test_an_approval_answered_yes_runs_and_one_answered_no_is_refused_with_the_r
     )
     child = spawn_repl(llm_server, tmp_path)
     send_line(child, "write notes")
-    child.expect("allow\\?")
+    child.expect(QUESTION)
     child.send("y")
     child.expect("Wrote it.")
     child.expect("›")
     assert (tmp_path / "notes.txt").read_text() == "first\n"
 
     send_line(child, "write another")
-    child.expect("allow\\?")
+    child.expect(QUESTION)
     child.send("n")
     child.expect("reason")
     send_line(child, "not that file")
@@ -173,7 +171,7 @@ def test_hive_run_at_a_terminal_asks_instead_of_refusing(llm_server: LLMServer, 
         dimensions=(30, 100),
         timeout=TIMEOUT,
     )
-    child.expect("allow\\?")
+    child.expect(QUESTION)
     child.send("y")
     child.expect("Written.")
     child.expect(pexpect.EOF)

@@ -124,3 +124,14 @@ def test_a_nested_runs_model_turn_does_not_end_the_markdown_block_of_the_parent(
         [RunStarted(model="m"), ROOT, TextDelta(text="Looking "), nested_turn, TextDelta(text="now.\n"), done]
     )
     assert output.splitlines()[0] == "Looking now."
+
+
+def test_a_call_that_asked_shows_its_run_time_and_apart_the_wait_for_the_person() -> None:
+    asked = [
+        ToolCallStarted(call=TEST, scope=SCOPE),
+        events.ApprovalResolved(call_id=TEST.id, allowed=True, reason="allowed once by the user"),
+        ToolCallFinished(
+            outcome=ToolOutcome(call=TEST, output="", success=True, duration_s=0.012, waited_s=15.89), scope=SCOPE
+        ),
+    ]
+    assert render([RunStarted(model="m"), *asked]) == " ✓ execute_command pytest -q  0.01s, waited 15.9s"
