@@ -59,7 +59,9 @@ class ReplState:
         self._ready: asyncio.Task[SessionConfig] | None = None
 
     def start_background(self) -> None:
-        """Begin loading the configuration and importing litellm while the user types."""
+        """Begin loading the configuration and importing litellm while the user types (once)."""
+        if self._ready is not None:  # a request sent before the delayed start already began it
+            return
         litellm_import.preload()
         self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._load))
 
