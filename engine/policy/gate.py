@@ -161,7 +161,7 @@ class ApprovalGate(WrapperToolset):
 
     async def _second_chance(self, call: ToolCall, spec: ToolSpec, result: ToolResult, ctx: ToolContext) -> ToolResult:
         """Put the retry offer for a finished call to the person, and run the call again if they say yes."""
-        if self.retry_offer is None or self.approver is None or not _asks_a_person(self.approver):
+        if self.retry_offer is None or not self._person_answers():
             return result
         plan = self.retry_offer.offer(call, result, ctx)
         if plan is None:
@@ -194,14 +194,18 @@ class ApprovalGate(WrapperToolset):
             self.remembered.add(decision.remember)
         return decision
 
+    def _person_answers(self) -> bool:
+        """Whether the approver is a person (the time they take is a wait, and the mode is hitl meanwhile)."""
+        return self.approver is not None and bool(getattr(self.approver, "asks_a_person", True))
+
     def _waiting(self, ctx: ToolContext) -> AbstractContextManager[None]:
         """The question's time (and the wait for another question to end) is the call's wait, when a person answers."""
-        if self.approver is None or not _asks_a_person(self.approver):
+        if not self._person_answers():
             return nullcontext()
         return ctx.waits.waiting()
 
     def _pause(self, call: ToolCall, ctx: ToolContext) -> AbstractAsyncContextManager[None]:
-        if self.approver is None or not _asks_a_person(self.approver):
+        if not self._person_answers():
             return nullcontext()
         return self.modes.human_decision(f"approval needed for {call.name}", ctx.emit, ctx.agent_id)
 
@@ -236,10 +240,6 @@ async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: To
         diff=await asyncio.to_thread(diff_for_call, call, ctx),
         remember=judgement.remember,
     )
-
-
-def _asks_a_person(approver: Approver) -> bool:
-    return bool(getattr(approver, "asks_a_person", True))
 
 
 def _refusal(call: ToolCall, reason: str) -> ToolResult:

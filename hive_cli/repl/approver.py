@@ -40,7 +40,7 @@ QUESTIONS = {
 
 
 def _answer_keys(offer_always: bool) -> KeyBindings:
-    bindings = KeyBindings()
+    bindings = _interrupt_keys()
     answers = {"y": "yes", "n": "no", "escape": "no"}
     if offer_always:
         answers["a"] = "always"
@@ -51,7 +51,6 @@ def _answer_keys(offer_always: bool) -> KeyBindings:
             event.app.exit(result=answer)
 
         bindings.add(key, eager=True)(_answer)
-    bindings.add("c-c", eager=True)(_interrupt)
     return bindings
 
 

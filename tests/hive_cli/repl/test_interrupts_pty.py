@@ -39,6 +39,14 @@ def approve(child: pexpect.spawn, key: str = "y") -> None:
     child.send(key)
 
 
+def assert_closing_the_terminal_ends_it_and_the_command(child: pexpect.spawn, sleep: str) -> None:
+    """Once ``sleep`` runs, close the terminal: hive ends with 129 (SIGHUP) and the command goes too."""
+    wait_for_process(sleep)
+    status = close_terminal(child)
+    assert gone_within(sleep, 5), "closing the terminal left the command running"
+    assert status == 129
+
+
 def approve_and_finish(child: pexpect.spawn) -> None:
     """Allow the quick command, and wait until it ran (the answered question is drawn again as it closes)."""
     approve(child)
@@ -152,10 +160,7 @@ def test_closing_the_terminal_stops_the_repl_and_the_running_command(
     send_line(child, "run it")
     if approved:
         approve(child)
-    wait_for_process(sleep)
-    status = close_terminal(child)
-    assert gone_within(sleep, 5), "closing the terminal left the command running"
-    assert status == 129
+    assert_closing_the_terminal_ends_it_and_the_command(child, sleep)
 
 
 def test_closing_the_terminal_stops_hive_run_and_its_command(llm_server: LLMServer, tmp_path: Path) -> None:
@@ -163,10 +168,7 @@ def test_closing_the_terminal_stops_hive_run_and_its_command(llm_server: LLMServ
     llm_server.script(tool_calls(call("execute_command", {"command": sleep})), text("not reached"))
     child = spawn_run(llm_server, tmp_path, "run it", *UNCONFINED)
     approve(child)
-    wait_for_process(sleep)
-    status = close_terminal(child)
-    assert gone_within(sleep, 5), "closing the terminal left the command running"
-    assert status == 129
+    assert_closing_the_terminal_ends_it_and_the_command(child, sleep)
 
 
 def test_sigterm_at_the_question_stops_hive_run(llm_server: LLMServer, tmp_path: Path) -> None:
