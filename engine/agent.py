@@ -172,6 +172,7 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
         model=choice.model,
         api_base=choice.api_base,
         api_key=choice.api_key,
+        model_source=choice.source,
         timeout_s=config.request_timeout_s,
         retry=config.retry,
     )

@@ -18,6 +18,7 @@ ErrorCategory = Literal[
     "context_overflow",
     "auth",
     "bad_request",
+    "bad_response",
     "not_found",
     "tool",
     "limit",

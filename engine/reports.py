@@ -54,7 +54,10 @@ class UsageReport:
     """What one request (a run of the agent loop) cost, attributed to model turns and tool calls."""
 
     model: str
+    """The model hive was configured with (``openai/gpt-4o``), the same on success and failure."""
     provider: str
+    reported_model: str | None = None
+    """The model name the provider's first reply gave, when it gave one."""
     assistant: Usage = field(default_factory=Usage)
     """Model turns only."""
     turns: tuple[Usage, ...] = ()
@@ -78,6 +81,7 @@ class UsageReport:
         """A JSON-ready mapping."""
         return {
             "model": self.model,
+            "reported_model": self.reported_model,
             "provider": self.provider,
             "outcome": self.outcome,
             "duration_s": round(self.duration_s, 3),

@@ -130,6 +130,16 @@ class StreamAssembler:
         if items or self._calls:
             self.received_output = True
 
+    @property
+    def text_length(self) -> int:
+        """Characters of answer text received so far."""
+        return sum(len(piece) for piece in self._text)
+
+    @property
+    def call_count(self) -> int:
+        """Tool calls begun so far."""
+        return len(self._calls)
+
     def reply(self, usage: Usage) -> ModelReply:
         """The assembled reply; call after the stream ended (with or without a finish_reason)."""
         calls = tuple(self._calls[i].finish() for i in sorted(self._calls))

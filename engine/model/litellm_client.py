@@ -14,9 +14,12 @@ from engine.errors import ProviderError
 from engine.events import Usage
 from engine.model import litellm_import
 from engine.model.assembly import StreamAssembler, field_of
-from engine.model.failures import RetryPolicy, classify
+from engine.model.failures import RetryPolicy
+from engine.model.model_check import check_provider
+from engine.model.stream_end import check_finished, explain
 from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamRetry
-from engine.model.usage import usage_from
+from engine.model.usage import reported_usage
+from engine.model.wire_record import WireRecord, current_record
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,6 +30,8 @@ class ModelSettings:
     """A litellm model string, e.g. ``openai/gpt-4o`` or ``anthropic/claude-sonnet-4-5``."""
     api_base: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    model_source: str = ""
+    """Where the model was chosen (``--model``, ``HIVE_MODEL``, ...), to name it in a configuration error."""
     timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
     """Overall limit for one model call."""
     stream_idle_timeout_s: float = 120.0
@@ -41,6 +46,8 @@ class LiteLLMClient:
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
+        self._provider_checked = False
+        self._http: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
     @property
     def model(self) -> str:
@@ -68,27 +75,62 @@ class LiteLLMClient:
         litellm = litellm_import.loaded()
         if litellm is None:
             litellm = await asyncio.to_thread(litellm_import.load)
+        self._check_provider(litellm)
+        record = WireRecord() if self._is_tapped() else None
         try:
-            response = await litellm.acompletion(**self._arguments(request))
+            response = await self._send(litellm, request, record)
             if not self.settings.streaming:
                 for item in assembler.feed(whole_reply_as_chunk(response)):
                     yield item
-                yield self._reply(assembler)
-                return
-            idle = self.settings.stream_idle_timeout_s
-            clock = asyncio.get_running_loop()
-            async with asyncio.timeout(idle) as deadline:
-                async for chunk in response:
-                    deadline.reschedule(None)  # the consumer's time between chunks is not the server's idling
-                    for item in assembler.feed(chunk):
-                        yield item
-                    deadline.reschedule(clock.time() + idle)
+            else:
+                async for item in self._read_stream(response, assembler):
+                    yield item
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             if not _is_missing_finish_reason(exc, assembler):
-                raise classify(exc, model=self.model, after_output=assembler.received_output) from exc
-        yield self._reply(assembler)
+                raise explain(exc, assembler, record, model=self.model) from exc
+        check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
+        yield self._reply(assembler, record)
+
+    async def _send(self, litellm: Any, request: ModelRequest, record: WireRecord | None) -> Any:
+        arguments = self._arguments(request)
+        if record is not None:
+            arguments["client"] = self._tapped_client()
+        token = current_record.set(record)
+        try:
+            return await litellm.acompletion(**arguments)
+        finally:
+            current_record.reset(token)
+
+    async def _read_stream(self, response: Any, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
+        idle = self.settings.stream_idle_timeout_s
+        clock = asyncio.get_running_loop()
+        async with asyncio.timeout(idle) as deadline:
+            async for chunk in response:
+                deadline.reschedule(None)  # the consumer's time between chunks is not the server's idling
+                for item in assembler.feed(chunk):
+                    yield item
+                deadline.reschedule(clock.time() + idle)
+
+    def _check_provider(self, litellm: Any) -> None:
+        if not self._provider_checked:
+            check_provider(litellm, self.model, self.settings.model_source, self.settings.api_base)
+            self._provider_checked = True
+
+    def _is_tapped(self) -> bool:
+        """OpenAI-compatible endpoints get the recording HTTP client (it is the OpenAI SDK's to use)."""
+        return self.model.startswith("openai/") and bool(self.settings.api_base) and bool(self.settings.api_key)
+
+    def _tapped_client(self) -> Any:
+        """One OpenAI SDK client per event loop (its connection pool belongs to the loop), recording responses."""
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._http[0] is not loop:
+            from engine.model.wire import tapped_openai_client
+
+            assert self.settings.api_base and self.settings.api_key
+            self._http = (loop, tapped_openai_client(self.settings.api_base, self.settings.api_key))
+        return self._http[1]
 
     def _arguments(self, request: ModelRequest) -> dict[str, Any]:
         options = request.options
@@ -115,8 +157,8 @@ class LiteLLMClient:
         arguments.update(dict(options.extra))
         return arguments
 
-    def _reply(self, assembler: StreamAssembler) -> ModelReply:
-        usage = usage_from(assembler.usage_source)
+    def _reply(self, assembler: StreamAssembler, record: WireRecord | None) -> ModelReply:
+        usage = reported_usage(assembler.usage_source, record)
         reply = assembler.reply(usage)
         if usage.reasoning_tokens == 0 and (reply.reasoning or dict(reply.provider_fields).get("thinking_blocks")):
             # The model visibly reasoned, so a zero count means the provider did not say.

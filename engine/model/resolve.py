@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from engine.errors import NoModelError
+from engine.model.model_check import check_api_base
 from engine.settings import LayeredSettings
 
 LOCAL_SERVERS: tuple[tuple[str, str], ...] = (
@@ -45,7 +46,8 @@ def resolve_model(
     settings: LayeredSettings,
 ) -> ModelChoice:
     """The model by precedence flag > env > project > user settings > local server; ``UserError`` if none."""
-    api_base = flag_api_base or os.environ.get("HIVE_API_BASE") or settings.get("api_base")
+    api_base, api_base_source = _api_base(flag_api_base, settings)
+    check_api_base(api_base, api_base_source)
     api_key = flag_api_key or os.environ.get("HIVE_API_KEY") or _key_from_settings(settings)
     for model, source in (
         (flag_model, "--model"),
@@ -61,6 +63,19 @@ def resolve_model(
     if local is None:
         raise NoModelError(NO_MODEL_HELP)
     return local
+
+
+def _api_base(flag_api_base: str | None, settings: LayeredSettings) -> tuple[str | None, str]:
+    """The API base and the setting it came from."""
+    for value, source in (
+        (flag_api_base, "--api-base"),
+        (os.environ.get("HIVE_API_BASE"), "HIVE_API_BASE"),
+        (settings.project.api_base, "api_base in the project settings"),
+        (settings.user.api_base, "api_base in the user settings"),
+    ):
+        if value:
+            return value, source
+    return None, ""
 
 
 def _key_from_settings(settings: LayeredSettings) -> str | None:

@@ -6,6 +6,21 @@ from typing import Any
 
 from engine.events import Usage
 from engine.model.assembly import field_of
+from engine.model.wire_record import WireRecord
+
+
+def reported_usage(parsed: Any, record: WireRecord | None) -> Usage:
+    """The usage the server reported: as it sent it when the stream was recorded, else as litellm parsed it.
+
+    litellm fills what a server did not send with zeros; a reply billed at zero prompt tokens was
+    not measured by anyone, so it counts as not reported.
+    """
+    if record is not None and record.is_event_stream:
+        return usage_from(record.usage)
+    usage = usage_from(parsed)
+    if usage.prompt_tokens == 0 and not usage.completion_tokens:
+        return Usage(calls=1)
+    return usage
 
 
 def usage_from(raw: Any) -> Usage:

@@ -214,7 +214,8 @@ class Request:
             turns = tuple(self.turns)
             by_model = dict(self.by_model)
         report = UsageReport(
-            model=self.reported_model or self.model,
+            model=self.model,
+            reported_model=self.reported_model or None,
             provider=provider_of(self.model),
             assistant=sum(turns, Usage()),
             turns=turns,

@@ -28,7 +28,7 @@ class JsonRenderer:
             "session_id": self.info.session_id,
             "model": self.info.model,
             "exit_reason": result.exit_reason,
-            "text": result.text,
+            "text": whole_answer(result),
             "error": result.error,
             "tool_calls": [outcome_dict(o) for o in result.tool_outcomes],
             "pending_calls": [
@@ -41,3 +41,9 @@ class JsonRenderer:
         }
         self.out.write(json.dumps(record, ensure_ascii=False, indent=2) + "\n")
         self.out.flush()
+
+
+def whole_answer(result: RunResult) -> str:
+    """Everything the model said to the person over the run, turn after turn, as the text output shows it."""
+    said = [turn.text for turn in result.turns if turn.text.strip()]
+    return "\n\n".join(said) if said else result.text

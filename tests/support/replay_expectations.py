@@ -374,12 +374,12 @@ EXPECTED: dict[str, Recording] = {
             Reply(
                 text="",
                 finish="tool_calls",
-                tokens=NOT_REPORTED,
+                tokens=Tokens(57, 17, cached_read=0, reasoning=0),
                 calls=(Call("llm_version", {}, "0"),),
                 note=(
                     "no chunk has a finish_reason: litellm raises MidStreamFallbackError at the end of the stream, which"
-                    " hive accepts, but litellm holds back the chunk carrying usage (it has an empty delta) and never"
-                    " yields it, so the reply's usage is unreported (a litellm limitation)"
+                    " hive accepts ([DONE] came); litellm holds back the chunk carrying usage (it has an empty delta),"
+                    " but hive reads the usage as the server sent it off the wire"
                 ),
             ),
             Reply(

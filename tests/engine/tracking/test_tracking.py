@@ -24,7 +24,7 @@ from engine.tools.base import ArgsTool, ToolContext, ToolResult
 from engine.tracking import call_tool, progress
 from engine.usage import Usage
 from tests.support.agents import RecordingObserver, RecordingTool, Tracked
-from tests.support.llm_server import LLMServer, call, stream_error, text, tool_calls
+from tests.support.llm_server import LLMServer, call, raw_sse, stream_error, text, tool_calls
 from tests.support.llm_server import Usage as WireUsage
 
 
@@ -330,7 +330,8 @@ def test_tracking_never_carries_arguments_unless_asked(llm_server: LLMServer, tm
 
 
 def test_unreported_usage_stays_unreported_in_the_report(llm_server: LLMServer, tmp_path: Path) -> None:
-    llm_server.script(text("no usage here", finish_reason=None))  # litellm drops the usage of such streams
+    choice = {"index": 0, "delta": {"content": "no usage here"}, "finish_reason": "stop"}
+    llm_server.script(raw_sse({"id": "c", "object": "chat.completion.chunk", "choices": [choice]}))  # no usage sent
     _, result = Tracked(llm_server, tmp_path, []).run("go")
     assert result.report is not None
     assert result.report.assistant.prompt_tokens is None

@@ -1,0 +1,39 @@
+"""Configuration mistakes in the model settings, caught before any request: exit 2 at once, naming the setting.
+
+A model whose provider litellm does not know, or an API base that is not a URL, would otherwise
+fail only after seconds of retries, in litellm's words.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from urllib.parse import urlsplit
+
+from engine.errors import UserError
+
+
+def check_api_base(api_base: str | None, source: str) -> None:
+    """Raise ``UserError`` unless ``api_base`` is an http(s) URL with a host."""
+    if api_base is None:
+        return
+    parts = urlsplit(api_base.strip())
+    if parts.scheme in ("http", "https") and parts.hostname:
+        return
+    raise UserError(
+        f"{source} is {api_base!r}, which is not a URL: give the server's address, "
+        "e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1"
+    )
+
+
+def check_provider(litellm: ModuleType, model: str, source: str, api_base: str | None) -> None:
+    """Raise ``UserError`` when litellm cannot tell which provider serves ``model``."""
+    try:
+        litellm.get_llm_provider(model=model, api_base=api_base)
+    except Exception:  # litellm raises its BadRequestError (and others) for a model it cannot route
+        provider = model.split("/", 1)[0] if "/" in model else ""
+        what = f"the provider {provider!r} is unknown" if provider else "it names no provider"
+        where = f"model in the {source}" if source.endswith("settings") else source or "the model setting"
+        raise UserError(
+            f"{where} is {model!r}, but {what}: write provider/model, "
+            "e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5 or ollama/qwen2.5-coder"
+        ) from None

@@ -1,0 +1,83 @@
+"""`hive run` never counts a broken reply as success, and names the setting behind a configuration mistake."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.cli import run_hive
+from tests.support.llm_server import LLMServer, Usage, call, raw, raw_sse, stream_cut, text, tool_calls
+
+
+def model_args(server: LLMServer, workdir: Path) -> list[str]:
+    return ["--model", "openai/test-model", "--api-base", server.base_url, "--api-key", "sk-test", "-C", str(workdir)]
+
+
+def chunk(content: str, finish: str | None = None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": {"content": content}, "finish_reason": finish}
+    return {"id": "c1", "object": "chat.completion.chunk", "model": "test-model", "choices": [choice]}
+
+
+def test_a_reply_cut_mid_answer_exits_1_as_an_error(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(stream_cut("This answer is cut off before it ends", after=3))
+    done = run_hive("run", "explain", "-o", "json", *model_args(llm_server, tmp_path))
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["exit_reason"] == "error" and "broke off" in result["error"]
+    assert llm_server.base_url in result["error"]
+
+
+def test_a_stream_that_stops_unfinished_exits_1(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(raw_sse(chunk("Hello "), chunk("wor"), done=False))
+    done = run_hive("run", "explain", *model_args(llm_server, tmp_path))
+    assert done.returncode == 1
+    assert "broke off after 9 characters: the stream ended unfinished" in done.stderr
+
+
+def test_an_html_page_with_status_200_exits_1_quoting_it(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(raw(b"<html><body>Please sign in</body></html>", content_type="text/html"))
+    done = run_hive("run", "explain", *model_args(llm_server, tmp_path))
+    assert done.returncode == 1
+    for part in ("HTTP 200", "text/html", "<html><body>Please sign in", llm_server.base_url):
+        assert part in done.stderr
+
+
+def test_an_unknown_provider_exits_2_at_once_naming_the_flag(llm_server: LLMServer, tmp_path: Path) -> None:
+    args = model_args(llm_server, tmp_path)
+    args[1] = "nosuchprovider/model-x"
+    done = run_hive("run", "explain", *args)
+    assert done.returncode == 2
+    assert done.stderr.startswith("hive: --model is 'nosuchprovider/model-x', but the provider 'nosuchprovider'")
+    assert "retrying" not in done.stderr and llm_server.chat_requests == []
+
+
+def test_an_api_base_in_settings_that_is_not_a_url_exits_2_naming_it(tmp_path: Path) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "settings.yaml").write_text("model: openai/m\napi_base: localhost 8080\n")
+    done = run_hive("run", "explain", "-C", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.startswith("hive: api_base in the project settings is 'localhost 8080', which is not a URL")
+
+
+def test_a_server_that_streams_no_usage_gives_nulls_and_one_model_name(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(raw_sse(chunk("Hi", "stop")))
+    done = run_hive("run", "hello", "-o", "json", *model_args(llm_server, tmp_path))
+    assert done.returncode == 0, done.stderr
+    usage = json.loads(done.stdout)["usage"]
+    assert {usage["total"][k] for k in ("prompt_tokens", "completion_tokens", "reasoning_tokens")} == {None}
+    assert (usage["model"], usage["reported_model"]) == ("openai/test-model", "test-model")
+
+    llm_server.script(stream_cut(after=2))
+    failed = json.loads(run_hive("run", "hello", "-o", "json", *model_args(llm_server, tmp_path)).stdout)
+    assert failed["usage"]["model"] == "openai/test-model"
+
+
+def test_json_text_is_the_whole_answer_not_only_the_last_turn(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(
+        tool_calls(call("list_directory", {}), text="First I look around."),
+        text("Then I answer.", usage=Usage(prompt_tokens=9, completion_tokens=3)),
+    )
+    done = run_hive("run", "look", "-o", "json", *model_args(llm_server, tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["text"] == "First I look around.\n\nThen I answer."
