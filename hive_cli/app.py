@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -171,7 +171,7 @@ def root(
 
 @app.command()
 def run(
-    task: Annotated[str, typer.Argument(metavar="TASK", help="What hive should do.")],
+    task: Annotated[str, typer.Argument(metavar="TASK", help="What hive should do; - reads it from stdin.")],
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", "-o", help="text, json (one object) or stream-json (JSONL).")
     ] = OutputFormat.text,
@@ -188,6 +188,7 @@ def run(
     debug: DebugOpt = False,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
+    task = _task_text(task)
     from engine.model import litellm_import
 
     litellm_import.preload()
@@ -331,6 +332,22 @@ def sandbox_check(cwd: CwdOpt = None, sandbox: SandboxOpt = None, output_format:
         from hive_cli.workdir import resolve_cwd
 
         raise typer.Exit(check(resolve_cwd(cwd), _sandbox(sandbox), output_format.value))
+
+
+def _task_text(task: str) -> str:
+    """The task to run: ``-`` reads it from stdin; an empty one is a usage error (exit 2), never sent to the model."""
+    if task == "-":
+        task = sys.stdin.read().strip()
+        if not task:
+            _usage_error("hive: the task is - but stdin holds no task (pipe one in, or give it as TASK)")
+    elif not task.strip():
+        _usage_error('hive: the task is empty (give one: hive run "TASK", or hive run - to read it from stdin)')
+    return task
+
+
+def _usage_error(message: str) -> NoReturn:
+    typer.echo(message, err=True)
+    raise typer.Exit(2)
 
 
 def _run_piped_task(

@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import NoReturn
 
 
 def main() -> None:
     """Run hive with ``sys.argv``."""
+    if sys.stdout is None:
+        _stdout_closed()
     if sys.argv[1:] in (["--version"], ["-V"]):
         from engine import __version__
 
@@ -24,6 +27,18 @@ def main() -> None:
         raise
 
 
+def _stdout_closed() -> NoReturn:
+    """Refuse to start without a standard output (``hive ... >&-``): one line on stderr, exit 1.
+
+    Running anyway would lose the answer, and the first file hive opened would take descriptor 1, so
+    whatever a command printed would land in it.
+    """
+    if sys.stderr is not None:
+        sys.stderr.write("hive: standard output is closed\n")
+        sys.stderr.flush()
+    os._exit(1)
+
+
 def _exit_without_teardown(code: object) -> None:
     """Exit now, skipping the interpreter's teardown of litellm's ~3,000 modules (about a second).
 
@@ -35,6 +50,8 @@ def _exit_without_teardown(code: object) -> None:
         sys.stderr.write(code + "\n")
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # a standard stream the parent closed
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):
