@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
+from engine.errors import UserError
+
 PROJECT_DIR_NAME = ".ironhive"
+SCRATCH_DIR_NAME = ".hive"
+"""The project's scratch folder: files hive keeps for the model (full command outputs); never committed."""
 
 
 def user_config_dir() -> Path:
@@ -26,6 +31,44 @@ def user_data_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_data_dir("hive", appauthor=False))
+
+
+def unusable_user_dir(folder: Path, error: OSError) -> UserError:
+    """The configuration error for a user folder that cannot be created or written, naming the setting behind it."""
+    reason = error.strerror or str(error)
+    home = os.environ.get("HIVE_HOME")
+    where = f"HIVE_HOME={home} points there" if home else "it is the platform's default; HIVE_HOME can point elsewhere"
+    return UserError(
+        f"{folder} cannot be created or written ({reason}): {where}; set HIVE_HOME to a folder you can write"
+    )
+
+
+def scratch_dir(cwd: Path) -> Path:
+    """The project's scratch folder ``.hive/`` at the project root of ``cwd`` (it may not exist)."""
+    return project_root(cwd) / SCRATCH_DIR_NAME
+
+
+def ensure_scratch_dir(folder: Path) -> Path:
+    """Create ``folder`` (if needed) holding a ``.gitignore`` of ``*``, so nothing in it is ever committed.
+
+    The folder appears with its ``.gitignore`` already inside (built under a temporary name, then renamed).
+    """
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        building = folder.with_name(f"{folder.name}.tmp-{secrets.token_hex(4)}")
+        building.mkdir()
+        (building / ".gitignore").write_text("*\n", encoding="utf-8")
+        try:
+            building.rename(folder)
+        except OSError:  # someone else made it first
+            (building / ".gitignore").unlink()
+            building.rmdir()
+    ignore = folder / ".gitignore"
+    if not ignore.is_file():
+        partial = folder / f".gitignore.tmp-{secrets.token_hex(4)}"
+        partial.write_text("*\n", encoding="utf-8")
+        os.replace(partial, ignore)
+    return folder
 
 
 def project_dir(cwd: Path) -> Path:

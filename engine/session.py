@@ -8,7 +8,6 @@ the model or the mode, read the usage and the context breakdown, and ``await clo
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
 
 from engine.agent import Agent, Extensions, build_agent, model_client
 from engine.config import SessionConfig
@@ -17,7 +16,7 @@ from engine.conversation import Conversation
 from engine.events import Event, ToolCall, WorkingMode
 from engine.mcp.options import unread_mcp_files
 from engine.model.types import CallOptions, Message, ModelClient
-from engine.paths import project_root, user_data_dir
+from engine.paths import project_root, scratch_dir, user_data_dir
 from engine.policy.gate import Approver, Judgement
 from engine.policy.guards import apply_guards
 from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
@@ -180,7 +179,7 @@ async def open_session(
         agent = build_agent(
             config,
             approver=approver,
-            data_dir=_outputs_dir(writer),
+            data_dir=scratch_dir(config.cwd),
             extensions=extensions,
             client=client,
             conversation=conversation,
@@ -192,10 +191,6 @@ async def open_session(
             writer.close()
         raise
     return session
-
-
-def _outputs_dir(writer: SessionWriter | None) -> Path:
-    return user_data_dir() / "outputs" / (writer.id if writer else "unsaved")
 
 
 def _open_writer(config: SessionConfig, title: str, resume: LoadedSession | None) -> SessionWriter:

@@ -18,6 +18,7 @@ from typing import IO, Any
 from engine.conversation import Compaction
 from engine.errors import UserError
 from engine.model.types import Message
+from engine.paths import unusable_user_dir
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$", re.IGNORECASE)
@@ -117,10 +118,13 @@ class SessionStore:
         self.root = root
 
     def create(self, *, cwd: Path, model: str, redact: Redactor, title: str = "") -> SessionWriter:
-        """Start a new session file and write its header."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        """Start a new session file and write its header; ``UserError`` when the folder cannot be created or written."""
         session_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-        writer = SessionWriter(self.root / f"{session_id}.jsonl", redact)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            writer = SessionWriter(self.root / f"{session_id}.jsonl", redact)
+        except OSError as error:
+            raise unusable_user_dir(self.root, error) from error
         header = {"type": "session", "id": session_id, "cwd": str(cwd), "model": model, "created": time.time()}
         writer.write(header | {"title": title[:200]})
         return writer

@@ -105,7 +105,8 @@ class ToolContext:
     cwd: Path
     """The working directory relative paths are resolved against."""
     data_dir: Path
-    """A directory where tools may keep files for the model (e.g. full command output)."""
+    """A directory where tools may keep files for the model (e.g. full command output): in a session, the
+    project's scratch folder ``.hive/``, inside the project so the model may read them back."""
     file_options: FileToolOptions = field(default_factory=FileToolOptions)
     progress: ProgressSink = _ambient_progress
     """Reports to the tracked tool call's scope (the same as ``engine.tracking.progress.report``)."""

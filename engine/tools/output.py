@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import secrets
 import signal
 import time
 from pathlib import Path
 from typing import BinaryIO
+
+from engine.paths import ensure_scratch_dir, project_root
 
 OUTPUT_BUDGET = 30_000
 """Bytes of output shown in full; beyond it the first and last half of this are shown."""
@@ -18,10 +21,16 @@ _SAVE_EVERY = 256 * 1024
 
 
 class CommandOutput:
-    """Output of one command as it arrives; the full text is saved under ``spill_dir`` once it passes the budget."""
+    """Output of one command as it arrives; the full text is saved under ``spill_dir`` once it passes the budget.
 
-    def __init__(self, spill_dir: Path, budget: int = OUTPUT_BUDGET) -> None:
+    ``spill_dir`` is made a scratch folder (its own ``.gitignore`` keeps it out of git). The saved file is
+    named relative to ``shown_from`` (the working directory) when it lies in that folder's project, so
+    the model can pass the name to ``read_file`` as it is.
+    """
+
+    def __init__(self, spill_dir: Path, budget: int = OUTPUT_BUDGET, *, shown_from: Path | None = None) -> None:
         self.spill_dir = spill_dir
+        self.shown_from = shown_from
         self.budget = budget
         self.total = 0
         """Bytes received so far."""
@@ -75,12 +84,18 @@ class CommandOutput:
         )
         if self.spill_path is not None:
             where = (
-                f"the full output is saved in {self.spill_path}; read it with read_file (offset/limit) or search "
-                "it with grep_files"
+                f"the full output is saved in {self._shown_spill_path()}; read it with read_file (offset/limit) or search "
+                "it with grep_files on that path"
             )
         else:
             where = f"the full output could not be saved: {self._spill_error}"
         return f"{end_line(text)}[Output was {self.total} bytes; {where}.]"
+
+    def _shown_spill_path(self) -> str:
+        assert self.spill_path is not None
+        if self.shown_from is None or not self.spill_path.is_relative_to(project_root(self.shown_from)):
+            return str(self.spill_path)
+        return os.path.relpath(self.spill_path, self.shown_from)
 
     async def close(self) -> None:
         """Write what is still buffered and close the file holding the full output, if there is one."""
@@ -96,7 +111,7 @@ class CommandOutput:
 
     def _start_spill(self, written: bytes) -> None:
         try:
-            self.spill_dir.mkdir(parents=True, exist_ok=True)
+            ensure_scratch_dir(self.spill_dir)
             path = self.spill_dir / f"command-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
             self._spill = path.open("wb")
             self._spill.write(written)

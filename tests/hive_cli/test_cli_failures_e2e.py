@@ -121,7 +121,8 @@ def test_a_truncated_commands_full_output_is_readable_inside_the_project_and_ign
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    command = "python3 -c \"print('\\n'.join(f'line {i:06d}' for i in range(8000)))\""
+    (tmp_path / "big.log").write_text("".join(f"line {i:06d}\n" for i in range(8000)))
+    command = "cat big.log"
     llm_server.script(
         tool_calls(call("execute_command", {"command": command}, id="run")),
         read_the_named_file,
