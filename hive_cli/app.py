@@ -171,7 +171,7 @@ def root(
 
 @app.command()
 def run(
-    task: Annotated[str, typer.Argument(metavar="TASK", help="What hive should do; - reads it from stdin.")],
+    task: Annotated[str, typer.Argument(metavar="TASK", help="What hive should do. Give - to read it from stdin.")],
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", "-o", help="text, json (one object) or stream-json (JSONL).")
     ] = OutputFormat.text,

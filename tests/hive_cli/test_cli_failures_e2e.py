@@ -56,7 +56,7 @@ def test_a_dash_task_is_read_from_stdin_and_empty_stdin_is_a_usage_error(llm_ser
 
     shown = run_hive("run", "--help")
     assert shown.returncode == 0, shown.stderr
-    assert "- reads it from stdin" in shown.stdout
+    assert "Give - to read it from stdin." in shown.stdout
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     assert "`hive run -` reads the task from stdin" in readme
 
