@@ -122,7 +122,7 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         except OSError as exc:
             transport.close()
             return ToolResult.error(f"Cannot run the command in {cwd}: {exc.strerror or exc}")
-        output = CommandOutput(ctx.data_dir, shown_from=cwd)
+        output = CommandOutput(ctx.data_dir / "outputs", shown_from=cwd)
         try:
             return await self._supervise(proc, transport, reader, output, args, ctx)
         finally:

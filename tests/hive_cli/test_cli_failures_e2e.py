@@ -133,11 +133,11 @@ def test_a_truncated_commands_full_output_is_readable_inside_the_project_and_ign
     assert done.returncode == 0, done.stderr
     note = llm_server.chat_requests[1].messages[-1]["content"]
     path = re.search(r"the full output is saved in (\S+?);", note).group(1)  # type: ignore[union-attr]
-    assert path.startswith(".hive/") and not Path(path).is_absolute()
+    assert path.startswith(".hive/outputs/") and not Path(path).is_absolute()
     read_result = llm_server.chat_requests[2].messages[-1]
     assert read_result["tool_call_id"] == "read"
     assert "line 000000" in read_result["content"], read_result["content"]
-    assert (tmp_path / ".hive" / ".gitignore").read_text() == "*\n"
+    assert (tmp_path / ".hive" / "outputs" / ".gitignore").read_text() == "*\n"
     ignored = subprocess.run(["git", "check-ignore", "-q", path], cwd=tmp_path, check=False)
     assert ignored.returncode == 0
     status = subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True, text=True)

@@ -89,7 +89,7 @@ def test_long_output_shows_head_and_tail_and_saves_everything(call: Call, ctx: T
     body, note = result.output.rsplit("\n", 1)
     assert body.endswith("19999\n20000")
     assert len(result.output) < 31_000
-    saved = next(ctx.data_dir.glob("command-*.log"))
+    saved = next((ctx.data_dir / "outputs").glob("command-*.log"))
     assert note == (
         f"[Output was {len(full)} bytes; the full output is saved in {saved}; read it with read_file "
         "(offset/limit) or search it with grep_files on that path.]"
