@@ -18,7 +18,7 @@ from prompt_toolkit.formatted_text import HTML, AnyFormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from engine.paths import project_root, user_data_dir
+from engine.paths import project_root, unusable_user_dir, user_data_dir
 
 MAX_PATH_COMPLETIONS = 50
 
@@ -65,7 +65,10 @@ def history_file(cwd: Path) -> Path:
     root = str(project_root(cwd))
     digest = hashlib.sha256(root.encode()).hexdigest()[:16]
     path = user_data_dir() / "history" / f"{digest}.txt"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise unusable_user_dir(path.parent, error) from error
     return path
 
 

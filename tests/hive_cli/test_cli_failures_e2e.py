@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 
 from tests.support.cli import hive_env, run_hive
@@ -142,3 +143,17 @@ def test_a_truncated_commands_full_output_is_readable_inside_the_project_and_ign
     assert ignored.returncode == 0
     status = subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True, text=True)
     assert ".hive" not in status.stdout
+
+
+def test_the_repl_with_an_unusable_hive_home_says_so_in_one_line(llm_server: LLMServer, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    args = ["-m", "hive_cli", *model_args(llm_server, tmp_path)]
+    child = pexpect.spawn(
+        sys.executable, args, env=hive_env(HIVE_HOME=str(blocker / "home")), encoding="utf-8", timeout=30
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    lines = child.before.strip().splitlines()
+    assert len(lines) == 1 and "cannot be created or written" in lines[0] and "HIVE_HOME" in lines[0], lines
