@@ -19,7 +19,10 @@ from engine.conversation import Conversation
 from engine.events import ROOT_AGENT
 from engine.instructions import InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
-from engine.model.litellm_client import LiteLLMClient, ModelSettings
+from engine.model.client_settings import ModelSettings
+from engine.model.litellm_client import LiteLLMClient
+from engine.model.openai_compat import OpenAICompatClient
+from engine.model.providers import openai_compatible_endpoint
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
 from engine.policy.gate import Approver, Policy
@@ -165,10 +168,10 @@ def build_agent(
     )
 
 
-def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:
-    """The client for the configured model (or for ``model`` at the same endpoint)."""
+def model_settings(config: SessionConfig, model: str | None = None) -> ModelSettings:
+    """How to reach the configured model (or ``model`` at the same endpoint)."""
     choice = config.model if model is None else replace(config.model, model=model)
-    settings = ModelSettings(
+    return ModelSettings(
         model=choice.model,
         api_base=choice.api_base,
         api_key=choice.api_key,
@@ -176,4 +179,17 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
         timeout_s=config.request_timeout_s,
         retry=config.retry,
     )
+
+
+def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:
+    """The client for the configured model: hive's own for OpenAI-compatible providers, else litellm."""
+    settings = model_settings(config, model)
+    endpoint = openai_compatible_endpoint(settings, force_litellm=config.provider_client == "litellm")
+    if endpoint is not None:
+        return OpenAICompatClient(settings, endpoint)
     return LiteLLMClient(settings)
+
+
+def needs_litellm(config: SessionConfig) -> bool:
+    """Whether the configured model goes through litellm (so its import is worth starting early)."""
+    return isinstance(model_client(config), LiteLLMClient)

@@ -57,6 +57,8 @@ class SessionConfig:
     limits: UsageLimits = field(default_factory=UsageLimits)
     request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    provider_client: str = "auto"
+    """``litellm`` sends every model through litellm; ``auto`` uses hive's own client where it can."""
     file_options: FileToolOptions = field(default_factory=FileToolOptions)
     persist: bool = True
     """Save the conversation under the user data dir."""
@@ -96,6 +98,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
             max_total_tokens=settings.limits.max_total_tokens, max_cost_usd=settings.limits.max_cost_usd
         ),
         request_timeout_s=settings.request_timeout,
+        provider_client=settings.provider_client,
         persist=persist,
         mcp=settings.mcp,
         context=settings.context,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,6 +52,8 @@ class SettingsFile(BaseModel):
     """Seconds one model call may take."""
     mode: WorkingMode = "work"
     """The mode a session starts in (``--mode`` wins)."""
+    provider_client: Literal["auto", "litellm"] = "auto"
+    """``auto``: hive's own client for OpenAI-compatible providers, litellm for the rest; ``litellm``: litellm for all."""
     limits: LimitsFile = Field(default_factory=LimitsFile)
     skills: SkillsFile = Field(default_factory=SkillsFile)
     mcp: McpOptions = Field(default_factory=McpOptions)

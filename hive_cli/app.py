@@ -189,9 +189,6 @@ def run(
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
     task = _task_text(task)
-    from engine.model import litellm_import
-
-    litellm_import.preload()
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
 

@@ -8,9 +8,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.agent import needs_litellm
 from engine.config import Overrides, SessionConfig, load_config
 from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
+from engine.model import litellm_import
 from engine.paths import user_data_dir
 from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
@@ -67,6 +69,8 @@ def run_task(request: RunRequest) -> int:
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
     config = load_config(cwd, request.overrides())
+    if needs_litellm(config):
+        litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()
     result = asyncio.run(_run(config, request, saved, ending))
     if ending.received is not None:

@@ -190,3 +190,19 @@ def _merge_thinking_blocks(blocks: list[Any]) -> list[dict[str, Any]]:
         else:
             merged.append(dict(data))
     return merged
+
+
+def whole_reply_as_chunk(response: Any) -> dict[str, Any]:
+    """A non-streamed response in the shape of one stream chunk, so one assembler reads both."""
+    choices = []
+    for choice in field_of(response, "choices") or ():
+        message = field_of(choice, "message")
+        delta = {
+            name: field_of(message, name) for name in ("content", "reasoning_content", "reasoning", "thinking_blocks")
+        }
+        calls = field_of(message, "tool_calls") or ()
+        delta["tool_calls"] = [
+            {"index": i, "id": field_of(c, "id"), "function": field_of(c, "function")} for i, c in enumerate(calls)
+        ]
+        choices.append({"delta": delta, "finish_reason": field_of(choice, "finish_reason")})
+    return {"choices": choices, "usage": field_of(response, "usage"), "model": field_of(response, "model")}

@@ -43,6 +43,7 @@ _CLASS_CATEGORIES: tuple[tuple[str, ErrorCategory], ...] = (
     ("ServiceUnavailableError", "transient"),
     ("BadGatewayError", "transient"),
     ("MidStreamFallbackError", "transient"),
+    ("StreamErrorEvent", "transient"),
     ("UnprocessableEntityError", "bad_request"),
     ("BadRequestError", "bad_request"),
 )
@@ -184,6 +185,7 @@ def _headers_of(exc: BaseException) -> list[Any]:
     for source in (
         getattr(exc, "litellm_response_headers", None),
         getattr(getattr(exc, "response", None), "headers", None),
+        getattr(exc, "headers", None),
     ):
         if source is not None:
             found.append(source)

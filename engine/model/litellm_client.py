@@ -4,41 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from engine.defaults import DEFAULT_REQUEST_TIMEOUT_S
-from engine.errors import ProviderError
 from engine.events import Usage
 from engine.model import litellm_import
-from engine.model.assembly import StreamAssembler, field_of
-from engine.model.failures import RetryPolicy
+from engine.model.assembly import StreamAssembler, whole_reply_as_chunk
+from engine.model.client_settings import ModelSettings
 from engine.model.model_check import check_provider
+from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
-from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamRetry
+from engine.model.types import ModelReply, ModelRequest, StreamItem
 from engine.model.usage import reported_usage
 from engine.model.wire_record import WireRecord, current_record
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelSettings:
-    """Where and how to reach a model."""
-
-    model: str
-    """A litellm model string, e.g. ``openai/gpt-4o`` or ``anthropic/claude-sonnet-4-5``."""
-    api_base: str | None = None
-    api_key: str | None = field(default=None, repr=False)
-    model_source: str = ""
-    """Where the model was chosen (``--model``, ``HIVE_MODEL``, ...), to name it in a configuration error."""
-    timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
-    """Overall limit for one model call."""
-    stream_idle_timeout_s: float = 120.0
-    """Give up on a stream that sends nothing for this long."""
-    streaming: bool = True
-    """Stream replies; False asks for whole replies (for servers that stream badly)."""
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
 
 
 class LiteLLMClient:
@@ -53,23 +32,9 @@ class LiteLLMClient:
     def model(self) -> str:
         return self.settings.model
 
-    async def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream one reply, retrying failures that happen before any output."""
-        attempt = 1
-        while True:
-            assembler = StreamAssembler(model="")
-            try:
-                async with aclosing(self._attempt(request, assembler)) as items:
-                    async for item in items:
-                        yield item
-                return
-            except ProviderError as error:
-                delay = self.settings.retry.delay_for(error, attempt)
-                if delay is None:
-                    raise
-                yield StreamRetry(category=error.category, message=str(error), attempt=attempt, delay_s=delay)
-                await asyncio.sleep(delay)
-                attempt += 1
+        return with_retries(lambda assembler: self._attempt(request, assembler), self.settings.retry)
 
     async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
         litellm = litellm_import.loaded()
@@ -167,22 +132,6 @@ class LiteLLMClient:
         if not is_priced_endpoint(self.model, self.settings.api_base):
             return reply
         return replace(reply, usage=price(usage, self.model, reply.model))
-
-
-def whole_reply_as_chunk(response: Any) -> dict[str, Any]:
-    """A non-streamed response in the shape of one stream chunk, so one assembler reads both."""
-    choices = []
-    for choice in field_of(response, "choices") or ():
-        message = field_of(choice, "message")
-        delta = {
-            name: field_of(message, name) for name in ("content", "reasoning_content", "reasoning", "thinking_blocks")
-        }
-        calls = field_of(message, "tool_calls") or ()
-        delta["tool_calls"] = [
-            {"index": i, "id": field_of(c, "id"), "function": field_of(c, "function")} for i, c in enumerate(calls)
-        ]
-        choices.append({"delta": delta, "finish_reason": field_of(choice, "finish_reason")})
-    return {"choices": choices, "usage": field_of(response, "usage"), "model": field_of(response, "model")}
 
 
 def _is_missing_finish_reason(exc: Exception, assembler: StreamAssembler) -> bool:

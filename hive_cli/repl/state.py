@@ -62,11 +62,11 @@ class ReplState:
         """Begin loading the configuration and importing litellm while the user types (once)."""
         if self._ready is not None:  # a request sent before the delayed start already began it
             return
-        litellm_import.preload()
         self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._load))
 
     def _load(self, model: str | None = None) -> SessionConfig:
         # The session machinery is imported here too, in the background, to spare the first request that wait.
+        from engine.agent import needs_litellm
         from engine.config import Overrides, load_config
         from engine.session import open_session  # noqa: F401
 
@@ -78,7 +78,10 @@ class ReplState:
             max_turns=options.max_turns,
             sandbox=options.sandbox,
         )
-        return load_config(self.cwd, overrides)
+        config = load_config(self.cwd, overrides)
+        if needs_litellm(config):
+            litellm_import.preload()
+        return config
 
     async def ready(self) -> SessionConfig:
         """The configuration; raises the configuration error, if any, to the caller.
@@ -145,10 +148,12 @@ class ReplState:
         if self.session is None:
             from dataclasses import replace
 
+            from engine.agent import needs_litellm
             from engine.session import open_session
 
             config = await self.ready()
-            await asyncio.to_thread(litellm_import.load)
+            if needs_litellm(config):
+                await asyncio.to_thread(litellm_import.load)
             config = replace(config, mode=self.mode)
             self.session = await open_session(config, approver=approver, resume=self.resumed, title=title)
             if self.chosen_model is not None:

@@ -11,8 +11,12 @@ from pydantic import BaseModel, Field
 
 from engine.events import Event, RunFinished, RunResult
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
+from engine.model.client_settings import ModelSettings
 from engine.model.failures import RetryPolicy
-from engine.model.litellm_client import LiteLLMClient, ModelSettings
+from engine.model.litellm_client import LiteLLMClient
+from engine.model.openai_compat import OpenAICompatClient
+from engine.model.providers import openai_compatible_endpoint
+from engine.model.types import ModelClient
 from engine.tools.base import ArgsTool, Tool, ToolContext, ToolResult
 from engine.tools.registry import ToolRegistry
 from tests.support.llm_server import LLMServer
@@ -20,11 +24,17 @@ from tests.support.llm_server import LLMServer
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05, retry_after_cap_s=0.5)
 
 
-def client_for(server: LLMServer, *, timeout_s: float = 10.0, retry: RetryPolicy = FAST_RETRY) -> LiteLLMClient:
-    """The real litellm client pointed at the scripted server."""
+def client_for(
+    server: LLMServer, *, timeout_s: float = 10.0, retry: RetryPolicy = FAST_RETRY, direct: bool = False
+) -> ModelClient:
+    """The real litellm client pointed at the scripted server, or (``direct``) hive's own OpenAI-compatible one."""
     settings = ModelSettings(
         model="openai/test-model", api_base=server.base_url, api_key="sk-test", timeout_s=timeout_s, retry=retry
     )
+    if direct:
+        endpoint = openai_compatible_endpoint(settings)
+        assert endpoint is not None
+        return OpenAICompatClient(settings, endpoint)
     return LiteLLMClient(settings)
 
 

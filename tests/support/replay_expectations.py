@@ -126,6 +126,12 @@ class Fails:
     streamed_reasoning: str = ""
     """Reasoning that streamed before the failure."""
     note: str = ""
+    direct_status: int | None = 0
+    """The status hive's own client reports, where it is truer than litellm's (0: the same as ``status``)."""
+
+    def status_for(self, direct: bool) -> int | None:
+        """The status the client (litellm's, or hive's own when ``direct``) must report."""
+        return self.direct_status if direct and self.direct_status != 0 else self.status
 
 
 Expectation = Reply | Fails
@@ -405,6 +411,7 @@ EXPECTED: dict[str, Recording] = {
                     ' might cause error. Or missing "name". We\'ll do a call with missing name: {}. Then second call'
                     ' with name: "test". Let\'s do that.'
                 ),
+                direct_status=400,  # hive's own client reports the event's own code
                 note=(
                     "`event: error` inside a 200 stream, after reasoning streamed: litellm raises MidStreamFallbackError"
                     " (status 500, not the event's 400) and hive does not retry because output was shown"

@@ -21,10 +21,14 @@ from typing import Any
 import pytest
 
 from engine.errors import ProviderError
-from engine.model.litellm_client import LiteLLMClient, ModelSettings
+from engine.model.client_settings import ModelSettings
+from engine.model.litellm_client import LiteLLMClient
+from engine.model.openai_compat import OpenAICompatClient
+from engine.model.providers import openai_compatible_endpoint
 from engine.model.types import (
     CallOptions,
     Message,
+    ModelClient,
     ModelReply,
     ModelRequest,
     StreamItem,
@@ -161,7 +165,10 @@ class Replayed:
     unserved: int
 
 
-def client_for(conversation: Conversation, server: ReplayServer, recording: Recording, model: str) -> LiteLLMClient:
+def client_for(
+    conversation: Conversation, server: ReplayServer, recording: Recording, model: str, direct: bool = False
+) -> ModelClient:
+    """litellm's client, or (``direct``) hive's own client for the OpenAI-compatible protocol."""
     settings = ModelSettings(
         model=model,
         api_base=server.url if conversation.anthropic else server.base_url,
@@ -170,10 +177,14 @@ def client_for(conversation: Conversation, server: ReplayServer, recording: Reco
         retry=recording.retry,
         streaming=conversation.exchanges[0].response.is_sse,
     )
+    if direct:
+        endpoint = openai_compatible_endpoint(settings)
+        assert endpoint is not None, model
+        return OpenAICompatClient(settings, endpoint)
     return LiteLLMClient(settings)
 
 
-async def collect(client: LiteLLMClient, request: ModelRequest) -> Outcome:
+async def collect(client: ModelClient, request: ModelRequest) -> Outcome:
     outcome = Outcome()
     try:
         async for item in client.stream(request):
@@ -183,11 +194,13 @@ async def collect(client: LiteLLMClient, request: ModelRequest) -> Outcome:
     return outcome
 
 
-async def replay(name: str, exchanges: list[Exchange], recording: Recording, model: str | None = None) -> Replayed:
+async def replay(
+    name: str, exchanges: list[Exchange], recording: Recording, model: str | None = None, direct: bool = False
+) -> Replayed:
     """Drive every expectation of `recording` through one client against a server holding `exchanges`."""
     conversation = Conversation(name, exchanges, recording)
     with ReplayServer(exchanges) as server:
-        client = client_for(conversation, server, recording, model or conversation.model)
+        client = client_for(conversation, server, recording, model or conversation.model, direct)
         outcomes: list[Outcome] = []
         position = 0
         previous: ModelReply | None = None
@@ -200,9 +213,24 @@ async def replay(name: str, exchanges: list[Exchange], recording: Recording, mod
         return Replayed(outcomes, sent, server.remaining)
 
 
-def replay_file(name: str, model: str | None = None) -> tuple[list[Exchange], Replayed]:
+def replay_file(name: str, model: str | None = None, direct: bool = False) -> tuple[list[Exchange], Replayed]:
     exchanges = load_cassette(CASSETTE_DIR / name)
-    return exchanges, asyncio.run(replay(name, exchanges, EXPECTED[name], model))
+    return exchanges, asyncio.run(replay(name, exchanges, EXPECTED[name], model, direct))
+
+
+CLIENTS = ("litellm", "direct")
+"""Every OpenAI-protocol recording replays through both clients: hive's own must give what litellm gives."""
+
+
+def with_clients(names: Sequence[Any], name_of: Any = str) -> list[Any]:
+    """Each parameter set once per client (Anthropic recordings through litellm only, for now)."""
+    params = []
+    for value in names:
+        name = name_of(value)
+        kinds = ("litellm",) if name.startswith("anthropic/") else CLIENTS
+        values = value if isinstance(value, tuple) else (value,)
+        params += [pytest.param(*values, kind, id=f"{name}-{kind}") for kind in kinds]
+    return params
 
 
 # --- checking ----------------------------------------------------------------------------------------------------
@@ -271,13 +299,14 @@ def check_reply(where: str, outcome: Outcome, expected: Reply) -> None:
     check_thinking(where, reply, expected.thinking)
 
 
-def check_failure(where: str, outcome: Outcome, expected: Fails, recording: Recording) -> None:
+def check_failure(where: str, outcome: Outcome, expected: Fails, recording: Recording, direct: bool = False) -> None:
     error = outcome.error
     assert isinstance(error, ProviderError), f"{where}: {error!r}"
     message = str(error)
     assert "\n" not in message, f"{where}: {message!r}"
     assert expected.message in message, f"{where}: {message!r}"
-    assert (error.category, error.status_code) == (expected.category, expected.status), f"{where}: {message!r}"
+    status = expected.status_for(direct)
+    assert (error.category, error.status_code) == (expected.category, status), f"{where}: {message!r}"
     assert error.after_output is expected.after_output, where
     assert error.retry_after_s == expected.retry_after_s, where
     retries = [item for item in outcome.items if isinstance(item, StreamRetry)]
@@ -308,11 +337,11 @@ def tool_result_blocks(messages: Sequence[Any]) -> list[tuple[str, str]]:
 # --- the tests ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", FILES, ids=recording_id)
-def test_each_recorded_exchange_comes_out_as_the_reply_or_error_its_recording_holds(path: Path) -> None:
+@pytest.mark.parametrize(("path", "client"), with_clients(FILES, recording_id))
+def test_each_recorded_exchange_comes_out_as_the_reply_or_error_its_recording_holds(path: Path, client: str) -> None:
     name = recording_id(path)
     recording = EXPECTED[name]
-    exchanges, replayed = replay_file(name)
+    exchanges, replayed = replay_file(name, direct=client == "direct")
 
     assert replayed.unserved == 0, f"{name}: {replayed.unserved} recorded exchanges were never requested"
     route = "/v1/messages" if name.startswith("anthropic/") else "/v1/chat/completions"
@@ -322,7 +351,7 @@ def test_each_recorded_exchange_comes_out_as_the_reply_or_error_its_recording_ho
         if isinstance(expectation, Reply):
             check_reply(where, outcome, expectation)
         else:
-            check_failure(where, outcome, expectation, recording)
+            check_failure(where, outcome, expectation, recording, direct=client == "direct")
 
 
 @pytest.mark.parametrize(
@@ -387,21 +416,11 @@ FAILURES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "number"),
-    [
-        pytest.param(
-            name,
-            number,
-            id=name,
-        )
-        for name, number in FAILURES
-    ],
-)
-def test_a_provider_error_reads_as_hives_hint_then_the_providers_own_words(name: str, number: int) -> None:
+@pytest.mark.parametrize(("name", "number", "client"), with_clients(FAILURES, lambda failure: failure[0]))
+def test_a_provider_error_reads_as_hives_hint_then_the_providers_own_words(name: str, number: int, client: str) -> None:
     expected = EXPECTED[name].exchanges[number]
     assert isinstance(expected, Fails)
-    _, replayed = replay_file(name)
+    _, replayed = replay_file(name, direct=client == "direct")
     message = str(replayed.outcomes[number].error)
     assert message.endswith(f"): {expected.message}"), message
     assert "litellm" not in message.lower() and "Exception - " not in message and '{"' not in message, message

@@ -1,8 +1,13 @@
-"""The litellm client against the scripted server: assembly quirks, retries, and error classification."""
+"""Both model clients for the OpenAI protocol (litellm's and hive's own) against the scripted server.
+
+Assembly quirks, retries and error classification: every test runs once per client, and both must
+behave the same.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,11 +32,21 @@ from tests.support.llm_server import (
 )
 
 REQUEST = ModelRequest(messages=({"role": "user", "content": "hi"},))
+DIRECT = {"direct": False}
+
+
+@pytest.fixture(autouse=True, params=["litellm", "direct"])
+def client_kind(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run each test through litellm's client, then through hive's own."""
+    DIRECT["direct"] = request.param == "direct"
+    yield request.param
+    DIRECT["direct"] = False
 
 
 def stream(server: LLMServer, *, timeout_s: float = 10.0) -> list[StreamItem]:
     async def go() -> list[StreamItem]:
-        return [item async for item in client_for(server, timeout_s=timeout_s).stream(REQUEST)]
+        client = client_for(server, timeout_s=timeout_s, direct=DIRECT["direct"])
+        return [item async for item in client.stream(REQUEST)]
 
     return asyncio.run(go())
 

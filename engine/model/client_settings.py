@@ -1,0 +1,27 @@
+"""Where and how to reach a model: the settings every model client takes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.defaults import DEFAULT_REQUEST_TIMEOUT_S
+from engine.model.failures import RetryPolicy
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSettings:
+    """Where and how to reach a model."""
+
+    model: str
+    """A litellm model string, e.g. ``openai/gpt-4o`` or ``anthropic/claude-sonnet-4-5``."""
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    model_source: str = ""
+    """Where the model was chosen (``--model``, ``HIVE_MODEL``, ...), to name it in a configuration error."""
+    timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
+    """Overall limit for one model call."""
+    stream_idle_timeout_s: float = 120.0
+    """Give up on a stream that sends nothing for this long."""
+    streaming: bool = True
+    """Stream replies; False asks for whole replies (for servers that stream badly)."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)

@@ -1,0 +1,75 @@
+"""Which client speaks to a model: hive's own for the OpenAI-compatible protocol, litellm for the long tail.
+
+Decided from the model string and the settings alone, so choosing never imports litellm.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from engine.model.client_settings import ModelSettings
+
+FORCE_LITELLM_ENV = "HIVE_PROVIDER_CLIENT"
+"""``litellm`` sends every model through litellm (as the ``provider_client`` setting does)."""
+
+
+@dataclass(frozen=True)
+class _Provider:
+    base_url: str | None
+    """The provider's own endpoint; None when the person must give one."""
+    key_env: str | None
+    base_env: str | None
+    priced: bool
+    """litellm's price table prices this provider's models."""
+
+
+OPENAI_COMPATIBLE: dict[str, _Provider] = {
+    "openai": _Provider("https://api.openai.com/v1", "OPENAI_API_KEY", "OPENAI_BASE_URL", True),
+    "openrouter": _Provider("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "OPENROUTER_API_BASE", True),
+    "deepseek": _Provider("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "DEEPSEEK_API_BASE", True),
+    "groq": _Provider("https://api.groq.com/openai/v1", "GROQ_API_KEY", "GROQ_API_BASE", True),
+    "ollama": _Provider("http://localhost:11434/v1", None, "OLLAMA_API_BASE", False),
+    "ollama_chat": _Provider("http://localhost:11434/v1", None, "OLLAMA_API_BASE", False),
+    "lm_studio": _Provider("http://localhost:1234/v1", "LM_STUDIO_API_KEY", "LM_STUDIO_API_BASE", False),
+    "hosted_vllm": _Provider(None, "HOSTED_VLLM_API_KEY", "HOSTED_VLLM_API_BASE", False),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Endpoint:
+    """An OpenAI-compatible chat-completions endpoint for one model."""
+
+    base_url: str
+    model_name: str
+    """The model as the server names it (the provider prefix removed)."""
+    api_key: str | None
+    """The key from the provider's environment variable, when the settings give none."""
+    priced: bool
+
+
+def openai_compatible_endpoint(settings: ModelSettings, *, force_litellm: bool = False) -> Endpoint | None:
+    """The endpoint hive's own client should call for ``settings``, or None for litellm."""
+    if force_litellm or os.environ.get(FORCE_LITELLM_ENV, "").strip().lower() == "litellm":
+        return None
+    provider_name, slash, model_name = settings.model.partition("/")
+    provider = OPENAI_COMPATIBLE.get(provider_name)
+    if not slash or provider is None or not model_name:
+        return None
+    base_url = settings.api_base or (os.environ.get(provider.base_env) if provider.base_env else None)
+    base_url = base_url or provider.base_url
+    if base_url is None:
+        return None
+    if provider_name in ("ollama", "ollama_chat") and not urlsplit(base_url).path.rstrip("/").endswith("/v1"):
+        base_url = base_url.rstrip("/") + "/v1"  # Ollama's OpenAI-compatible API lives under /v1
+    key = os.environ.get(provider.key_env) if provider.key_env else None
+    return Endpoint(base_url=base_url, model_name=model_name, api_key=key, priced=_is_priced(provider_name, base_url))
+
+
+def _is_priced(provider_name: str, base_url: str) -> bool:
+    """Only the provider's own endpoint bills at its listed prices (a custom base URL's prices are unknown)."""
+    provider = OPENAI_COMPATIBLE[provider_name]
+    if not provider.priced or provider.base_url is None:
+        return False
+    return urlsplit(base_url).hostname == urlsplit(provider.base_url).hostname

@@ -1,0 +1,69 @@
+"""`hive run` against an OpenAI-compatible server takes hive's own client: litellm and the OpenAI SDK stay unloaded."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.cli import hive_env
+from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
+
+# Writes which heavy modules were loaded when hive exits normally. hive skips interpreter teardown
+# (and so atexit) once litellm is loaded, so a missing file means litellm was imported.
+PROBE = """
+import atexit, json, os, sys
+out = os.environ["HIVE_TEST_MODULES_OUT"]
+heavy = ("litellm", "openai", "tiktoken")
+atexit.register(lambda: open(out, "w").write(json.dumps([m for m in heavy if m in sys.modules])))
+sys.argv = ["hive", *sys.argv[1:]]
+from hive_cli.main import main
+main()
+"""
+
+
+def run_probed(server: LLMServer, workdir: Path, out: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    args = ["run", "list the files", "--yes", "-o", "json", "--model", "openai/test-model"]
+    args += ["--api-base", server.base_url, "--api-key", "sk-test", "-C", str(workdir)]
+    return subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        env=hive_env(HIVE_TEST_MODULES_OUT=str(out), **env),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+
+
+def script_task(server: LLMServer) -> None:
+    server.script(
+        tool_calls(call("list_directory", {}, id="ls")),
+        text("There is one file.", usage=Usage(prompt_tokens=40, completion_tokens=5)),
+    )
+
+
+def test_hive_run_on_an_openai_compatible_server_never_imports_litellm(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    script_task(llm_server)
+    out = tmp_path / "modules.json"
+    done = run_probed(llm_server, tmp_path, out)
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["text"] == "There is one file." and result["tool_calls"][0]["success"] is True
+    assert "a.txt" in llm_server.chat_requests[1].messages[-1]["content"]
+    assert result["usage"]["turns"][-1]["prompt_tokens"] == 40
+    assert out.exists(), "litellm was imported (hive exited without teardown)"
+    assert json.loads(out.read_text()) == []
+
+
+def test_provider_client_litellm_sends_the_same_task_through_litellm(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    script_task(llm_server)
+    out = tmp_path / "modules.json"
+    done = run_probed(llm_server, tmp_path, out, HIVE_PROVIDER_CLIENT="litellm")
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["text"] == "There is one file."
+    assert not out.exists(), "litellm should have been imported"
