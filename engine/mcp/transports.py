@@ -1,0 +1,63 @@
+"""The SDK transport for one server: a process over stdio, Streamable HTTP, or the older SSE.
+
+Only ``connection`` calls this, when a server starts, so importing the ``mcp`` SDK (about a second)
+never slows hive's start. A stdio server's stderr goes to its own log file (the SDK needs a real
+file; a pipe nobody drains would stall the server). The SDK runs it in its own process group and
+stops it by closing stdin, then SIGTERM to the group, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TextIO
+
+import anyio
+
+from engine.mcp.config import ServerConfig
+
+HTTP_CONNECT_TIMEOUT_S = 30.0
+HTTP_READ_TIMEOUT_S = 300.0
+"""How long a Streamable HTTP or SSE stream may stay quiet (a bare client would give up after 5 s)."""
+
+
+def open_transport(server: ServerConfig, errlog: TextIO) -> Any:
+    """A fresh transport context manager for ``server`` (each connection attempt needs its own)."""
+    if server.transport == "stdio":
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        assert server.command is not None
+        params = StdioServerParameters(
+            command=server.command, args=list(server.args), env=dict(server.env) or None, cwd=server.cwd
+        )
+        return stdio_client(params, errlog=errlog)
+    assert server.url is not None
+    if server.transport == "http":
+        return _streamable_http(server.url, dict(server.headers))
+    return _sse(server.url, dict(server.headers))
+
+
+@asynccontextmanager
+async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S, read=HTTP_READ_TIMEOUT_S)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout, follow_redirects=True) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
+@asynccontextmanager
+async def _sse(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    from mcp.client.sse import sse_client
+
+    try:
+        async with sse_client(
+            url, headers=headers or None, timeout=HTTP_CONNECT_TIMEOUT_S, sse_read_timeout=HTTP_READ_TIMEOUT_S
+        ) as streams:
+            yield streams
+    except* anyio.BrokenResourceError:
+        # The SDK's SSE reader can race the close and forward an error into a closed stream;
+        # the connection is over either way.
+        pass
