@@ -134,6 +134,22 @@ class Session:
         """How full the window was at a request of ``prompt_tokens`` (None when unknown)."""
         return percent_used(self.model, prompt_tokens)
 
+    async def wait_for_mcp(self) -> tuple[str, ...]:
+        """Wait until every MCP server has listed its tools or failed; one notice per server that failed.
+
+        For hosts that must offer the servers' tools from the first model call (``hive run``); the
+        REPL does not wait: tools appear as their servers come up.
+        """
+        manager = self.mcp
+        if manager is None:
+            return ()
+        await manager.wait_ready()
+        return tuple(
+            f"MCP server {s.name} ({s.source}) is not available: {s.error}"
+            for s in manager.status()
+            if s.state == "failed"
+        )
+
     # --- lifecycle -----------------------------------------------------------------------
 
     async def start(self) -> None:
