@@ -89,6 +89,8 @@ class ServerConnection:
 
     async def client(self) -> Any:
         """The connected SDK client, reconnecting first when the server went away; raises ``CallFailed``."""
+        if self._lost and self._task is not None:
+            await asyncio.shield(self._task)  # the old connection winds down first
         if self.state == "failed" and not self._stopping:
             self._reconnect_or_raise()
         await self.wait_settled()
@@ -106,7 +108,7 @@ class ServerConnection:
     async def is_healthy(self) -> bool:
         """Whether the server answers now: a ping on older protocol versions, a tool listing on newer ones."""
         client = self._client
-        if self.state != "ready" or client is None:
+        if self.state != "ready" or client is None or self._lost:
             return False
         try:
             with anyio.fail_after(min(5.0, self.config.startup_timeout)):

@@ -24,7 +24,12 @@ PY_SERVER = Path(__file__).with_name("mcp_server.py")
 def stdio(name: str, command: str | Path, *args: str, **options: object) -> ServerConfig:
     """A stdio server entry as ``plugins.yaml`` would give it."""
     return ServerConfig(
-        name=name, transport="stdio", source=Path("test"), command=str(command), args=args, **options  # type: ignore[arg-type]
+        name=name,
+        transport="stdio",
+        source=Path("test"),
+        command=str(command),
+        args=args,
+        **options,  # type: ignore[arg-type]
     )
 
 

@@ -39,7 +39,12 @@ def test_a_plugins_file_gives_each_server_its_transport_defaults_and_source(tmp_
     local, docs, old = by_name["local"], by_name["docs"], by_name["old"]
     assert (local.transport, local.command, local.args, local.cwd) == ("stdio", "my-server", ("--port", "3"), root)
     assert (local.startup_timeout, local.tool_timeout) == (7, 5)
-    assert (docs.transport, docs.url, dict(docs.headers), docs.cwd) == ("http", "http://127.0.0.1:9/mcp", {"X-Key": "abc"}, None)
+    assert (docs.transport, docs.url, dict(docs.headers), docs.cwd) == (
+        "http",
+        "http://127.0.0.1:9/mcp",
+        {"X-Key": "abc"},
+        None,
+    )
     assert old.transport == "sse" and not old.enabled
     assert [s.name for s in found.enabled] == ["local", "docs"]
     assert {s.source for s in found.servers} == {root / ".ironhive" / "plugins.yaml"}
@@ -68,7 +73,11 @@ def test_variables_are_expanded_and_an_unset_one_makes_only_that_server_unusable
         ("plugins:\n  a:\n    transport: http\n", ":2: plugins.a", "needs a 'url'"),
         ("plugins:\n  a:\n    args: [x]\n", ":2: plugins.a", "needs a 'command'"),
         ("plugins:\n  a__b:\n    command: srv\n", ":1: plugins", "single '_'"),
-        ("plugins:\n  a:\n    command: srv\n    startup_timeout: -1\n", ":4: plugins.a.startup_timeout", "greater than 0"),
+        (
+            "plugins:\n  a:\n    command: srv\n    startup_timeout: -1\n",
+            ":4: plugins.a.startup_timeout",
+            "greater than 0",
+        ),
         ("plugins: [a, b]\n", ":1: plugins", "mapping"),
         ("plugins:\n  a: {command: [srv\n", ":", "invalid YAML"),
     ],
@@ -89,7 +98,9 @@ def test_a_broken_plugins_file_is_one_message_naming_the_file_line_and_key(
 def test_the_project_file_beats_mcp_json_which_beats_the_users_file(tmp_path: Path) -> None:
     user = user_config_dir()
     user.mkdir(parents=True)
-    (user / "plugins.yaml").write_text("plugins:\n  a: {command: from-user}\n  b: {command: from-user}\n  u: {command: u}\n")
+    (user / "plugins.yaml").write_text(
+        "plugins:\n  a: {command: from-user}\n  b: {command: from-user}\n  u: {command: u}\n"
+    )
     root = project(
         tmp_path,
         "plugins:\n  a: {command: from-project}\n",
