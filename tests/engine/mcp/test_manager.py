@@ -102,10 +102,12 @@ def test_resources_are_read_through_a_read_only_tool(tmp_path: Path) -> None:
 
 
 def test_the_filesystem_server_lists_its_allowed_directory(tmp_path: Path) -> None:
+    allowed = str(tmp_path.resolve())
+
     async def body() -> None:
         async with running(stdio("fs", FILESYSTEM, str(tmp_path)), tmp_path=tmp_path) as manager:
             result = await call(manager, "mcp__fs__list_allowed_directories", context(tmp_path))
-            assert result.success is True and str(tmp_path.resolve()) in result.output
+            assert result.success is True and allowed in result.output
             read_only = {s.name for s in manager.specs() if s.read_only}
             assert "mcp__fs__read_text_file" in read_only and "mcp__fs__write_file" not in read_only
 
