@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import secrets
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from tests.support.cli import json_lines, run_hive
+import pytest
+
+from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.mcp_servers import EVERYTHING, PY_SERVER
-from tests.support.processes import gone_within
+from tests.support.processes import gone_within, processes_with
 
 ALLOW_EVERYTHING = "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
 
@@ -106,3 +111,37 @@ def test_a_broken_plugins_file_is_a_configuration_error(llm_server: LLMServer, t
     assert "plugins.yaml:2: plugins.x" in done.stderr and "Traceback" not in done.stderr
     assert llm_server.chat_requests == []
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"])
+def test_stopping_hive_mid_call_leaves_no_server_process(
+    llm_server: LLMServer, tmp_path: Path, sent: signal.Signals, status: int
+) -> None:
+    marker = f"hive-e2e-{secrets.token_hex(6)}"
+    root = project(
+        tmp_path,
+        f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}', --marker, {marker}]\n",
+        "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__py__*', action: allow}\n",
+    )
+    llm_server.script(tool_calls(call("mcp__py__hang", {}, id="hang")), text("not reached"))
+    command = [sys.executable, "-m", "hive_cli", "run", "wait", "-o", "stream-json", "--model", "openai/test-model"]
+    process = subprocess.Popen(
+        [*command, "--api-base", llm_server.base_url, "-C", str(root)],
+        env=hive_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not any(r.json and "tools" in r.json for r in llm_server.chat_requests) or not processes_with(marker):
+            assert time.monotonic() < deadline and process.poll() is None, "the call never started"
+            time.sleep(0.05)
+        time.sleep(0.3)  # the call is in flight
+        process.send_signal(sent)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == status, stderr
+    assert "Traceback" not in stderr
+    assert gone_within(marker, 5), f"{sent.name} left the MCP server running"
