@@ -17,6 +17,7 @@ from pathlib import Path
 from engine.events import ToolCall
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.connection import ServerConnection, ServerState
+from engine.mcp.listing import Listing
 from engine.mcp.tools import McpToolInfo, call_tool, tool_infos
 from engine.policy.guards import CallGuard, guarded_call
 from engine.tools.base import ToolContext, ToolResult, ToolSpec
@@ -60,6 +61,7 @@ class McpManager:
         self.guards = tuple(guards)
         self._on_change = on_change
         self._connections = {s.name: ServerConnection(s, log_dir, self._changed) for s in servers.enabled}
+        self._offered: dict[str, tuple[Listing, tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]] = {}
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -81,7 +83,7 @@ class McpManager:
     # --- the toolset --------------------------------------------------------------------
 
     def specs(self) -> Sequence[ToolSpec]:
-        return [info.spec(name) for name, connection in self._connections.items() for info in tool_infos(connection)]
+        return [spec for connection in self._connections.values() for spec in self._offer(connection)[1]]
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         found = self._find(call.name)
@@ -95,10 +97,20 @@ class McpManager:
         for connection in self._connections.values():
             if not name.startswith(f"mcp__{connection.config.name}__"):
                 continue
-            for info in tool_infos(connection):
+            for info in self._offer(connection)[0]:
                 if info.name == name:
                     return connection, info
         return None
+
+    def _offer(self, connection: ServerConnection) -> tuple[tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]:
+        """The server's tools and their specs, built again only when its listing changed (specs are read often)."""
+        name, listing = connection.config.name, connection.listing
+        cached = self._offered.get(name)
+        if cached is None or cached[0] is not listing:
+            infos = tuple(tool_infos(connection))
+            cached = (listing, infos, tuple(info.spec(name) for info in infos))
+            self._offered[name] = cached
+        return cached[1], cached[2]
 
     # --- what hosts read ------------------------------------------------------------------
 
@@ -138,7 +150,7 @@ class McpManager:
             source=server.source,
             state=connection.state,
             error=connection.error,
-            tools=tuple(tool_infos(connection)),
+            tools=self._offer(connection)[0],
             resources=len(listing.resources),
             prompts=tuple(p.name for p in listing.prompts),
             protocol_version=connection.protocol_version,
