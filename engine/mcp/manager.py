@@ -18,6 +18,8 @@ from engine.events import ToolCall
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.connection import ServerConnection, ServerState
 from engine.mcp.listing import Listing
+from engine.mcp.options import McpOptions
+from engine.mcp.reload import ConfigWatcher
 from engine.mcp.tools import McpToolInfo, call_tool, tool_infos
 from engine.policy.guards import CallGuard, guarded_call
 from engine.tools.base import ToolContext, ToolResult, ToolSpec
@@ -56,11 +58,18 @@ class McpManager:
         *,
         guards: Sequence[CallGuard] = (),
         on_change: Callable[[], None] | None = None,
+        reload_from: tuple[Path, McpOptions] | None = None,
     ) -> None:
+        """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration."""
         self.servers = servers
         self.guards = tuple(guards)
+        self.reload_error: str | None = None
+        """Why the last change to the configuration was not applied (None when it was, or none was made)."""
+        self._log_dir = log_dir
         self._on_change = on_change
         self._connections = {s.name: ServerConnection(s, log_dir, self._changed) for s in servers.enabled}
+        self._retiring: set[asyncio.Task[None]] = set()
+        self._watcher = ConfigWatcher(*reload_from, self.apply, self._reloaded) if reload_from else None
         self._offered: dict[str, tuple[Listing, tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]] = {}
 
     # --- lifecycle ----------------------------------------------------------------------
@@ -69,6 +78,36 @@ class McpManager:
         """Start connecting every enabled server in the background."""
         for connection in self._connections.values():
             connection.start()
+        if self._watcher is not None:
+            self._watcher.start()
+
+    def apply(self, servers: McpServers) -> None:
+        """Run ``servers`` from now on: start the added ones, stop the removed ones, restart the changed ones."""
+        wanted = {s.name: s for s in servers.enabled}
+        for name, connection in list(self._connections.items()):
+            target = wanted.get(name)
+            if target is None or target.fingerprint != connection.config.fingerprint:
+                del self._connections[name]
+                self._retire(connection)
+        connections: dict[str, ServerConnection] = {}
+        for name, config in wanted.items():
+            kept = self._connections.get(name)
+            if kept is None:
+                kept = ServerConnection(config, self._log_dir, self._changed)
+                kept.start()
+            connections[name] = kept
+        self._connections = connections
+        self.servers = servers
+        self._changed()
+
+    def _retire(self, connection: ServerConnection) -> None:
+        task = asyncio.get_running_loop().create_task(connection.stop())
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    def _reloaded(self, problem: str | None) -> None:
+        self.reload_error = problem
+        self._changed()
 
     async def wait_ready(self) -> None:
         """Return once every server has connected or failed (each bounded by its own ``startup_timeout``)."""
@@ -76,7 +115,10 @@ class McpManager:
 
     async def stop(self) -> None:
         """Close every server at once; none is left running even if this is cancelled."""
+        if self._watcher is not None:
+            await self._watcher.stop()
         stopping = [asyncio.ensure_future(c.stop()) for c in self._connections.values()]
+        stopping += list(self._retiring)
         if stopping:
             await asyncio.wait(stopping, timeout=STOP_TIMEOUT_S)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.mcp.manager import McpManager
+from engine.mcp.reload import watched_files
 from engine.paths import user_data_dir
 from engine.tools.base import Toolset
 
@@ -13,10 +14,18 @@ if TYPE_CHECKING:
 
 
 class McpProvider:
-    """Offers the configured servers' tools, when the ``mcp`` settings allow it and any server is enabled."""
+    """Offers the configured servers' tools (when the ``mcp`` settings allow it), watching their files for changes."""
 
     def toolset(self, context: BuildContext) -> Toolset | None:
         config = context.config
-        if not config.mcp.enabled or not config.mcp_servers.enabled:
+        if not config.mcp.enabled:
             return None
-        return McpManager(config.mcp_servers, user_data_dir() / "mcp-logs", guards=context.mcp_call_guards)
+        watching = config.mcp.hot_reload and any(path.is_file() for path in watched_files(config.cwd))
+        if not config.mcp_servers.enabled and not watching:
+            return None
+        return McpManager(
+            config.mcp_servers,
+            user_data_dir() / "mcp-logs",
+            guards=context.mcp_call_guards,
+            reload_from=(config.cwd, config.mcp) if config.mcp.hot_reload else None,
+        )
