@@ -135,7 +135,7 @@ class ServerConnection:
             if scope.cancelled_caught and self.state == "starting" and not self._stopping:
                 self._fail(f"did not connect within {self.config.startup_timeout:g} s")
         except Exception as exc:
-            self._fail(describe_connect_error(exc, self.config))
+            self._fail(describe_connect_error(exc, self.config, self.log_path))
         finally:
             self._client = None
             self._scope = None

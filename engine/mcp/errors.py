@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from engine.mcp.config import ServerConfig
 
 _LOST_CODES = (-32000, -32600)
@@ -33,7 +35,7 @@ def connection_lost(exc: BaseException) -> bool:
     )
 
 
-def describe_connect_error(exc: BaseException, server: ServerConfig) -> str:
+def describe_connect_error(exc: BaseException, server: ServerConfig, log: Path | None = None) -> str:
     """Why connecting to ``server`` failed; names the command or URL, never its env or headers."""
     from mcp import MCPError
 
@@ -44,7 +46,11 @@ def describe_connect_error(exc: BaseException, server: ServerConfig) -> str:
         return f"cannot run {server.command!r}: permission denied"
     if isinstance(error, MCPError):
         if error.code == -32000 and server.transport == "stdio":
-            return "the server exited during startup (its output is in the server's log)"
+            return (
+                f"the server exited during startup (its stderr is in {log})"
+                if log
+                else "the server exited during startup"
+            )
         return f"the server refused the connection: {error.message} (code {error.code})"
     if type(error).__module__.startswith("httpx") and server.url:
         return f"cannot reach {_plain_url(server.url)}: {error or type(error).__name__}"

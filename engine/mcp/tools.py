@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import fnmatch
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from engine.mcp.errors import CallFailed, connection_lost, describe_call_error
 from engine.tools.base import ToolContext, ToolResult, ToolSpec
 
 READ_RESOURCE = "read_resource"
+MAX_NAME = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 _RESOURCES_SHOWN = 20
@@ -51,8 +53,16 @@ class McpToolInfo:
 
 
 def exposed_name(server: str, tool: str) -> str:
-    """``mcp__{server}__{tool}``, with characters function names cannot hold replaced by ``_``."""
-    return f"mcp__{server}__{_UNSAFE.sub('_', tool)}"
+    """``mcp__{server}__{tool}``, with characters function names cannot hold replaced by ``_``.
+
+    Providers refuse a whole request whose function names pass 64 characters, so a longer name is
+    cut and ends in a hash of the full one (still unique, still the same on every listing).
+    """
+    name = f"mcp__{server}__{_UNSAFE.sub('_', tool)}"
+    if len(name) <= MAX_NAME:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: MAX_NAME - 9]}_{digest}"
 
 
 def tool_infos(connection: ServerConnection) -> list[McpToolInfo]:

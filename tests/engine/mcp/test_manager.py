@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -15,6 +16,7 @@ import pytest
 from engine.events import ToolCall
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.manager import McpManager
+from engine.mcp.tools import exposed_name
 from engine.policy.guards import Allow, Block
 from engine.tools.base import ToolContext, ToolResult
 from tests.support.mcp_servers import EVERYTHING, FILESYSTEM, python_server, stdio
@@ -265,3 +267,24 @@ def test_stopping_leaves_no_server_process_behind(tmp_path: Path) -> None:
 
     run(body)
     assert gone_within(marker, 5)
+
+
+def test_a_server_that_exits_at_start_fails_and_points_to_its_stderr(tmp_path: Path) -> None:
+    quits = stdio("quits", sys.executable, "-c", "import sys; sys.stderr.write('bad token\\n'); sys.exit(1)")
+
+    async def body() -> None:
+        async with running(quits, tmp_path=tmp_path) as manager:
+            (status,) = manager.status()
+            assert status.state == "failed" and status.log_path is not None
+            assert str(status.log_path) in str(status.error)
+            result = await call(manager, "mcp__quits__anything", context(tmp_path))
+            assert result.success is False
+
+    run(body)
+    assert "bad token" in (tmp_path / "logs" / "quits.log").read_text()
+
+
+def test_long_tool_names_are_cut_to_what_providers_accept_and_stay_distinct() -> None:
+    first, second = exposed_name("server", "t" * 80 + "a"), exposed_name("server", "t" * 80 + "b")
+    assert len(first) == len(second) == 64 and first != second
+    assert exposed_name("server", "get.sum") == "mcp__server__get_sum"
