@@ -1,9 +1,8 @@
 """The SDK transport for one server: a process over stdio, Streamable HTTP, or the older SSE.
 
 Only ``connection`` calls this, when a server starts, so importing the ``mcp`` SDK (about a second)
-never slows hive's start. A stdio server's stderr goes to its own log file (the SDK needs a real
-file; a pipe nobody drains would stall the server). The SDK runs it in its own process group and
-stops it by closing stdin, then SIGTERM to the group, then SIGKILL.
+never slows hive's start. A stdio server (``stdio``) runs in its own process group, its stderr in
+its own log file (a pipe nobody drains would stall the server).
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from typing import Any, TextIO
 import anyio
 
 from engine.mcp.config import ServerConfig
+from engine.mcp.stdio import stdio_transport
 
 HTTP_CONNECT_TIMEOUT_S = 30.0
 HTTP_READ_TIMEOUT_S = 300.0
@@ -24,13 +24,7 @@ HTTP_READ_TIMEOUT_S = 300.0
 def open_transport(server: ServerConfig, errlog: TextIO) -> Any:
     """A fresh transport context manager for ``server`` (each connection attempt needs its own)."""
     if server.transport == "stdio":
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        assert server.command is not None
-        params = StdioServerParameters(
-            command=server.command, args=list(server.args), env=dict(server.env) or None, cwd=server.cwd
-        )
-        return stdio_client(params, errlog=errlog)
+        return stdio_transport(server, errlog)
     assert server.url is not None
     if server.transport == "http":
         return _streamable_http(server.url, dict(server.headers))

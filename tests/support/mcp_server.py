@@ -6,13 +6,17 @@ Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)``
 after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
 ``hang()`` never returns; ``crash()`` ends the process mid-call; ``fail()`` returns an ``isError``
 result. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
-``--marker`` is ignored but appears in the command line, so tests can look for leftover processes.
+``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
+``--spawn-child MARKER`` starts a sleeping child (in the server's process group, with MARKER in its
+command line) that the server leaves behind when it exits.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import time
 
 import anyio
@@ -75,9 +79,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hang-at-start", action="store_true")
     parser.add_argument("--marker", default="")
+    parser.add_argument("--spawn-child", default="")
     parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
     parser.add_argument("port", nargs="?", type=int, default=8765)
     options = parser.parse_args()
+    if options.spawn_child:
+        sleeper = "import time; time.sleep(300)"
+        subprocess.Popen(
+            [sys.executable, "-c", sleeper, options.spawn_child], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+        )
     if options.hang_at_start:
         time.sleep(3600)
     if options.transport == "http":

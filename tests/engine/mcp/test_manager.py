@@ -288,3 +288,15 @@ def test_long_tool_names_are_cut_to_what_providers_accept_and_stay_distinct() ->
     first, second = exposed_name("server", "t" * 80 + "a"), exposed_name("server", "t" * 80 + "b")
     assert len(first) == len(second) == 64 and first != second
     assert exposed_name("server", "get.sum") == "mcp__server__get_sum"
+
+
+def test_stopping_also_ends_what_the_server_left_running_in_its_process_group(tmp_path: Path) -> None:
+    marker = f"hive-child-{secrets.token_hex(6)}"
+
+    async def body() -> None:
+        async with running(python_server("py", "--spawn-child", marker), tmp_path=tmp_path) as manager:
+            assert manager.status()[0].state == "ready"
+            assert processes_with(marker)
+
+    run(body)
+    assert gone_within(marker, 5), "the server's child outlived hive's stop"
