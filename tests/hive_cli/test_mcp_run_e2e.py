@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import signal
 import subprocess
@@ -145,3 +146,25 @@ def test_stopping_hive_mid_call_leaves_no_server_process(
     assert process.returncode == status, stderr
     assert "Traceback" not in stderr
     assert gone_within(marker, 5), f"{sent.name} left the MCP server running"
+
+
+def test_a_server_from_mcp_json_is_offered_too(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"py": {"command": sys.executable, "args": [str(PY_SERVER)]}}})
+    )
+    llm_server.script(tool_calls(call("mcp__py__peek", {"text": "json"}, id="peek")), text("done"))
+    done = hive_run(llm_server, tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert "mcp__py__peek" in offered(llm_server, 0)
+    assert llm_server.chat_requests[1].messages[-1]["content"] == "JSON"
+
+
+def test_the_mcp_setting_can_switch_the_servers_off(llm_server: LLMServer, tmp_path: Path) -> None:
+    root = project(tmp_path, f"plugins:\n  everything:\n    command: {EVERYTHING}\n    args: [stdio]\n")
+    (root / ".ironhive" / "settings.yaml").write_text("mcp:\n  enabled: false\n")
+    llm_server.script(text("no servers"))
+    done = hive_run(llm_server, root)
+
+    assert done.returncode == 0, done.stderr
+    assert not [name for name in offered(llm_server, 0) if name.startswith("mcp__")]
