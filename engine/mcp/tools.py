@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from engine.mcp.connection import ServerConnection
 from engine.mcp.content import result_text
 from engine.mcp.errors import CallFailed, connection_lost, describe_call_error
@@ -21,6 +23,7 @@ from engine.tools.base import ToolContext, ToolResult, ToolSpec
 
 READ_RESOURCE = "read_resource"
 MAX_NAME = 64
+OUTER_MARGIN_S = 2.0
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 _RESOURCES_SHOWN = 20
@@ -127,9 +130,12 @@ async def call_tool(connection: ServerConnection, info: McpToolInfo, arguments: 
         if not info.tool:
             return await _read_resource(client, arguments, info)
         progress = _ProgressBridge(ctx)
-        result = await client.call_tool(
-            info.tool, arguments, read_timeout_seconds=config.tool_timeout, progress_callback=progress
-        )
+        # The SDK's read timeout cancels the request on the server; this outer bound is only for a
+        # transport that stops answering altogether.
+        with anyio.fail_after(config.tool_timeout + OUTER_MARGIN_S):
+            result = await client.call_tool(
+                info.tool, arguments, read_timeout_seconds=config.tool_timeout, progress_callback=progress
+            )
         progress.close()
     except CallFailed as exc:
         return ToolResult.error(str(exc))

@@ -169,6 +169,7 @@ def test_a_crashed_server_gives_an_error_and_the_next_call_reconnects(tmp_path: 
         async with running(python_server(), tmp_path=tmp_path) as manager:
             crashed = await call(manager, "mcp__py__crash", context(tmp_path))
             assert crashed.success is False and "went away" in crashed.output
+            assert not await manager.is_healthy("py")
             again = await call(manager, "mcp__py__echo", context(tmp_path), text="back")
             assert again == ToolResult("back")
             assert manager.status()[0].state == "ready"
