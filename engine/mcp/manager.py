@@ -66,7 +66,7 @@ class McpManager:
         self.reload_error: str | None = None
         """Why the last change to the configuration was not applied (None when it was, or none was made)."""
         self._log_dir = log_dir
-        self._on_change = on_change
+        self._listeners: list[Callable[[], None]] = [on_change] if on_change is not None else []
         self._connections = {s.name: ServerConnection(s, log_dir, self._changed) for s in servers.enabled}
         self._retiring: set[asyncio.Task[None]] = set()
         self._watcher = ConfigWatcher(*reload_from, self.apply, self._reloaded) if reload_from else None
@@ -165,6 +165,10 @@ class McpManager:
         connection = self._connections.get(name)
         return connection is not None and await connection.is_healthy()
 
+    def listen(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` whenever a server's state or tools change, or a reload is applied or refused."""
+        self._listeners.append(listener)
+
     def connection(self, name: str) -> ServerConnection | None:
         """The connection of an enabled server."""
         return self._connections.get(name)
@@ -201,5 +205,5 @@ class McpManager:
         )
 
     def _changed(self) -> None:
-        if self._on_change is not None:
-            self._on_change()
+        for listener in self._listeners:
+            listener()

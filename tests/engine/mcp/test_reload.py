@@ -53,11 +53,14 @@ def test_a_running_session_follows_its_plugins_file(tmp_path: Path) -> None:
         try:
             await asyncio.wait_for(manager.wait_ready(), 10)
             first_a = manager.connection("a")
+            changes: list[dict[str, str | None]] = []
+            manager.listen(lambda: changes.append(ready(manager)))
 
             write(plugins, "plugins:\n" + entry("a", marker) + entry("b"))
             await until(lambda: ready(manager) == {"a": "ready", "b": "ready"}, "b to start")
             assert manager.connection("a") is first_a  # unchanged: not restarted
             assert "mcp__b__echo" in {s.name for s in manager.specs()}
+            assert changes[-1] == {"a": "ready", "b": "ready"} and {"a": "ready", "b": "starting"} in changes
 
             write(plugins, "plugins:\n  a: {comand: x}\n", atomic=True)
             await until(lambda: manager.reload_error is not None, "the broken file to be reported")
