@@ -15,10 +15,20 @@ import pytest
 
 from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-from tests.support.mcp_servers import EVERYTHING, PY_SERVER
+from tests.support.mcp_servers import EVERYTHING, PY_SERVER, require_reference_servers
 from tests.support.processes import gone_within, processes_with
 
-ALLOW_EVERYTHING = "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
+pytestmark = pytest.mark.usefixtures("reference_servers")
+
+
+@pytest.fixture
+def reference_servers() -> None:
+    require_reference_servers()
+
+
+ALLOW_EVERYTHING = (
+    "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
+)
 
 
 def project(tmp_path: Path, plugins: str, permissions: str | None = None) -> Path:
@@ -73,7 +83,9 @@ def test_hive_run_offers_the_servers_tools_from_the_first_call_and_streams_its_p
 def test_without_a_rule_an_mcp_tool_is_refused_but_a_read_only_one_runs(llm_server: LLMServer, tmp_path: Path) -> None:
     root = project(tmp_path, f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}']\n")
     llm_server.script(
-        tool_calls(call("mcp__py__echo", {"text": "asked"}, id="echo"), call("mcp__py__peek", {"text": "hi"}, id="peek")),
+        tool_calls(
+            call("mcp__py__echo", {"text": "asked"}, id="echo"), call("mcp__py__peek", {"text": "hi"}, id="peek")
+        ),
         text("done"),
     )
     done = hive_run(llm_server, root)

@@ -81,3 +81,11 @@ def _wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float 
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"the everything server did not listen on {port} within {timeout} s")
+
+
+def require_reference_servers() -> None:
+    """Fail with the fix when the npm reference servers are not installed."""
+    import pytest
+
+    if not (EVERYTHING.exists() and FILESYSTEM.exists()):
+        pytest.fail("the MCP reference servers are not installed: run `make mcp-servers` (npm ci in tests/mcp_servers)")
