@@ -64,3 +64,18 @@ def test_a_server_nobody_runs_fails_with_its_address(tmp_path: Path, transport: 
         assert manager.specs() == []
 
     asyncio.run(body())
+
+
+def test_sse_connections_close_cleanly_again_and_again(tmp_path: Path) -> None:
+    async def body(port: int) -> None:
+        for _ in range(10):
+            server = remote("web", "sse", f"http://127.0.0.1:{port}/sse")
+            manager = McpManager(McpServers(servers=(server,)), tmp_path)
+            await manager.start()
+            await asyncio.wait_for(manager.wait_ready(), 10)
+            assert manager.status()[0].state == "ready"
+            await manager.stop()
+            assert manager.status()[0].state == "stopped"
+
+    with everything_over("sse") as port:
+        asyncio.run(body(port))
