@@ -188,12 +188,3 @@ def expand_variables(text: str, environ: Mapping[str, str], missing: list[str]) 
 
 def _with_problem(config: ServerConfig, problem: str) -> ServerConfig:
     return replace(config, problem=problem)
-
-
-def describe_source(path: Path, cwd: Path) -> str:
-    """A short name for where a server came from: the path relative to the project when it is inside it."""
-    root = project_root(cwd)
-    try:
-        return str(path.relative_to(root))
-    except ValueError:
-        return str(path)
