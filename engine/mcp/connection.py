@@ -75,7 +75,7 @@ class ServerConnection:
             await self._settled.wait()
 
     async def stop(self) -> None:
-        """Close the connection (the SDK stops a stdio server: close stdin, SIGTERM, SIGKILL its group)."""
+        """Close the connection; a stdio server is stopped (stdin closed, then SIGTERM and SIGKILL to its group)."""
         self._stopping = True
         if self._scope is not None and self.state == "starting":
             self._scope.cancel()
@@ -153,7 +153,7 @@ class ServerConnection:
         errlog.write(f"--- hive connecting to {self.config.name} at {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
         errlog.flush()
         async with Client(
-            open_transport(self.config, errlog),
+            open_transport(self.config, errlog, on_exit=lambda: self.connection_lost("the server exited")),
             message_handler=self._on_message,
             client_info=Implementation(name="hive", version="0.1.0"),
         ) as client:

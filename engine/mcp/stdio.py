@@ -32,8 +32,13 @@ def server_environment(server: ServerConfig) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def stdio_transport(server: ServerConfig, errlog: TextIO) -> AsyncIterator[tuple[Any, Any]]:
-    """Start ``server`` and yield the (read, write) message streams the SDK's client takes."""
+async def stdio_transport(
+    server: ServerConfig, errlog: TextIO, on_exit: Callable[[], None] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Start ``server`` and yield the (read, write) message streams the SDK's client takes.
+
+    ``on_exit`` is called when the server closes its stdout by itself (it exited or crashed).
+    """
     from mcp.shared.message import SessionMessage
 
     assert server.command is not None
@@ -46,12 +51,20 @@ async def stdio_transport(server: ServerConfig, errlog: TextIO) -> AsyncIterator
     )
     read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
+    stopping = False
+
+    async def read() -> None:
+        await _read(process, read_in)
+        if not stopping and on_exit is not None:
+            on_exit()
+
     async with anyio.create_task_group() as group:
-        group.start_soon(_read, process, read_in)
+        group.start_soon(read)
         group.start_soon(_write, process, write_out, read_in)
         try:
             yield read_out, write_in
         finally:
+            stopping = True
             with anyio.CancelScope(shield=True):
                 await stop_process(process)
                 for stream in (read_out, write_in):

@@ -7,7 +7,7 @@ its own log file (a pipe nobody drains would stall the server).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TextIO
 
@@ -21,10 +21,13 @@ HTTP_READ_TIMEOUT_S = 300.0
 """How long a Streamable HTTP or SSE stream may stay quiet (a bare client would give up after 5 s)."""
 
 
-def open_transport(server: ServerConfig, errlog: TextIO) -> Any:
-    """A fresh transport context manager for ``server`` (each connection attempt needs its own)."""
+def open_transport(server: ServerConfig, errlog: TextIO, on_exit: Callable[[], None] | None = None) -> Any:
+    """A fresh transport context manager for ``server`` (each connection attempt needs its own).
+
+    ``on_exit`` is called when a stdio server exits by itself.
+    """
     if server.transport == "stdio":
-        return stdio_transport(server, errlog)
+        return stdio_transport(server, errlog, on_exit)
     assert server.url is not None
     if server.transport == "http":
         return _streamable_http(server.url, dict(server.headers))

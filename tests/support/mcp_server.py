@@ -4,7 +4,7 @@
 
 Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)`` reports progress
 after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
-``hang()`` never returns; ``crash()`` ends the process mid-call; ``fail()`` returns an ``isError``
+``hang()`` never returns; ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
 result. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
 ``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
 ``--spawn-child MARKER`` starts a sleeping child (in the server's process group, with MARKER in its
@@ -17,6 +17,7 @@ import argparse
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import anyio
@@ -67,6 +68,13 @@ async def hang() -> str:
 def crash() -> str:
     """End the server process in the middle of the call."""
     os._exit(3)
+
+
+@server.tool()
+def crash_later(delay: float = 0.2) -> str:
+    """Answer, then end the server process ``delay`` seconds later (with no call in flight)."""
+    threading.Timer(delay, os._exit, args=(4,)).start()
+    return "crashing soon"
 
 
 @server.tool()

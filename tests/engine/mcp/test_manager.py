@@ -301,3 +301,17 @@ def test_stopping_also_ends_what_the_server_left_running_in_its_process_group(tm
 
     run(body)
     assert gone_within(marker, 5), "the server's child outlived hive's stop"
+
+
+def test_a_server_that_exits_between_calls_is_seen_as_failed_and_comes_back_on_the_next_call(tmp_path: Path) -> None:
+    async def body() -> None:
+        async with running(python_server(), tmp_path=tmp_path) as manager:
+            assert (await call(manager, "mcp__py__crash_later", context(tmp_path), delay=0.2)).success
+            deadline = time.monotonic() + 5
+            while manager.status()[0].state != "failed":
+                assert time.monotonic() < deadline, manager.status()[0]
+                await asyncio.sleep(0.02)
+            assert manager.status()[0].error == "the server exited"
+            assert await call(manager, "mcp__py__echo", context(tmp_path), text="again") == ToolResult("again")
+
+    run(body)
