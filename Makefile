@@ -6,7 +6,7 @@ STAMP = $(VENV)/.installed-stamp
 # Two workers: the suite spends most of its time waiting on subprocesses and servers.
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install run test lint typecheck pytest bench clean
+.PHONY: install run test lint typecheck pytest bench clean mcp-servers
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,6 +15,16 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+# The MCP reference servers the tests and benchmarks run, pinned by tests/mcp_servers/package-lock.json.
+MCP_SERVERS = tests/mcp_servers
+MCP_STAMP = $(MCP_SERVERS)/node_modules/.installed-stamp
+
+$(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
+	npm ci --prefix $(MCP_SERVERS) --no-audit --no-fund --loglevel=error
+	@touch $(MCP_STAMP)
+
+mcp-servers: $(MCP_STAMP)
 
 run: install
 	$(BIN)/hive $(ARGS)
@@ -26,13 +36,13 @@ lint: install
 typecheck: install
 	$(BIN)/mypy engine hive_cli
 
-pytest: install
+pytest: install mcp-servers
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
 # Every script directly in benchmarks/ is a benchmark; shared helpers live in benchmarks/support/.
-bench: install
+bench: install mcp-servers
 	for b in benchmarks/*.py; do [ "$$(basename $$b)" = __init__.py ] || $(BIN)/python $$b || exit 1; done
 
 clean:

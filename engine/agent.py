@@ -19,6 +19,7 @@ from engine.conversation import Conversation
 from engine.events import ROOT_AGENT
 from engine.instructions import InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
+from engine.mcp.provider import McpProvider
 from engine.model.client_settings import ModelSettings
 from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
@@ -26,7 +27,7 @@ from engine.model.providers import openai_compatible_endpoint
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
 from engine.policy.gate import Approver, Policy
-from engine.policy.guards import ResultGuard
+from engine.policy.guards import CallGuard, ResultGuard
 from engine.policy.modes import ModeManager
 from engine.policy.unconfined import RunOutsideOnce, gate_policy
 from engine.sandbox.base import Sandbox
@@ -50,6 +51,8 @@ class BuildContext:
     todos: TodoStore
     sandbox: Sandbox
     """What confines shell commands (no sandbox when it is off or cannot start)."""
+    mcp_call_guards: tuple[CallGuard, ...] = ()
+    """Guards every MCP call passes before it is sent and whose verdict its result passes afterwards."""
 
 
 class ToolProvider(Protocol):
@@ -68,8 +71,8 @@ class BuiltinTools:
 
 
 def default_providers() -> list[ToolProvider]:
-    """What every session offers: the built-in tools, then the skills."""
-    return [BuiltinTools(), SkillsProvider()]
+    """What every session offers: the built-in tools, the skills, then the MCP servers' tools."""
+    return [BuiltinTools(), SkillsProvider(), McpProvider()]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +87,8 @@ class Extensions:
     """Wrappers that see each call after it was approved, just before it runs (checkpoints)."""
     result_guards: tuple[ResultGuard, ...] = ()
     """Guards on every result, after the ones the permission files switch on."""
+    mcp_call_guards: tuple[CallGuard, ...] = ()
+    """Guards on every MCP call, before it is sent (a guard that raises blocks it) and on its result."""
     context: ContextPolicy | None = None
     """What each request carries of the history; None sends everything."""
     turn_observers: tuple[TurnObserver, ...] = ()
@@ -132,7 +137,12 @@ def build_agent(
     modes = modes or ModeManager(config.mode)
     todos = TodoStore()
     context = BuildContext(
-        config=config, agent_id=agent_id, modes=modes, todos=todos, sandbox=sandbox_for(config.sandbox)
+        config=config,
+        agent_id=agent_id,
+        modes=modes,
+        todos=todos,
+        sandbox=sandbox_for(config.sandbox),
+        mcp_call_guards=extensions.mcp_call_guards,
     )
     providers = list(extensions.providers) if extensions.providers is not None else default_providers()
     tools = CombinedToolset([t for p in providers if (t := p.toolset(context)) is not None])

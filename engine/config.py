@@ -2,7 +2,7 @@
 
 Precedence for every value: flag > environment > project settings > user settings > built-in default.
 The defaults are the field defaults of the settings models (``engine.settings`` and each capability's
-options), so each is written once. A broken settings or permissions file raises ``ConfigError``;
+options), so each is written once. A broken settings, permissions or plugins file raises ``ConfigError``;
 no model anywhere raises ``UserError`` (after looking for a local server).
 """
 
@@ -16,6 +16,7 @@ from engine.context.options import ContextOptions
 from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
+from engine.mcp.config import McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
@@ -63,6 +64,8 @@ class SessionConfig:
     persist: bool = True
     """Save the conversation under the user data dir."""
     mcp: McpOptions = field(default_factory=McpOptions)
+    mcp_servers: McpServers = field(default_factory=McpServers)
+    """The MCP servers of ``plugins.yaml`` and ``.mcp.json`` (connected when the session starts)."""
     context: ContextOptions = field(default_factory=ContextOptions)
     research: ResearchOptions = field(default_factory=ResearchOptions)
     delegation: DelegationOptions = field(default_factory=DelegationOptions)
@@ -101,6 +104,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         provider_client=settings.provider_client,
         persist=persist,
         mcp=settings.mcp,
+        mcp_servers=load_servers(cwd, settings.mcp) if settings.mcp.enabled else McpServers(),
         context=settings.context,
         research=settings.research,
         delegation=settings.delegation,

@@ -87,8 +87,8 @@ def line_of(lines: dict[KeyPath, int], loc: KeyPath) -> int | None:
 
 
 KNOWN_ELSEWHERE = {
-    "mcp_servers": "MCP servers are not settings: they go in .ironhive/plugins.yaml (MCP support is coming)",
-    "mcpServers": "MCP servers are not settings: they go in .ironhive/plugins.yaml (MCP support is coming)",
+    "mcp_servers": "MCP servers are not settings: they go in .ironhive/plugins.yaml (or .mcp.json)",
+    "mcpServers": "MCP servers are not settings: they go in .ironhive/plugins.yaml (or .mcp.json)",
     "permissions": "permission rules go in .ironhive/permissions.yaml, not in the settings",
 }
 _SECTION_EXPECTED = re.compile(r"valid dictionary or instance of \w+")
@@ -101,6 +101,8 @@ def _message(kind: str, text: str, loc: KeyPath) -> str:
         return KNOWN_ELSEWHERE.get(key, "unknown key (check the spelling)")
     if kind in ("model_type", "dict_type"):
         return "should be a mapping (indented key: value lines)"
+    if kind == "value_error":
+        return text.removeprefix("Value error, ")
     return _SECTION_EXPECTED.sub("mapping", text)
 
 

@@ -14,9 +14,9 @@ from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import Event, ToolCall, WorkingMode
-from engine.mcp.options import unread_mcp_files
+from engine.mcp.manager import McpManager
 from engine.model.types import CallOptions, Message, ModelClient
-from engine.paths import project_root, scratch_dir, user_data_dir
+from engine.paths import scratch_dir, user_data_dir
 from engine.policy.gate import Approver, Judgement
 from engine.policy.guards import apply_guards
 from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
@@ -108,10 +108,13 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
-        notices = [self.config.sandbox.notice()]
-        for path in unread_mcp_files(project_root(self.config.cwd)):
-            notices.append(f"{path} lists MCP servers, but this version of hive does not connect to MCP servers yet")
+        notices = [self.config.sandbox.notice(), *self.config.mcp_servers.notices]
         return tuple(n for n in notices if n)
+
+    @property
+    def mcp(self) -> McpManager | None:
+        """The MCP servers (status, health, waiting for their tools); None when none is configured."""
+        return next((m for m in self.agent.tools.members if isinstance(m, McpManager)), None)
 
     @property
     def sandbox(self) -> str:
@@ -129,6 +132,22 @@ class Session:
     def context_percent(self, prompt_tokens: int | None) -> float | None:
         """How full the window was at a request of ``prompt_tokens`` (None when unknown)."""
         return percent_used(self.model, prompt_tokens)
+
+    async def wait_for_mcp(self) -> tuple[str, ...]:
+        """Wait until every MCP server has listed its tools or failed; one notice per server that failed.
+
+        For hosts that must offer the servers' tools from the first model call (``hive run``); the
+        REPL does not wait: tools appear as their servers come up.
+        """
+        manager = self.mcp
+        if manager is None:
+            return ()
+        await manager.wait_ready()
+        return tuple(
+            f"MCP server {s.name} ({s.source}) is not available: {s.error}"
+            for s in manager.status()
+            if s.state == "failed"
+        )
 
     # --- lifecycle -----------------------------------------------------------------------
 

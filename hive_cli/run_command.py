@@ -97,13 +97,14 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
     if saved is not None:
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
     try:
+        mcp_notices = await session.wait_for_mcp()
         info = RunInfo(
             session_id=session.id,
             model=session.model,
             cwd=str(config.cwd),
             mode=session.mode,
             sandbox=session.sandbox,
-            notices=session.notices,
+            notices=(*session.notices, *mcp_notices),
         )
         return await _drive(session, request.task, make_renderer(request.output_format, info), ending)
     finally:

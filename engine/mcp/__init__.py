@@ -1,1 +1,6 @@
-"""MCP servers as tool providers (issue #13): configured in ``.ironhive/plugins.yaml``; so far, the settings."""
+"""MCP servers as tool providers (issue #13).
+
+``config`` reads which servers to run (``plugins.yaml``, ``.mcp.json``); ``connection`` keeps one
+server connected (the ``mcp`` SDK, imported only when a server starts); ``tools`` turns its tools
+into hive tools; ``manager`` runs them all as one toolset with a ``status()`` per server.
+"""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -19,11 +17,3 @@ class McpOptions(BaseModel):
     """Seconds one tool call may take."""
     hot_reload: bool = True
     """Watch the configuration and restart only the servers whose entry changed."""
-
-
-MCP_FILES = (".ironhive/plugins.yaml", ".ironhive/plugins.yml", ".mcp.json")
-
-
-def unread_mcp_files(project_root: Path) -> list[Path]:
-    """MCP server lists in the project that this version of hive does not read yet (so it can say so)."""
-    return [project_root / name for name in MCP_FILES if (project_root / name).is_file()]

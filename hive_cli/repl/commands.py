@@ -31,7 +31,7 @@ class Command:
 
 
 LATER = {
-    "mcp": "MCP servers are coming; hive does not connect to any yet (.ironhive/plugins.yaml and .mcp.json are not read).",
+    "mcp": "/mcp is coming; hive already connects to the servers in .ironhive/plugins.yaml and .mcp.json and offers their tools.",
     "undo": "Undo is coming; until then, git shows and reverts what changed: git status, git diff, git restore FILE.",
 }
 
@@ -179,7 +179,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("context", "what fills the context window", _context),
     Command("cost", "tokens and cost so far", _cost),
     Command("skills", "the skills hive found", _skills),
-    _later_command("mcp", "(coming) MCP servers and their tools"),
+    _later_command("mcp", "(coming) the MCP servers' status and tools"),
     Command("permissions", "the permission rules in effect", _permissions),
     _later_command("undo", "(coming) undo the last change"),
     Command("clear", "start a new conversation", _clear),

@@ -1,4 +1,4 @@
-"""Small things a newcomer reads: help in people's words, honest counts, what hive does not read yet."""
+"""Small things a newcomer reads: help in people's words, honest counts, what hive cannot use."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def test_a_three_line_write_is_three_lines() -> None:
     assert summarize_call(single) == "write a.txt (1 line)"
 
 
-def test_an_mcp_file_hive_does_not_read_yet_is_mentioned(llm_server: LLMServer, tmp_path: Path) -> None:
-    (tmp_path / ".mcp.json").write_text('{"mcpServers": {}}')
+def test_an_mcp_json_server_hive_cannot_use_is_mentioned(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {"odd": {"type": "websocket", "url": "ws://127.0.0.1:9"}}}')
     llm_server.script(text("ok"))
     done = run_hive(
         "run", "hi", "-o", "json", "--model", "openai/test-model", "--api-base", llm_server.base_url,
@@ -40,4 +40,4 @@ def test_an_mcp_file_hive_does_not_read_yet_is_mentioned(llm_server: LLMServer, 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     notices = json.loads(done.stdout)["notices"]
-    assert any(".mcp.json lists MCP servers" in notice for notice in notices)
+    assert any(".mcp.json: MCP server 'odd' skipped" in notice for notice in notices), notices

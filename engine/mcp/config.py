@@ -1,0 +1,190 @@
+"""Which MCP servers a session connects to: ``plugins.yaml`` (user, then project) and the project's ``.mcp.json``.
+
+Precedence by server name, the later source replacing the whole entry: the user's
+``plugins.yaml`` < the project's ``.mcp.json`` < the project's ``.ironhive/plugins.yaml``. A broken
+``plugins.yaml`` is a ``ConfigError`` naming the file, the line and the key; ``.mcp.json`` (another
+tool's format) is read leniently: what cannot be used is skipped with a notice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from engine.config_files import describe_errors, read_document
+from engine.errors import ConfigError
+from engine.mcp.entries import PluginEntry, PluginsFile, Transport
+from engine.mcp.mcp_json import read_mcp_json
+from engine.mcp.options import McpOptions
+from engine.paths import project_dir, project_root, user_config_dir
+
+PLUGINS_NAMES = ("plugins.yaml", "plugins.yml")
+MCP_JSON = ".mcp.json"
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerConfig:
+    """One MCP server, resolved: variables expanded, timeouts filled in, where it came from."""
+
+    name: str
+    transport: Transport
+    source: Path
+    """The file that defines the server (the one that won, when several name it)."""
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    cwd: Path | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    enabled: bool = True
+    startup_timeout: float = McpOptions().startup_timeout
+    tool_timeout: float = McpOptions().tool_timeout
+    include_tools: tuple[str, ...] | None = None
+    exclude_tools: tuple[str, ...] = ()
+    problem: str | None = None
+    """Why the server cannot start as configured (e.g. a variable that is not set); None when it can."""
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever anything about how the server runs changes (for restarting only changed servers)."""
+        parts = [
+            self.transport,
+            self.command or "",
+            *self.args,
+            *sorted(f"{k}={v}" for k, v in self.env.items()),
+            str(self.cwd or ""),
+            self.url or "",
+            *sorted(f"{k}:{v}" for k, v in self.headers.items()),
+            str(self.enabled),
+            str(self.startup_timeout),
+            str(self.tool_timeout),
+            repr(self.include_tools),
+            repr(self.exclude_tools),
+        ]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class McpServers:
+    """Every configured server (disabled ones included), the files read, and what the person should be told."""
+
+    servers: tuple[ServerConfig, ...] = ()
+    sources: tuple[Path, ...] = ()
+    notices: tuple[str, ...] = ()
+
+    @property
+    def enabled(self) -> tuple[ServerConfig, ...]:
+        """The servers to connect to."""
+        return tuple(s for s in self.servers if s.enabled)
+
+
+def load_servers(cwd: Path, options: McpOptions | None = None, environ: Mapping[str, str] | None = None) -> McpServers:
+    """Read every MCP server list of ``cwd``'s project and the user's; a broken ``plugins.yaml`` raises ``ConfigError``."""
+    options = options or McpOptions()
+    environ = os.environ if environ is None else environ
+    root = project_root(cwd)
+    found: dict[str, ServerConfig] = {}
+    sources: list[Path] = []
+    notices: list[str] = []
+    layers: list[tuple[Path, dict[str, PluginEntry]]] = []
+    user_file = find_plugins_file(user_config_dir())
+    if user_file is not None:
+        layers.append((user_file, load_plugins_file(user_file).plugins))
+    mcp_json = root / MCP_JSON
+    if mcp_json.is_file():
+        entries, problems = read_mcp_json(mcp_json)
+        layers.append((mcp_json, entries))
+        notices.extend(problems)
+    project_file = find_plugins_file(project_dir(cwd))
+    if project_file is not None:
+        layers.append((project_file, load_plugins_file(project_file).plugins))
+    for path, entries in layers:
+        sources.append(path)
+        for name, entry in entries.items():
+            found[name] = resolve_entry(name, entry, path, root, options, environ)
+    return McpServers(servers=tuple(found.values()), sources=tuple(sources), notices=tuple(notices))
+
+
+def find_plugins_file(folder: Path) -> Path | None:
+    """The first ``plugins.yaml``/``.yml`` in ``folder``."""
+    for name in PLUGINS_NAMES:
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_plugins_file(path: Path) -> PluginsFile:
+    """Parse and check one ``plugins.yaml``; every problem is reported as ``file:line: key: problem``."""
+    data, lines = read_document(path)
+    if data is None:
+        return PluginsFile()
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:1: expected a 'plugins:' mapping of server names to their settings")
+    try:
+        return PluginsFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(path, exc, lines)) from None
+
+
+def resolve_entry(
+    name: str, entry: PluginEntry, source: Path, root: Path, options: McpOptions, environ: Mapping[str, str]
+) -> ServerConfig:
+    """``entry`` with its variables expanded and its defaults filled in from ``options``."""
+    missing: list[str] = []
+
+    def expand(text: str) -> str:
+        return expand_variables(text, environ, missing)
+
+    cwd = None
+    if entry.cwd is not None:
+        cwd = (root / Path(expand(entry.cwd)).expanduser()).resolve()
+    elif entry.transport == "stdio":
+        cwd = root
+    config = ServerConfig(
+        name=name,
+        transport=entry.transport,
+        source=source,
+        command=expand(entry.command) if entry.command else None,
+        args=tuple(expand(a) for a in entry.args),
+        env={k: expand(v) for k, v in entry.env.items()},
+        cwd=cwd,
+        url=expand(entry.url) if entry.url else None,
+        headers={k: expand(v) for k, v in entry.headers.items()},
+        enabled=entry.enabled,
+        startup_timeout=entry.startup_timeout or options.startup_timeout,
+        tool_timeout=entry.tool_timeout or options.tool_timeout,
+        include_tools=tuple(entry.include_tools) if entry.include_tools is not None else None,
+        exclude_tools=tuple(entry.exclude_tools),
+    )
+    if missing:
+        unset = ", ".join(sorted(set(missing)))
+        return _with_problem(config, f"{source}: server {name!r} uses {unset}, which is not set in the environment")
+    return config
+
+
+def expand_variables(text: str, environ: Mapping[str, str], missing: list[str]) -> str:
+    """``text`` with ``${VAR}`` and ``${VAR:-default}`` replaced; names of unset variables without a default go to ``missing``."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        value = environ.get(name)
+        if value is not None and (value or default is None):
+            return value
+        if default is not None:
+            return default
+        missing.append(name)
+        return ""
+
+    return _VARIABLE.sub(replace, text)
+
+
+def _with_problem(config: ServerConfig, problem: str) -> ServerConfig:
+    return replace(config, problem=problem)

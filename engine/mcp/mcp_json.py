@@ -1,0 +1,66 @@
+"""Claude Code's project ``.mcp.json``, read leniently into ``plugins.yaml`` entries.
+
+``{"mcpServers": {name: {"command", "args", "env"} | {"type": "http"|"sse", "url", "headers"}}}``;
+``type`` is optional for stdio servers. Keys hive does not know are ignored; a server hive cannot
+use is skipped with a notice naming it, so another tool's file never stops hive from starting.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.mcp.entries import PluginEntry, check_server_name
+
+_KNOWN_KEYS = ("command", "args", "env", "cwd", "url", "headers")
+
+
+def read_mcp_json(path: Path) -> tuple[dict[str, PluginEntry], list[str]]:
+    """The usable servers of ``path`` and a notice for each problem."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, [f"{path}: cannot read it ({exc}); its MCP servers are not used"]
+    except json.JSONDecodeError as exc:
+        return {}, [f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); its MCP servers are not used"]
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        return {}, [f"{path}: no 'mcpServers' object; nothing to use"] if servers is not None else []
+    entries: dict[str, PluginEntry] = {}
+    notices: list[str] = []
+    for name, raw in servers.items():
+        entry, problem = _entry(str(name), raw)
+        if entry is not None:
+            entries[str(name)] = entry
+        else:
+            notices.append(f"{path}: MCP server {name!r} skipped: {problem}")
+    return entries, notices
+
+
+def _entry(name: str, raw: Any) -> tuple[PluginEntry | None, str]:
+    try:
+        check_server_name(name)
+    except ValueError as exc:
+        return None, str(exc)
+    if not isinstance(raw, dict):
+        return None, "its entry is not an object"
+    kind = (
+        raw.get("type") or raw.get("transport") or ("stdio" if "command" in raw else "http" if "url" in raw else None)
+    )
+    if not isinstance(kind, str):
+        return None, "it has neither a 'command' nor a 'url'"
+    values = {key: raw[key] for key in _KNOWN_KEYS if key in raw}
+    values["transport"] = "http" if kind.lower() == "streamable-http" else kind
+    try:
+        return PluginEntry.model_validate(values), ""
+    except ValidationError as exc:
+        return None, "; ".join(_short(err) for err in exc.errors())
+
+
+def _short(error: Any) -> str:
+    where = ".".join(str(p) for p in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message

@@ -1,0 +1,31 @@
+"""The tool provider that gives a session its MCP servers (the root agent's; started with the session)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.mcp.manager import McpManager
+from engine.mcp.reload import watched_files
+from engine.paths import user_data_dir
+from engine.tools.base import Toolset
+
+if TYPE_CHECKING:
+    from engine.agent import BuildContext
+
+
+class McpProvider:
+    """Offers the configured servers' tools (when the ``mcp`` settings allow it), watching their files for changes."""
+
+    def toolset(self, context: BuildContext) -> Toolset | None:
+        config = context.config
+        if not config.mcp.enabled:
+            return None
+        watching = config.mcp.hot_reload and any(path.is_file() for path in watched_files(config.cwd))
+        if not config.mcp_servers.enabled and not watching:
+            return None
+        return McpManager(
+            config.mcp_servers,
+            user_data_dir() / "mcp-logs",
+            guards=context.mcp_call_guards,
+            reload_from=(config.cwd, config.mcp) if config.mcp.hot_reload else None,
+        )

@@ -1,0 +1,153 @@
+"""The stdio transport: hive runs the server in its own process group and owns that group to the end.
+
+Messages are newline-delimited JSON-RPC on the server's stdin and stdout; its stderr goes to a log
+file. The server gets only a few variables of hive's environment (``PATH``, ``HOME``, ...) plus its
+configured ``env``. To stop it: close its stdin and give it 2 s, then SIGTERM its whole process
+group, 2 s more, then SIGKILL. What the server started and left behind in its group is stopped the
+same way even when the server itself exited in time, so no process of it outlives hive.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import Any, TextIO
+
+import anyio
+
+from engine.mcp.config import ServerConfig
+
+INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
+GRACE_S = 2.0
+"""How long the server has to exit after its stdin closes, and again after SIGTERM."""
+_POLL_S = 0.01
+
+
+def server_environment(server: ServerConfig) -> dict[str, str]:
+    """The few variables of hive's own environment a server gets, plus its configured ``env``."""
+    inherited = {name: os.environ[name] for name in INHERITED if name in os.environ}
+    return inherited | dict(server.env)
+
+
+@asynccontextmanager
+async def stdio_transport(
+    server: ServerConfig, errlog: TextIO, on_exit: Callable[[], None] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Start ``server`` and yield the (read, write) message streams the SDK's client takes.
+
+    ``on_exit`` is called when the server closes its stdout by itself (it exited or crashed).
+    """
+    from mcp.shared.message import SessionMessage
+
+    assert server.command is not None
+    process = await anyio.open_process(
+        [server.command, *server.args],
+        env=server_environment(server),
+        cwd=server.cwd,
+        stderr=errlog,
+        start_new_session=True,
+    )
+    read_in, read_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_in, write_out = anyio.create_memory_object_stream[SessionMessage](0)
+    stopping = False
+
+    async def read() -> None:
+        await _read(process, read_in)
+        if not stopping and on_exit is not None:
+            on_exit()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read)
+        group.start_soon(_write, process, write_out, read_in)
+        try:
+            yield read_out, write_in
+        finally:
+            stopping = True
+            with anyio.CancelScope(shield=True):
+                await stop_process(process)
+                for stream in (read_out, write_in):
+                    await stream.aclose()
+            group.cancel_scope.cancel()
+
+
+async def _read(process: Any, sink: Any) -> None:
+    """Server stdout → messages; a line that is not a JSON-RPC message is passed on as the error it is."""
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    buffer = b""
+    with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+        async with sink:
+            async for chunk in process.stdout:
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                for line in lines:
+                    if not line.strip():
+                        continue
+                    try:
+                        message: Any = SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line))
+                    except ValueError as exc:
+                        message = exc
+                    await sink.send(message)
+
+
+async def _write(process: Any, source: Any, reader_sink: Any) -> None:
+    """Messages → server stdin; when the pipe breaks, the read side is closed so waiting requests end."""
+    try:
+        async with source:
+            async for message in source:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                await process.stdin.send(data.encode())
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        await reader_sink.aclose()
+
+
+async def stop_process(process: Any) -> None:
+    """Close stdin, wait, SIGTERM the group, wait, SIGKILL the group; then the same for what is left of it."""
+    group = process.pid  # a new session: the server leads its own process group
+    with suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        await process.stdin.aclose()
+    if not await _exited(process, GRACE_S):
+        _signal(group, signal.SIGTERM)
+        if not await _exited(process, GRACE_S):
+            _signal(group, signal.SIGKILL)
+            await _exited(process, GRACE_S)
+    if _group_alive(group):
+        _signal(group, signal.SIGTERM)
+        if not await _group_gone(group, GRACE_S):
+            _signal(group, signal.SIGKILL)
+    with suppress(OSError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        await process.stdout.aclose()
+    with suppress(OSError, ProcessLookupError), anyio.move_on_after(GRACE_S):
+        await process.aclose()
+
+
+async def _exited(process: Any, seconds: float) -> bool:
+    # Polling returncode, not wait(): wait() also waits for the pipes, which a child may hold open.
+    return await _poll(lambda: process.returncode is not None, seconds)
+
+
+async def _group_gone(group: int, seconds: float) -> bool:
+    return await _poll(lambda: not _group_alive(group), seconds)
+
+
+async def _poll(done: Callable[[], bool], seconds: float) -> bool:
+    for _ in range(round(seconds / _POLL_S)):
+        if done():
+            return True
+        await anyio.sleep(_POLL_S)
+    return done()
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _signal(group: int, sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, sig)

@@ -1,0 +1,60 @@
+"""The SDK transport for one server: a process over stdio, Streamable HTTP, or the older SSE.
+
+Only ``connection`` calls this, when a server starts, so importing the ``mcp`` SDK (about a second)
+never slows hive's start. A stdio server (``stdio``) runs in its own process group, its stderr in
+its own log file (a pipe nobody drains would stall the server).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TextIO
+
+import anyio
+
+from engine.mcp.config import ServerConfig
+from engine.mcp.stdio import stdio_transport
+
+HTTP_CONNECT_TIMEOUT_S = 30.0
+HTTP_READ_TIMEOUT_S = 300.0
+"""How long a Streamable HTTP or SSE stream may stay quiet (a bare client would give up after 5 s)."""
+
+
+def open_transport(server: ServerConfig, errlog: TextIO, on_exit: Callable[[], None] | None = None) -> Any:
+    """A fresh transport context manager for ``server`` (each connection attempt needs its own).
+
+    ``on_exit`` is called when a stdio server exits by itself.
+    """
+    if server.transport == "stdio":
+        return stdio_transport(server, errlog, on_exit)
+    assert server.url is not None
+    if server.transport == "http":
+        return _streamable_http(server.url, dict(server.headers))
+    return _sse(server.url, dict(server.headers))
+
+
+@asynccontextmanager
+async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S, read=HTTP_READ_TIMEOUT_S)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout, follow_redirects=True) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
+
+
+@asynccontextmanager
+async def _sse(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    from mcp.client.sse import sse_client
+
+    try:
+        async with sse_client(
+            url, headers=headers or None, timeout=HTTP_CONNECT_TIMEOUT_S, sse_read_timeout=HTTP_READ_TIMEOUT_S
+        ) as streams:
+            yield streams
+    except* anyio.BrokenResourceError:
+        # The SDK's SSE reader can race the close and forward an error into a closed stream;
+        # the connection is over either way.
+        pass

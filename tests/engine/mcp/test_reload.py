@@ -1,0 +1,79 @@
+"""Hot reload while a session's servers run: add, break, fix, change and remove entries of plugins.yaml."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.mcp.config import load_servers
+from engine.mcp.manager import McpManager
+from engine.mcp.options import McpOptions
+from tests.support.mcp_servers import EVERYTHING
+from tests.support.processes import gone_within
+
+
+def entry(name: str, *args: str) -> str:
+    return f"  {name}:\n    command: {EVERYTHING}\n    args: [stdio{''.join(', ' + a for a in args)}]\n"
+
+
+def write(path: Path, text: str, *, atomic: bool = False) -> None:
+    if atomic:  # as editors save: a new file renamed over the old one
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    else:
+        path.write_text(text)
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 8
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+def ready(manager: McpManager) -> dict[str, str | None]:
+    return {s.name: s.state for s in manager.status()}
+
+
+def test_a_running_session_follows_its_plugins_file(tmp_path: Path) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    plugins = tmp_path / ".ironhive" / "plugins.yaml"
+    marker = f"hive-reload-{secrets.token_hex(6)}"
+    write(plugins, "plugins:\n" + entry("a", marker))
+
+    async def body() -> None:
+        options = McpOptions()
+        manager = McpManager(load_servers(tmp_path, options), tmp_path / "logs", reload_from=(tmp_path, options))
+        await manager.start()
+        try:
+            await asyncio.wait_for(manager.wait_ready(), 10)
+            first_a = manager.connection("a")
+            changes: list[dict[str, str | None]] = []
+            manager.listen(lambda: changes.append(ready(manager)))
+
+            write(plugins, "plugins:\n" + entry("a", marker) + entry("b"))
+            await until(lambda: ready(manager) == {"a": "ready", "b": "ready"}, "b to start")
+            assert manager.connection("a") is first_a  # unchanged: not restarted
+            assert "mcp__b__echo" in {s.name for s in manager.specs()}
+            assert changes[-1] == {"a": "ready", "b": "ready"} and {"a": "ready", "b": "starting"} in changes
+
+            write(plugins, "plugins:\n  a: {comand: x}\n", atomic=True)
+            await until(lambda: manager.reload_error is not None, "the broken file to be reported")
+            assert "plugins.a.comand" in str(manager.reload_error)
+            assert ready(manager) == {"a": "ready", "b": "ready"}  # the old configuration keeps running
+
+            write(plugins, "plugins:\n" + entry("b", "marker-changed"), atomic=True)
+            await until(lambda: set(ready(manager)) == {"b"} and ready(manager)["b"] == "ready", "a to go, b anew")
+            assert manager.reload_error is None
+            assert "mcp__a__echo" not in {s.name for s in manager.specs()}
+            assert manager.connection("b") is not None and manager.connection("b").config.args[-1] == "marker-changed"
+            assert await asyncio.to_thread(gone_within, marker, 5), "the removed server is still running"
+        finally:
+            await manager.stop()
+
+    asyncio.run(body())

@@ -1,0 +1,108 @@
+"""A small MCP server (SDK 2.x ``MCPServer``) that misbehaves on demand, for hive's MCP tests.
+
+    python tests/support/mcp_server.py [--hang-at-start] [--marker TEXT] [stdio | http PORT]
+
+Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)`` reports progress
+after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
+``hang()`` never returns; ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
+result. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
+``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
+``--spawn-child MARKER`` starts a sleeping child (in the server's process group, with MARKER in its
+command line) that the server leaves behind when it exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
+
+server = MCPServer("hive-test", version="1.0")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True, title="Peek"))
+def peek(text: str) -> str:
+    """Return the text in capitals (a read-only tool)."""
+    return text.upper()
+
+
+@server.tool()
+async def work(steps: int = 3, delay: float = 0.05, ctx: Context = None) -> str:  # type: ignore[assignment]
+    """Sleep ``steps`` times, reporting progress after each step."""
+    for step in range(1, steps + 1):
+        await anyio.sleep(delay)
+        await ctx.report_progress(step, steps, f"step {step}/{steps}")
+    return f"worked {steps} steps"
+
+
+@server.tool()
+async def grow(name: str = "extra", ctx: Context = None) -> str:  # type: ignore[assignment]
+    """Add a tool called ``name`` and announce the changed tool list."""
+    server.add_tool(lambda: f"{name} says hi", name=name, description="added while running")
+    await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()
+    return f"added {name}"
+
+
+@server.tool()
+async def hang() -> str:
+    """Never return."""
+    await anyio.sleep(3600)
+    return "unreachable"
+
+
+@server.tool()
+def crash() -> str:
+    """End the server process in the middle of the call."""
+    os._exit(3)
+
+
+@server.tool()
+def crash_later(delay: float = 0.2) -> str:
+    """Answer, then end the server process ``delay`` seconds later (with no call in flight)."""
+    threading.Timer(delay, os._exit, args=(4,)).start()
+    return "crashing soon"
+
+
+@server.tool()
+def fail() -> str:
+    """Raise, which the client sees as an isError result."""
+    raise ValueError("fail was asked to fail")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hang-at-start", action="store_true")
+    parser.add_argument("--marker", default="")
+    parser.add_argument("--spawn-child", default="")
+    parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
+    parser.add_argument("port", nargs="?", type=int, default=8765)
+    options = parser.parse_args()
+    if options.spawn_child:
+        sleeper = "import time; time.sleep(300)"
+        subprocess.Popen(
+            [sys.executable, "-c", sleeper, options.spawn_child], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+        )
+    if options.hang_at_start:
+        time.sleep(3600)
+    if options.transport == "http":
+        server.run("streamable-http", host="127.0.0.1", port=options.port)
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main()
