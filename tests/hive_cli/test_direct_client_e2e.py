@@ -15,7 +15,7 @@ from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
 PROBE = """
 import atexit, json, os, sys
 out = os.environ["HIVE_TEST_MODULES_OUT"]
-heavy = ("litellm", "openai", "tiktoken")
+heavy = ("litellm", "openai", "tiktoken", "mcp")
 atexit.register(lambda: open(out, "w").write(json.dumps([m for m in heavy if m in sys.modules])))
 sys.argv = ["hive", *sys.argv[1:]]
 from hive_cli.main import main
