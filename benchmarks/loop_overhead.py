@@ -8,6 +8,11 @@ Two figures per round: the loop's own machinery (the same AgentLoop driven by a 
 from memory: loop, tool round, events, history; no server, no litellm), and the paired difference
 (hive - bare) / rounds, which adds hive's litellm adapter (stream assembly, retries, usage) but is
 noisier. Goal: at most 2 ms per round.
+
+The same loop also runs on hive's own OpenAI-compatible client (the default for this model): its
+time per model call against litellm's, and how its per-call time moves from the first 50 calls to
+the last 50 as the history grows. Goal: the direct client's per-call time does not grow with the
+history (at most +1 ms from the first 50 calls to the last 50).
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ from benchmarks.support.noop_tool import Noop
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model import litellm_import
+from engine.model.client_settings import ModelSettings
 from engine.model.failures import RetryPolicy
-from engine.model.litellm_client import LiteLLMClient, ModelSettings
-from engine.model.types import ModelReply
+from engine.model.litellm_client import LiteLLMClient
+from engine.model.openai_compat import OpenAICompatClient
+from engine.model.providers import openai_compatible_endpoint
+from engine.model.types import ModelClient, ModelReply, ModelRequest
 from engine.tools.registry import ToolRegistry
 
 ROUNDS = 200
@@ -76,6 +84,33 @@ def litellm_client(base_url: str) -> LiteLLMClient:
     return LiteLLMClient(ModelSettings(model=MODEL, api_base=base_url, api_key="sk-bench", retry=RetryPolicy()))
 
 
+def direct_client(base_url: str) -> OpenAICompatClient:
+    settings = ModelSettings(model=MODEL, api_base=base_url, api_key="sk-bench", retry=RetryPolicy())
+    endpoint = openai_compatible_endpoint(settings)
+    assert endpoint is not None
+    return OpenAICompatClient(settings, endpoint)
+
+
+class Timed:
+    """A client wrapper recording how long each model call took, in call order."""
+
+    def __init__(self, inner: ModelClient) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.times: list[float] = []
+
+    async def stream(self, request: ModelRequest) -> Any:
+        started = time.perf_counter()
+        async for item in self.inner.stream(request):
+            yield item
+        self.times.append(time.perf_counter() - started)
+
+
+def growth_ms(times: list[float]) -> float:
+    """Median per-call time of the last 50 calls minus that of the first 50, in ms."""
+    return (statistics.median(times[-50:]) - statistics.median(times[:50])) * 1000
+
+
 async def bare_run(base_url: str) -> float:
     litellm = litellm_import.load()
     tools = [{"type": "function", "function": {"name": "noop", "description": "Does nothing.", "parameters": {}}}]
@@ -106,27 +141,33 @@ async def bare_run(base_url: str) -> float:
     return time.perf_counter() - started
 
 
-async def measure(base_url: str, workdir: Path) -> tuple[list[float], list[float], list[float]]:
+async def measure(base_url: str, workdir: Path) -> dict[str, list[Any]]:
     await bare_run(base_url)  # warm-up: imports, connection pool
-    hive_times, own_times, bare_times = [], [], []
+    runs: dict[str, list[Any]] = {"hive": [], "own": [], "bare": [], "direct": [], "growth": [], "litellm_growth": []}
     for _ in range(REPEATS):
-        hive_times.append(await hive_run(litellm_client(base_url), workdir))
-        bare_times.append(await bare_run(base_url))
-        own_times.append(await hive_run(InstantClient(), workdir))
-    return hive_times, own_times, bare_times
+        via_litellm = Timed(litellm_client(base_url))
+        runs["hive"].append(await hive_run(via_litellm, workdir))
+        runs["bare"].append(await bare_run(base_url))
+        runs["own"].append(await hive_run(InstantClient(), workdir))
+        direct = Timed(direct_client(base_url))
+        runs["direct"].append(await hive_run(direct, workdir))
+        runs["growth"].append(growth_ms(direct.times))
+        runs["litellm_growth"].append(growth_ms(via_litellm.times))
+    return runs
 
 
 def main() -> None:
     process, base_url = model_server.start("noop", ROUNDS)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            hive_times, own_times, bare_times = asyncio.run(measure(base_url, Path(tmp)))
+            runs = asyncio.run(measure(base_url, Path(tmp)))
     finally:
         assert process.stdin is not None
         process.stdin.close()
         process.wait(timeout=10)
-    hive_median, bare_median = statistics.median(hive_times), statistics.median(bare_times)
-    own_ms = statistics.median(own_times) / ROUNDS * 1000  # the instant model makes 201 calls too
+    hive_median, bare_median = statistics.median(runs["hive"]), statistics.median(runs["bare"])
+    direct_median = statistics.median(runs["direct"])
+    own_ms = statistics.median(runs["own"]) / ROUNDS * 1000  # the instant model makes 201 calls too
     difference_ms = (hive_median - bare_median) / ROUNDS * 1000
     print(f"loop overhead: {ROUNDS} tool rounds, median of {REPEATS} alternating runs")
     print(f"  hive AgentLoop      {hive_median:7.3f} s   ({hive_median / (ROUNDS + 1) * 1000:.2f} ms per model call)")
@@ -134,6 +175,15 @@ def main() -> None:
     print(f"  loop machinery per round (model answering from memory): {own_ms:.3f} ms")
     verdict = "met" if max(own_ms, difference_ms) <= 2 else "NOT met"
     print(f"  hive - bare litellm per round (paired):               {difference_ms:+.2f} ms  (goal <= 2 ms: {verdict})")
+    print(
+        f"  hive AgentLoop, own client {direct_median:7.3f} s   ({direct_median / (ROUNDS + 1) * 1000:.2f} ms per model call)"
+    )
+    saved_ms = (hive_median - direct_median) / (ROUNDS + 1) * 1000
+    print(f"  own client saves per model call against litellm's:   {saved_ms:+.2f} ms")
+    growth, litellm_growth = statistics.median(runs["growth"]), statistics.median(runs["litellm_growth"])
+    verdict = "met" if growth <= 1 else "NOT met"
+    print(f"  per-call time, last 50 calls - first 50: own client {growth:+.2f} ms (goal <= +1 ms: {verdict}),")
+    print(f"                                            litellm    {litellm_growth:+.2f} ms")
 
 
 if __name__ == "__main__":
