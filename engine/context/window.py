@@ -1,24 +1,24 @@
-"""The context window: how large it is for a model, and what fills it (estimated until exact counting lands)."""
+"""The context window: how large it is for a model, and what fills it (in the model's tokens once litellm is loaded)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from engine.context.tokens import TokenCounter
 from engine.conversation import is_summary
 from engine.model import litellm_import
 from engine.model.types import Message
 from engine.tools.base import ToolSpec
 
-CHARS_PER_TOKEN = 4
-"""The estimate used until exact token counting lands: about four characters a token."""
 ROLE_ROWS = {"user": "your messages", "assistant": "hive's replies", "tool": "tool results"}
 
 
-def estimate_tokens(text: str) -> int:
-    """Roughly how many tokens ``text`` takes (0 for no text, at least 1 otherwise)."""
-    return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+@lru_cache(maxsize=16)
+def counter_for(model: str) -> TokenCounter:
+    """The process's token counter for ``model`` (shared, so each message is counted once)."""
+    return TokenCounter(model)
 
 
 def context_window(model: str) -> int | None:
@@ -44,12 +44,14 @@ def percent_used(model: str, prompt_tokens: int | None) -> float | None:
 
 @dataclass(frozen=True, kw_only=True)
 class ContextBreakdown:
-    """What fills the context window, by kind of content, in estimated tokens."""
+    """What fills the context window, by kind of content, in tokens."""
 
     model: str
     rows: tuple[tuple[str, int], ...]
     """(what, tokens) in display order: system prompt, tool definitions, then each kind of message."""
     window: int | None = None
+    exact: bool = False
+    """Counted with the model's tokenizer; False: estimated (litellm is not loaded yet)."""
 
     @property
     def total(self) -> int:
@@ -64,14 +66,14 @@ class ContextBreakdown:
 
 def breakdown(model: str, instructions: str, tools: Sequence[ToolSpec], view: Sequence[Message]) -> ContextBreakdown:
     """The breakdown of a request with ``instructions``, ``tools`` and the conversation's ``view``."""
+    counter = counter_for(model)
     rows: dict[str, int] = {
-        "system prompt": estimate_tokens(instructions),
-        "tool definitions": estimate_tokens(json.dumps([spec.to_openai() for spec in tools])) if tools else 0,
+        "system prompt": counter.message({"role": "system", "content": instructions}) if instructions else 0,
+        "tool definitions": counter.tools([spec.to_openai() for spec in tools]),
     }
     for message in view:
         kind = (
             "summary of earlier messages" if is_summary(message) else ROLE_ROWS.get(str(message.get("role")), "other")
         )
-        text = str(message.get("content") or "") + json.dumps(message.get("tool_calls") or "")
-        rows[kind] = rows.get(kind, 0) + estimate_tokens(text)
-    return ContextBreakdown(model=model, rows=tuple(rows.items()), window=context_window(model))
+        rows[kind] = rows.get(kind, 0) + counter.message(message)
+    return ContextBreakdown(model=model, rows=tuple(rows.items()), window=context_window(model), exact=counter.exact)
