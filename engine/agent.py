@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.config import SessionConfig
+from engine.context.estimated_usage import EstimatedUsage
 from engine.context.policy import ContextPolicy
 from engine.conversation import Conversation
 from engine.events import ROOT_AGENT
@@ -166,7 +167,7 @@ def build_agent(
 
 
 def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:
-    """The client for the configured model (or for ``model`` at the same endpoint)."""
+    """The client for the configured model (or for ``model`` at the same endpoint); usage it is not told is estimated."""
     choice = config.model if model is None else replace(config.model, model=model)
     settings = ModelSettings(
         model=choice.model,
@@ -176,4 +177,4 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
         timeout_s=config.request_timeout_s,
         retry=config.retry,
     )
-    return LiteLLMClient(settings)
+    return EstimatedUsage(LiteLLMClient(settings))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Hashable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from engine.model import litellm_import
@@ -109,11 +110,11 @@ class TokenCounter:
         """The prompt tokens of a request with ``messages`` and ``tools``."""
         return self.messages(messages) + self.tools(tools) + REPLY_PRIMING
 
-    def reply(self, text: str, reasoning: str = "", arguments: Sequence[str] = ()) -> int:
-        """The completion tokens of a reply: its text, its reasoning and its tool calls' arguments."""
+    def reply(self, text: str, reasoning: str = "", calls: Sequence[tuple[str, str]] = ()) -> int:
+        """The completion tokens of a reply: its text, its reasoning and its tool calls (name, arguments)."""
         self._refresh()
         parts = [self._count(text), self._count(reasoning)]
-        parts += [self._count(a) + CALL_OVERHEAD for a in arguments]
+        parts += [self._count(name) + self._count(arguments) + CALL_OVERHEAD for name, arguments in calls]
         return sum(parts)
 
     def _refresh(self) -> None:
@@ -176,3 +177,9 @@ def _text_key(value: object) -> Hashable:
     if value is None or isinstance(value, str):
         return (len(value), hash(value)) if value else value
     return _text_key(json.dumps(value, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=16)
+def counter_for(model: str) -> TokenCounter:
+    """The process's token counter for ``model`` (shared, so each message is counted once)."""
+    return TokenCounter(model)

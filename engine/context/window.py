@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from engine.context.tokens import TokenCounter
+from engine.context.tokens import counter_for
 from engine.conversation import is_summary
 from engine.model import litellm_import
 from engine.model.types import Message
 from engine.tools.base import ToolSpec
 
 ROLE_ROWS = {"user": "your messages", "assistant": "hive's replies", "tool": "tool results"}
-
-
-@lru_cache(maxsize=16)
-def counter_for(model: str) -> TokenCounter:
-    """The process's token counter for ``model`` (shared, so each message is counted once)."""
-    return TokenCounter(model)
 
 
 def context_window(model: str) -> int | None:
