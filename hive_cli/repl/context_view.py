@@ -22,6 +22,7 @@ def context_table(context: ContextBreakdown) -> Table:
     for name, tokens in context.rows:
         table.add_row(name, f"{tokens:,}", f"{100 * tokens / total:.0f}%" if total else "")
     window = context.window
-    used = f"{total:,}" + (f" of {window:,} ({context.percent:.1f}%)" if window else " (window unknown)")
+    guessed = "" if window.known else ", a guess: the model's window is unknown"
+    used = f"{total:,} of {window.tokens:,} ({context.percent:.1f}%{guessed})"
     table.add_row("total", used, "", style="bold")
     return table
