@@ -15,7 +15,9 @@ from typing import Protocol
 
 from engine.config import SessionConfig
 from engine.context.estimated_usage import EstimatedUsage
+from engine.context.masking import ObservationMasking
 from engine.context.policy import ContextPolicy
+from engine.context.recall import recall_toolset
 from engine.conversation import Conversation
 from engine.events import ROOT_AGENT
 from engine.instructions import InstructionContributor, build_instructions, default_contributors
@@ -83,7 +85,7 @@ class Extensions:
     result_guards: tuple[ResultGuard, ...] = ()
     """Guards on every result, after the ones the permission files switch on."""
     context: ContextPolicy | None = None
-    """What each request carries of the history; None sends everything."""
+    """What each request carries of the history; None: observation masking, with the ``recall_result`` tool."""
     turn_observers: tuple[TurnObserver, ...] = ()
     tracking: TrackingOptions = field(default_factory=TrackingOptions)
     tracking_observers: tuple[TrackingObserver, ...] = ()
@@ -133,7 +135,14 @@ def build_agent(
         config=config, agent_id=agent_id, modes=modes, todos=todos, sandbox=sandbox_for(config.sandbox)
     )
     providers = list(extensions.providers) if extensions.providers is not None else default_providers()
-    tools = CombinedToolset([t for p in providers if (t := p.toolset(context)) is not None])
+    conversation = conversation if conversation is not None else Conversation()
+    toolsets = [t for p in providers if (t := p.toolset(context)) is not None]
+    context_policy = extensions.context
+    if context_policy is None:
+        context_policy = ObservationMasking(config.context.observation_masking_protected_rounds)
+        history = conversation
+        toolsets.append(recall_toolset(lambda: history.messages))
+    tools = CombinedToolset(toolsets)
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
     policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
     toolset = guarded_toolset(
@@ -158,7 +167,7 @@ def build_agent(
         conversation=conversation,
         turn_observers=extensions.turn_observers,
         hooks=tracker,
-        context=extensions.context,
+        context=context_policy,
         agent_id=agent_id,
     )
     return Agent(
