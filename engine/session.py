@@ -125,7 +125,7 @@ class Session:
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the context window of the next request, by kind of content."""
         loop = self.agent.loop
-        view = loop.conversation.view()
+        view = loop.context.prepare(loop.conversation.view(), ()).messages  # as sent: old results masked
         return breakdown(self.model, loop.instructions, loop.toolset.specs(), view, self.config.context.context_window)
 
     def context_percent(self, prompt_tokens: int | None) -> float | None:

@@ -23,10 +23,24 @@ KEY_ARGUMENTS = ("path", "command", "pattern", "name", "url", "query")
 MAX_KEY_CHARS = 80
 
 
+PLACEHOLDER_START = "[result of "
+
+
 def placeholder(tool: str, key: str, chars: int, call_id: str) -> str:
     """What a masked result is sent as."""
     what = f"{tool} {key}" if key else tool
-    return f'[result of {what} masked: {chars:,} chars; {RECALL_TOOL}("{call_id}") brings it back]'
+    return f'{PLACEHOLDER_START}{what} masked: {chars:,} chars; {RECALL_TOOL}("{call_id}") brings it back]'
+
+
+def is_masked(message: Message) -> bool:
+    """Whether ``message`` is a tool result sent as a placeholder."""
+    content = message.get("content")
+    return (
+        message.get("role") == "tool"
+        and isinstance(content, str)
+        and content.startswith(PLACEHOLDER_START)
+        and content.endswith(" brings it back]")
+    )
 
 
 class ObservationMasking:

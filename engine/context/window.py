@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.context.masking import is_masked
 from engine.context.tokens import counter_for
 from engine.conversation import is_summary
 from engine.model import litellm_import
@@ -103,17 +104,23 @@ def breakdown(
     view: Sequence[Message],
     configured_window: int | None = None,
 ) -> ContextBreakdown:
-    """The breakdown of a request with ``instructions``, ``tools`` and the conversation's ``view``."""
+    """The breakdown of a request with ``instructions``, ``tools`` and ``view`` (the conversation as it is sent)."""
     counter = counter_for(model)
     rows: dict[str, int] = {
         "system prompt": counter.message({"role": "system", "content": instructions}) if instructions else 0,
         "tool definitions": counter.tools([spec.to_openai() for spec in tools]),
     }
     for message in view:
-        kind = (
-            "summary of earlier messages" if is_summary(message) else ROLE_ROWS.get(str(message.get("role")), "other")
-        )
+        kind = _kind(message)
         rows[kind] = rows.get(kind, 0) + counter.message(message)
     return ContextBreakdown(
         model=model, rows=tuple(rows.items()), window=window_for(model, configured_window), exact=counter.exact
     )
+
+
+def _kind(message: Message) -> str:
+    if is_summary(message):
+        return "summary of earlier messages"
+    if is_masked(message):
+        return "masked tool results"
+    return ROLE_ROWS.get(str(message.get("role")), "other")

@@ -43,6 +43,7 @@ def test_results_older_than_ten_rounds_are_masked_in_the_request_only_and_can_be
     llm_server.script(*reads, recall, text("All read."))
     session = asyncio.run(open_session(config_for(llm_server, tmp_path, persist=True), approver=None, title="t"))
     run(session, "read every file")
+    rows = dict(session.context_breakdown().rows)
     asyncio.run(session.close())
 
     saved = results_by_call(list(session.messages))
@@ -60,6 +61,7 @@ def test_results_older_than_ten_rounds_are_masked_in_the_request_only_and_can_be
     assert session.id is not None and session.writer is not None
     loaded = SessionStore(Path(str(session.writer.path)).parent).load(session.id)
     assert results_by_call(list(loaded.messages)) == saved  # the session file keeps every result whole
+    assert 0 < rows["masked tool results"] < rows["tool results"] / 5  # /context shows the request as sent
 
 
 def test_recall_result_is_offered_in_plan_mode(llm_server: LLMServer, tmp_path: Path) -> None:
