@@ -19,7 +19,7 @@ from engine.events import ContextCompacted
 from engine.model.types import Message
 
 RECALL_TOOL = "recall_result"
-KEY_ARGUMENTS = ("path", "command", "pattern", "name", "url", "query")
+KEY_ARGUMENTS = ("path", "command", "pattern", "name", "url", "query", "id")
 MAX_KEY_CHARS = 80
 
 

@@ -7,9 +7,11 @@ from pathlib import Path
 
 from engine.config import Overrides, SessionConfig, load_config
 from engine.context.masking import ObservationMasking, placeholder
+from engine.context.recall import RecallResultTool
 from engine.events import Event
 from engine.session import Session, open_session
 from engine.sessions import SessionStore
+from engine.tools.base import ToolContext
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 
@@ -85,3 +87,13 @@ def test_a_result_shorter_than_its_placeholder_and_the_latest_rounds_stay_whole(
     contents = [m["content"] for m in prepared.messages if m["role"] == "tool"]
     assert contents == ["ok", placeholder("execute_command", "echo 1", 500, "c1"), "x" * 500]
     assert history[4]["content"] == "x" * 500  # the messages given are not changed
+
+
+def test_recalling_an_unknown_call_is_an_error_for_the_model(tmp_path: Path) -> None:
+    history = [{"role": "tool", "tool_call_id": "c1", "content": "the whole result"}]
+    tool = RecallResultTool(lambda: history)
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path)
+    found = asyncio.run(tool.run({"id": "c1"}, ctx))
+    missing = asyncio.run(tool.run({"id": "nope"}, ctx))
+    assert (found.output, found.success) == ("the whole result", True)
+    assert missing.success is False and "nope" in missing.output
