@@ -17,6 +17,7 @@ from engine.tools.files import ReadFileTool
 from engine.tools.registry import ToolRegistry
 
 WORDS = "def return self value import class for in range if else None True print path config cache".split()
+IDENTIFIERS = "path config cache model request response buffer token stream parser handler record entry index".split()
 MODEL = "openai/gpt-4o"
 
 
@@ -36,17 +37,27 @@ def reading_history(tokens: int, result_chars: int = 4096, seed: int = 1) -> lis
     return history
 
 
-def write_files(directory: Path, count: int, size: int = 4096) -> None:
-    """``count`` Python-like files of about ``size`` bytes each, all different."""
+CODE_LINES = (
+    "def {a}_{b}(self, {c}: str) -> {D}:\n",
+    '    """Return the {a} {b} for {c}, reading the {d} once."""\n',
+    "    if {c} in self._{a}:\n",
+    "        return self._{a}[{c}]\n",
+    "    {b} = load_{d}({c}, default=None)\n",
+    "    self._{a}[{c}] = {D}({b} or {{}})\n",
+    "    return self._{a}[{c}]\n",
+    "\n",
+)
+
+
+def write_files(directory: Path, count: int, size: int = 4096, seed: int = 2) -> None:
+    """``count`` different Python files of ``size`` bytes each (methods made of common identifiers)."""
+    rng = random.Random(seed)
     for i in range(count):
-        lines, total = [], 0
-        n = 0
-        while total < size:
-            line = f"value_{i}_{n} = compute({n}, {n * 7 % 13})  # step {n} of file {i}\n"
-            lines.append(line)
-            total += len(line)
-            n += 1
-        (directory / f"file_{i:03}.py").write_text("".join(lines))
+        lines: list[str] = [f'"""Module {i}: helpers for the {rng.choice(IDENTIFIERS)} layer."""\n\n']
+        while sum(map(len, lines)) < size:
+            a, b, c, d = (rng.choice(IDENTIFIERS) for _ in range(4))
+            lines += [line.format(a=a, b=b, c=c, d=d, D=d.capitalize()) for line in CODE_LINES]
+        (directory / f"file_{i:03}.py").write_text("".join(lines)[:size])
 
 
 @dataclass
