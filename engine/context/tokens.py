@@ -1,11 +1,12 @@
 """Token counts of requests and replies, offline, each message counted once.
 
-The tokenizer is the one litellm picks for the model, read from the files bundled in litellm's
-wheel (never downloaded). Until litellm is imported nothing here imports it: counts are estimated
-at about four characters a token, and switch to the tokenizer once litellm is loaded. A message's
-count is remembered under a fingerprint of its content (Python caches a string's hash on the
-string, so fingerprinting a long history that shares its strings costs microseconds), so a growing
-history is only counted for its new messages.
+Once litellm is loaded, the tokenizer is the one litellm picks for the model, read from the files
+bundled in its wheel (never downloaded). Before that nothing here imports litellm: counts use
+cl100k_base read from the same bundled file (``bundled_tokenizer``), or, where that file is
+missing, an estimate of about four characters a token. A message's count is remembered under a
+fingerprint of its content (Python caches a string's hash on the string, so fingerprinting a long
+history that shares its strings costs microseconds), so a growing history is only counted for its
+new messages.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
+from engine.context.bundled_tokenizer import cl100k_counter
 from engine.model import litellm_import
 from engine.model.types import Message
 
@@ -30,6 +32,7 @@ MAX_CACHED = 200_000
 """Message counts remembered before the cache starts over."""
 
 TextCounter = Callable[[str], int]
+TokenizerSource = Literal["estimate", "cl100k_base", "litellm"]
 
 
 def estimate_tokens(text: str) -> int:
@@ -61,17 +64,22 @@ class TokenCounter:
     def __init__(self, model: str) -> None:
         self.model = model
         self._count: TextCounter = estimate_tokens
-        self._exact = False
+        self._source: TokenizerSource = "estimate"
         self._messages: dict[Hashable, int] = {}
         self._tools: dict[Hashable, int] = {}
         self.counted = 0
         """Messages counted so far (not found among the remembered counts)."""
 
     @property
-    def exact(self) -> bool:
-        """Whether counts come from the model's tokenizer (False: estimated, litellm is not loaded yet)."""
+    def source(self) -> TokenizerSource:
+        """What counts: litellm's tokenizer for the model, the bundled cl100k_base, or the estimate."""
         self._refresh()
-        return self._exact
+        return self._source
+
+    @property
+    def exact(self) -> bool:
+        """Whether counts come from a tokenizer (False: estimated, no tokenizer file could be read)."""
+        return self.source != "estimate"
 
     def text(self, text: str) -> int:
         """The tokens of ``text``."""
@@ -118,14 +126,19 @@ class TokenCounter:
         return sum(parts)
 
     def _refresh(self) -> None:
-        """Switch from the estimate to the tokenizer once litellm is loaded (earlier counts are forgotten)."""
-        if self._exact:
+        """Move to a better tokenizer when one becomes available (earlier counts are forgotten)."""
+        if self._source == "litellm":
             return
         tokenizer = _tokenizer_for(self.model)
         if tokenizer is not None:
-            self._count, self._exact = tokenizer, True
-            self._messages.clear()
-            self._tools.clear()
+            self._switch("litellm", tokenizer)
+        elif self._source == "estimate" and (bundled := cl100k_counter()) is not None:
+            self._switch("cl100k_base", bundled)
+
+    def _switch(self, source: TokenizerSource, count: TextCounter) -> None:
+        self._source, self._count = source, count
+        self._messages.clear()
+        self._tools.clear()
 
     def _message_tokens(self, message: Message) -> int:
         count = self._count

@@ -84,7 +84,7 @@ class ContextBreakdown:
     """(what, tokens) in display order: system prompt, tool definitions, then each kind of message."""
     window: Window = Window(tokens=GUESSED_WINDOW, source="guess")
     exact: bool = False
-    """Counted with the model's tokenizer; False: estimated (litellm is not loaded yet)."""
+    """Counted with a tokenizer; False: estimated at about four characters a token (no tokenizer file)."""
 
     @property
     def total(self) -> int:

@@ -1,10 +1,11 @@
-"""Token counting: litellm's bundled tokenizer offline, an estimate before litellm loads, each message counted once."""
+"""Token counting: litellm's tokenizer, the bundled cl100k_base before litellm loads, each message counted once."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
+from engine.context.bundled_tokenizer import cl100k_counter
 from engine.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter
 from engine.model import litellm_import
 from tests.support.cli import hive_env
@@ -55,12 +56,20 @@ def test_a_changed_message_is_counted_again() -> None:
     assert longer > short and counter.counted == 2
 
 
-def test_before_litellm_is_loaded_counts_are_estimated_without_importing_it() -> None:
+def test_before_litellm_is_loaded_the_bundled_cl100k_file_counts_without_importing_it() -> None:
     script = (
         "import sys\n"
         "from engine.context.tokens import TokenCounter\n"
         "c = TokenCounter('openai/gpt-4o')\n"
-        "print(c.exact, c.text('x' * 40), 'litellm' in sys.modules)\n"
+        "print(c.exact, c.source, c.text('hello world'), 'litellm' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], env=hive_env(), capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["False", "10", "False"]
+    assert done.stdout.split() == ["True", "cl100k_base", "2", "False"]
+
+
+def test_counts_agree_with_litellms_tokenizer_once_it_is_loaded() -> None:
+    text = "def load_config(path: str) -> dict:\n    return yaml.safe_load(open(path)) or {}\n"
+    bundled = cl100k_counter()
+    assert bundled is not None
+    counter = loaded_counter()
+    assert counter.source == "litellm" and counter.text(text) == bundled(text)
