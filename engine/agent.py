@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.config import SessionConfig
+from engine.context.estimated_usage import EstimatedUsage
+from engine.context.masking import ObservationMasking
 from engine.context.policy import ContextPolicy
+from engine.context.recall import recall_toolset
 from engine.conversation import Conversation
 from engine.events import ROOT_AGENT
 from engine.instructions import InstructionContributor, build_instructions, default_contributors
@@ -90,7 +93,7 @@ class Extensions:
     mcp_call_guards: tuple[CallGuard, ...] = ()
     """Guards on every MCP call, before it is sent (a guard that raises blocks it) and on its result."""
     context: ContextPolicy | None = None
-    """What each request carries of the history; None sends everything."""
+    """What each request carries of the history; None: observation masking, with the ``recall_result`` tool."""
     turn_observers: tuple[TurnObserver, ...] = ()
     tracking: TrackingOptions = field(default_factory=TrackingOptions)
     tracking_observers: tuple[TrackingObserver, ...] = ()
@@ -145,7 +148,14 @@ def build_agent(
         mcp_call_guards=extensions.mcp_call_guards,
     )
     providers = list(extensions.providers) if extensions.providers is not None else default_providers()
-    tools = CombinedToolset([t for p in providers if (t := p.toolset(context)) is not None])
+    conversation = conversation if conversation is not None else Conversation()
+    toolsets = [t for p in providers if (t := p.toolset(context)) is not None]
+    context_policy = extensions.context
+    if context_policy is None:
+        context_policy = ObservationMasking(config.context.observation_masking_protected_rounds)
+        history = conversation
+        toolsets.append(recall_toolset(lambda: history.messages))
+    tools = CombinedToolset(toolsets)
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
     policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
     toolset = guarded_toolset(
@@ -170,7 +180,7 @@ def build_agent(
         conversation=conversation,
         turn_observers=extensions.turn_observers,
         hooks=tracker,
-        context=extensions.context,
+        context=context_policy,
         agent_id=agent_id,
     )
     return Agent(
@@ -192,7 +202,12 @@ def model_settings(config: SessionConfig, model: str | None = None) -> ModelSett
 
 
 def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:
-    """The client for the configured model: hive's own for OpenAI-compatible providers, else litellm."""
+    """The client for the configured model (or ``model`` at the same endpoint); usage it is not told is estimated."""
+    return EstimatedUsage(provider_client(config, model))
+
+
+def provider_client(config: SessionConfig, model: str | None = None) -> ModelClient:
+    """The protocol client: hive's own for OpenAI-compatible providers, else litellm."""
     settings = model_settings(config, model)
     endpoint = openai_compatible_endpoint(settings, force_litellm=config.provider_client == "litellm")
     if endpoint is not None:
@@ -202,4 +217,4 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
 
 def needs_litellm(config: SessionConfig) -> bool:
     """Whether the configured model goes through litellm (so its import is worth starting early)."""
-    return isinstance(model_client(config), LiteLLMClient)
+    return isinstance(provider_client(config), LiteLLMClient)

@@ -127,11 +127,12 @@ class Session:
     def context_breakdown(self) -> ContextBreakdown:
         """What fills the context window of the next request, by kind of content."""
         loop = self.agent.loop
-        return breakdown(self.model, loop.instructions, loop.toolset.specs(), loop.conversation.view())
+        view = loop.context.prepare(loop.conversation.view(), ()).messages  # as sent: old results masked
+        return breakdown(self.model, loop.instructions, loop.toolset.specs(), view, self.config.context.context_window)
 
     def context_percent(self, prompt_tokens: int | None) -> float | None:
         """How full the window was at a request of ``prompt_tokens`` (None when unknown)."""
-        return percent_used(self.model, prompt_tokens)
+        return percent_used(self.model, prompt_tokens, self.config.context.context_window)
 
     async def wait_for_mcp(self) -> tuple[str, ...]:
         """Wait until every MCP server has listed its tools or failed; one notice per server that failed.

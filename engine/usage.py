@@ -30,6 +30,9 @@ class Usage:
     """Number of model calls this usage covers."""
     extra: dict[str, int] = field(default_factory=dict)
     """Other provider-specific counters (e.g. audio tokens), summed by key."""
+    estimated: bool = False
+    """Some token counts were counted locally because the provider did not report them; a sum with an
+    estimated part is estimated."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -41,6 +44,7 @@ class Usage:
             cost_usd=_add(self.cost_usd, other.cost_usd),
             calls=self.calls + other.calls,
             extra=_add_counters(self.extra, other.extra),
+            estimated=self.estimated or other.estimated,
         )
 
     @property
@@ -59,6 +63,7 @@ class Usage:
             "reasoning_tokens": self.reasoning_tokens,
             "cost_usd": self.cost_usd,
             "calls": self.calls,
+            "estimated": self.estimated,
             **({"extra": dict(self.extra)} if self.extra else {}),
         }
 

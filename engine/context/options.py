@@ -10,7 +10,7 @@ class ContextOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     context_window: int | None = Field(default=None, gt=0)
-    """The window in tokens; litellm's model table when unset."""
+    """The window in tokens; when unset, litellm's model table, or a 32k guess for a model it does not know."""
     compact_at: float = Field(default=0.92, gt=0, le=1)
     """Compact when a request would fill this share of the window."""
     observation_masking_protected_rounds: int = Field(default=10, ge=0)

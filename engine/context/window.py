@@ -1,28 +1,45 @@
-"""The context window: how large it is for a model, and what fills it (estimated until exact counting lands)."""
+"""The context window: how large it is for a model, and what fills it (in the model's tokens once litellm is loaded)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
+from engine.context.masking import is_masked
+from engine.context.tokens import counter_for
 from engine.conversation import is_summary
 from engine.model import litellm_import
 from engine.model.types import Message
 from engine.tools.base import ToolSpec
 
-CHARS_PER_TOKEN = 4
-"""The estimate used until exact token counting lands: about four characters a token."""
 ROLE_ROWS = {"user": "your messages", "assistant": "hive's replies", "tool": "tool results"}
 
 
-def estimate_tokens(text: str) -> int:
-    """Roughly how many tokens ``text`` takes (0 for no text, at least 1 otherwise)."""
-    return max(1, len(text) // CHARS_PER_TOKEN) if text else 0
+GUESSED_WINDOW = 32_768
+"""The window assumed for a model nobody knows the window of: small enough to be safe for most models."""
+WindowSource = Literal["setting", "model info", "guess"]
+_known_windows: dict[str, int] = {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Window:
+    """A model's context window in tokens, and where that figure comes from."""
+
+    tokens: int
+    source: WindowSource
+    """``setting`` (``context_window``), ``model info`` (litellm's model table) or ``guess``."""
+
+    @property
+    def known(self) -> bool:
+        """False for a guess: compaction then waits for the provider's first overflow instead of a share of it."""
+        return self.source != "guess"
 
 
 def context_window(model: str) -> int | None:
     """The model's input window from litellm's model table, or None when unknown or litellm is not loaded yet."""
+    if model in _known_windows:
+        return _known_windows[model]
     litellm = litellm_import.loaded()
     if litellm is None:
         return None
@@ -31,25 +48,43 @@ def context_window(model: str) -> int | None:
     except Exception:  # unknown models raise plain exceptions
         return None
     window = info.get("max_input_tokens") if isinstance(info, dict) else None
-    return int(window) if window else None
-
-
-def percent_used(model: str, prompt_tokens: int | None) -> float | None:
-    """How full the window is after a request of ``prompt_tokens`` (None when either is unknown)."""
-    if prompt_tokens is None:
+    if not window:
         return None
-    window = context_window(model)
-    return 100 * prompt_tokens / window if window else None
+    _known_windows[model] = int(window)
+    return int(window)
+
+
+def window_for(model: str, configured: int | None = None) -> Window:
+    """The window of ``model``: the ``context_window`` setting, else litellm's model info, else a guess.
+
+    Never blocks on importing litellm: before it is loaded a model without a setting gets the guess.
+    """
+    if configured:
+        return Window(tokens=configured, source="setting")
+    known = context_window(model)
+    if known:
+        return Window(tokens=known, source="model info")
+    return Window(tokens=GUESSED_WINDOW, source="guess")
+
+
+def percent_used(model: str, prompt_tokens: int | None, configured: int | None = None) -> float | None:
+    """How full the window is after a request of ``prompt_tokens`` (None when either is unknown or guessed)."""
+    window = window_for(model, configured)
+    if prompt_tokens is None or not window.known:
+        return None
+    return 100 * prompt_tokens / window.tokens
 
 
 @dataclass(frozen=True, kw_only=True)
 class ContextBreakdown:
-    """What fills the context window, by kind of content, in estimated tokens."""
+    """What fills the context window, by kind of content, in tokens."""
 
     model: str
     rows: tuple[tuple[str, int], ...]
     """(what, tokens) in display order: system prompt, tool definitions, then each kind of message."""
-    window: int | None = None
+    window: Window = Window(tokens=GUESSED_WINDOW, source="guess")
+    exact: bool = False
+    """Counted with a tokenizer; False: estimated at about four characters a token (no tokenizer file)."""
 
     @property
     def total(self) -> int:
@@ -58,20 +93,34 @@ class ContextBreakdown:
 
     @property
     def percent(self) -> float | None:
-        """The share of the window in use, when the window is known."""
-        return 100 * self.total / self.window if self.window else None
+        """The share of the window in use."""
+        return 100 * self.total / self.window.tokens
 
 
-def breakdown(model: str, instructions: str, tools: Sequence[ToolSpec], view: Sequence[Message]) -> ContextBreakdown:
-    """The breakdown of a request with ``instructions``, ``tools`` and the conversation's ``view``."""
+def breakdown(
+    model: str,
+    instructions: str,
+    tools: Sequence[ToolSpec],
+    view: Sequence[Message],
+    configured_window: int | None = None,
+) -> ContextBreakdown:
+    """The breakdown of a request with ``instructions``, ``tools`` and ``view`` (the conversation as it is sent)."""
+    counter = counter_for(model)
     rows: dict[str, int] = {
-        "system prompt": estimate_tokens(instructions),
-        "tool definitions": estimate_tokens(json.dumps([spec.to_openai() for spec in tools])) if tools else 0,
+        "system prompt": counter.message({"role": "system", "content": instructions}) if instructions else 0,
+        "tool definitions": counter.tools([spec.to_openai() for spec in tools]),
     }
     for message in view:
-        kind = (
-            "summary of earlier messages" if is_summary(message) else ROLE_ROWS.get(str(message.get("role")), "other")
-        )
-        text = str(message.get("content") or "") + json.dumps(message.get("tool_calls") or "")
-        rows[kind] = rows.get(kind, 0) + estimate_tokens(text)
-    return ContextBreakdown(model=model, rows=tuple(rows.items()), window=context_window(model))
+        kind = _kind(message)
+        rows[kind] = rows.get(kind, 0) + counter.message(message)
+    return ContextBreakdown(
+        model=model, rows=tuple(rows.items()), window=window_for(model, configured_window), exact=counter.exact
+    )
+
+
+def _kind(message: Message) -> str:
+    if is_summary(message):
+        return "summary of earlier messages"
+    if is_masked(message):
+        return "masked tool results"
+    return ROLE_ROWS.get(str(message.get("role")), "other")

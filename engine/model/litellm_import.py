@@ -25,6 +25,8 @@ def _import() -> None:
             return
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_LOG", "ERROR")
+        # Token counting uses litellm's bundled tokenizer files; offline mode keeps it from downloading others.
+        os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
         try:
             import litellm
         except BaseException as exc:  # surfaced by load(); an import failure must not kill the thread silently

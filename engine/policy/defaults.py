@@ -14,7 +14,15 @@ from engine.policy.tables import verdict_tables
 
 DEFAULT_SOURCE = "built-in defaults"
 
-READ_ONLY_BUILTINS = ("read_file", "list_directory", "glob_files", "grep_files", "todo_write", "load_skill")
+READ_ONLY_BUILTINS = (
+    "read_file",
+    "list_directory",
+    "glob_files",
+    "grep_files",
+    "todo_write",
+    "load_skill",
+    "recall_result",
+)
 """The built-in tools that change nothing; plan mode offers them."""
 
 _SECRET = "this file usually holds credentials"

@@ -27,11 +27,20 @@ def timing(outcome: ToolOutcome) -> str:
 
 
 def tokens_text(usage: Usage) -> str:
-    """ "1,234 in (1,000 cached) / 56 out", with "?" for counts the provider did not report."""
-    prompt = "?" if usage.prompt_tokens is None else f"{usage.prompt_tokens:,}"
-    completion = "?" if usage.completion_tokens is None else f"{usage.completion_tokens:,}"
+    """ "1,234 in (1,000 cached) / 56 out", with "?" for counts nobody reported and "~" before estimated ones."""
+    mark = "~" if usage.estimated else ""
+    prompt = "?" if usage.prompt_tokens is None else f"{mark}{usage.prompt_tokens:,}"
+    completion = "?" if usage.completion_tokens is None else f"{mark}{usage.completion_tokens:,}"
     cached = f" ({usage.cached_read_tokens:,} cached)" if usage.cached_read_tokens else ""
     return f"{prompt} in{cached} / {completion} out"
+
+
+def total_tokens_text(usage: Usage) -> str:
+    """ "1,290 tokens", "~1,290 tokens" when estimated, "? tokens" when nothing was reported."""
+    total = usage.total_tokens
+    if total is None:
+        return "? tokens"
+    return f"{'~' if usage.estimated else ''}{total:,} tokens"
 
 
 def cost_text(usage: Usage) -> str:

@@ -1,4 +1,4 @@
-"""/context: the session's breakdown of the context window, as a table (estimated until exact counting lands)."""
+"""/context: the session's breakdown of the context window, as a table (≈ while the counts are estimated)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,18 @@ if TYPE_CHECKING:
 
 
 def context_table(context: ContextBreakdown) -> Table:
-    """A table of the system prompt, tools, and each kind of message, in estimated tokens."""
+    """A table of the system prompt, tools, and each kind of message, in tokens."""
     from rich.table import Table
 
     total = context.total
     table = Table(box=None, padding=(0, 2), title=f"context of {context.model}", title_justify="left")
     table.add_column("what")
-    table.add_column("≈ tokens", justify="right")
+    table.add_column("tokens" if context.exact else "≈ tokens", justify="right")
     table.add_column("share", justify="right")
     for name, tokens in context.rows:
         table.add_row(name, f"{tokens:,}", f"{100 * tokens / total:.0f}%" if total else "")
     window = context.window
-    used = f"{total:,}" + (f" of {window:,} ({context.percent:.1f}%)" if window else " (window unknown)")
+    guessed = "" if window.known else ", a guess: the model's window is unknown"
+    used = f"{total:,} of {window.tokens:,} ({context.percent:.1f}%{guessed})"
     table.add_row("total", used, "", style="bold")
     return table

@@ -22,6 +22,7 @@ from rich.text import Text
 from engine import __version__
 from engine.errors import HiveError, NoModelError
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
+from hive_cli.output.summaries import total_tokens_text
 from hive_cli.repl.commands import COMMANDS, ExitRepl, run_command
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
@@ -69,10 +70,10 @@ class Repl:
         usage = state.usage
         percent = state.session.context_percent(self._last_prompt_tokens) if state.session else None
         context = f"{percent:.0f}%" if percent is not None else "–"
-        tokens = usage.total_tokens or 0
+        tokens = total_tokens_text(usage) if usage.calls else "0 tokens"
         return HTML(
             f" <b>{state.mode}</b> │ {_escape(state.model_name)} │ context {context} │ "
-            f"{tokens:,} tokens │ {_cost(usage.cost_usd)} "
+            f"{tokens} │ {_cost(usage.cost_usd)} "
         )
 
     def _approver(self) -> Approver:

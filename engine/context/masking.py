@@ -1,0 +1,108 @@
+"""Observation masking: old tool results are sent as short placeholders, the calls themselves stay.
+
+Only the request changes; the conversation (and the session file) keeps every result whole. Rounds
+are counted over the whole history, so a long user turn of many tool rounds is masked round by
+round too. A placeholder names the tool, its key argument and the size, and how to bring the result
+back with ``recall_result``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from engine.context.policy import PreparedRequest
+from engine.conversation import Conversation
+from engine.errors import ContextOverflowError
+from engine.events import ContextCompacted
+from engine.model.types import Message
+
+RECALL_TOOL = "recall_result"
+KEY_ARGUMENTS = ("path", "command", "pattern", "name", "url", "query", "id")
+MAX_KEY_CHARS = 80
+
+
+PLACEHOLDER_START = "[result of "
+
+
+def placeholder(tool: str, key: str, chars: int, call_id: str) -> str:
+    """What a masked result is sent as."""
+    what = f"{tool} {key}" if key else tool
+    return f'{PLACEHOLDER_START}{what} masked: {chars:,} chars; {RECALL_TOOL}("{call_id}") brings it back]'
+
+
+def is_masked(message: Message) -> bool:
+    """Whether ``message`` is a tool result sent as a placeholder."""
+    content = message.get("content")
+    return (
+        message.get("role") == "tool"
+        and isinstance(content, str)
+        and content.startswith(PLACEHOLDER_START)
+        and content.endswith(" brings it back]")
+    )
+
+
+class ObservationMasking:
+    """A ``ContextPolicy``: results of tool rounds older than the latest ``protected_rounds`` are masked."""
+
+    def __init__(self, protected_rounds: int = 10) -> None:
+        self.protected_rounds = protected_rounds
+        self._masked: dict[tuple[str, int], Message] = {}
+        """Placeholder messages made so far, by (call id, result size), so each request reuses them."""
+
+    def prepare(self, history: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PreparedRequest:
+        """``history`` with the old results masked (a new tuple; the messages given are not changed)."""
+        calls = _old_calls(history, self.protected_rounds)
+        if not calls:
+            return PreparedRequest(messages=tuple(history), tools=tuple(tools))
+        messages = tuple(self._masked_or_whole(m, calls) for m in history)
+        return PreparedRequest(messages=messages, tools=tuple(tools))
+
+    async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
+        """Masking cannot make a refused request fit; compaction is another policy's job."""
+        return None
+
+    def _masked_or_whole(self, message: Message, calls: dict[str, tuple[str, str]]) -> Message:
+        call_id = message.get("tool_call_id")
+        content = message.get("content")
+        if message.get("role") != "tool" or call_id not in calls or not isinstance(content, str):
+            return message
+        key = (str(call_id), len(content))
+        masked = self._masked.get(key)
+        if masked is None:
+            tool, argument = calls[str(call_id)]
+            text = placeholder(tool, argument, len(content), str(call_id))
+            if len(text) >= len(content):
+                return message
+            masked = self._masked[key] = {**message, "content": text}
+        return masked
+
+
+def _old_calls(history: Sequence[Message], protected_rounds: int) -> dict[str, tuple[str, str]]:
+    """(tool name, key argument) of every call made before the latest ``protected_rounds`` tool rounds, by id."""
+    rounds = [m for m in history if m.get("role") == "assistant" and m.get("tool_calls")]
+    old = rounds[: max(0, len(rounds) - protected_rounds)]
+    calls: dict[str, tuple[str, str]] = {}
+    for message in old:
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            name = str(function.get("name") or "")
+            calls[str(call.get("id"))] = (name, key_argument(function.get("arguments")))
+    return calls
+
+
+def key_argument(arguments: object) -> str:
+    """The one argument that best says what a call did (its path, command, pattern...), shortened."""
+    try:
+        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return ""
+    if not isinstance(parsed, dict):
+        return ""
+    for name in KEY_ARGUMENTS:
+        value = parsed.get(name)
+        if isinstance(value, str) and value:
+            value = " ".join(value.split())
+            return value if len(value) <= MAX_KEY_CHARS else value[: MAX_KEY_CHARS - 1] + "…"
+    return ""

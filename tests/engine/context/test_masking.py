@@ -1,0 +1,99 @@
+"""Observation masking: old tool results go to the model as placeholders, the history keeps them whole."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from engine.config import Overrides, SessionConfig, load_config
+from engine.context.masking import ObservationMasking, placeholder
+from engine.context.recall import RecallResultTool
+from engine.events import Event
+from engine.session import Session, open_session
+from engine.sessions import SessionStore
+from engine.tools.base import ToolContext
+from tests.support.agents import collect
+from tests.support.llm_server import LLMServer, call, text, tool_calls
+
+ROUNDS = 15
+
+
+def config_for(server: LLMServer, cwd: Path, *, persist: bool = False) -> SessionConfig:
+    overrides = Overrides(model="openai/test-model", api_base=server.base_url, api_key="sk-test")
+    return load_config(cwd, overrides, persist=persist)
+
+
+def run(session: Session, prompt: str) -> list[Event]:
+    return asyncio.run(collect(session.run_streaming(prompt)))
+
+
+def write_files(cwd: Path) -> None:
+    for i in range(ROUNDS):
+        (cwd / f"f{i:02}.py").write_text("".join(f"value_{i}_{n} = {n}\n" for n in range(100)))
+
+
+def results_by_call(messages: list[dict[str, object]]) -> dict[str, str]:
+    return {str(m["tool_call_id"]): str(m["content"]) for m in messages if m.get("role") == "tool"}
+
+
+def test_results_older_than_ten_rounds_are_masked_in_the_request_only_and_can_be_recalled(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    write_files(tmp_path)
+    reads = [tool_calls(call("read_file", {"path": f"f{i:02}.py"}, id=f"r{i}")) for i in range(ROUNDS)]
+    recall = tool_calls(call("recall_result", {"id": "r0"}, id="back"))
+    llm_server.script(*reads, recall, text("All read."))
+    session = asyncio.run(open_session(config_for(llm_server, tmp_path, persist=True), approver=None, title="t"))
+    run(session, "read every file")
+    rows = dict(session.context_breakdown().rows)
+    asyncio.run(session.close())
+
+    saved = results_by_call(list(session.messages))
+    after_all_reads = llm_server.chat_requests[ROUNDS].messages
+    sent = results_by_call(after_all_reads)
+    for i in range(5):
+        whole = saved[f"r{i}"]
+        assert "value_" in whole and sent[f"r{i}"] == placeholder("read_file", f"f{i:02}.py", len(whole), f"r{i}")
+    assert all(sent[f"r{i}"] == saved[f"r{i}"] for i in range(5, ROUNDS))
+    asked = [c["id"] for m in after_all_reads if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
+    assert asked == [f"r{i}" for i in range(ROUNDS)]  # the calls stay, only their results are masked
+
+    recalled = results_by_call(llm_server.chat_requests[ROUNDS + 1].messages)["back"]
+    assert recalled == saved["r0"] and "value_0_99 = 99" in recalled
+    assert session.id is not None and session.writer is not None
+    loaded = SessionStore(Path(str(session.writer.path)).parent).load(session.id)
+    assert results_by_call(list(loaded.messages)) == saved  # the session file keeps every result whole
+    assert 0 < rows["masked tool results"] < rows["tool results"] / 5  # /context shows the request as sent
+
+
+def test_recall_result_is_offered_in_plan_mode(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("Planned."))
+    session = asyncio.run(open_session(config_for(llm_server, tmp_path), approver=None))
+    session.set_mode("plan")
+    run(session, "plan it")
+    asyncio.run(session.close())
+    offered = [t["function"]["name"] for t in llm_server.chat_requests[0].json["tools"]]
+    assert "recall_result" in offered and "write_file" not in offered
+
+
+def test_a_result_shorter_than_its_placeholder_and_the_latest_rounds_stay_whole() -> None:
+    history: list[dict[str, object]] = [{"role": "user", "content": "go"}]
+    for i in range(3):
+        arguments = f'{{"command": "echo {i}"}}'
+        function = {"name": "execute_command", "arguments": arguments}
+        history.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "function": function}]})
+        history.append({"role": "tool", "tool_call_id": f"c{i}", "content": "ok" if i == 0 else "x" * 500})
+    prepared = ObservationMasking(protected_rounds=1).prepare(history, [])
+    contents = [m["content"] for m in prepared.messages if m["role"] == "tool"]
+    assert contents == ["ok", placeholder("execute_command", "echo 1", 500, "c1"), "x" * 500]
+    assert history[4]["content"] == "x" * 500  # the messages given are not changed
+
+
+def test_recalling_an_unknown_call_is_an_error_for_the_model(tmp_path: Path) -> None:
+    history = [{"role": "tool", "tool_call_id": "c1", "content": "the whole result"}]
+    tool = RecallResultTool(lambda: history)
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path)
+    found = asyncio.run(tool.run({"id": "c1"}, ctx))
+    missing = asyncio.run(tool.run({"id": "nope"}, ctx))
+    assert (found.output, found.success) == ("the whole result", True)
+    assert missing.success is False and "nope" in missing.output

@@ -1,0 +1,40 @@
+"""The context window: the setting, else litellm's model info, else a conservative guess."""
+
+from __future__ import annotations
+
+from engine.context.window import GUESSED_WINDOW, breakdown, percent_used, window_for
+from engine.model import litellm_import
+from engine.tools.builtin import builtin_tools
+from engine.tools.todo import TodoStore
+
+
+def test_a_known_models_window_comes_from_litellms_model_info() -> None:
+    litellm_import.load()
+    window = window_for("openai/gpt-4o")
+    assert (window.tokens, window.source, window.known) == (128_000, "model info", True)
+    assert percent_used("openai/gpt-4o", 64_000) == 50
+
+
+def test_the_setting_overrides_the_model_info() -> None:
+    window = window_for("openai/gpt-4o", 16_000)
+    assert (window.tokens, window.source) == (16_000, "setting")
+    assert percent_used("openai/gpt-4o", 4_000, 16_000) == 25
+
+
+def test_an_unknown_model_gets_a_conservative_guess_that_defers_compaction() -> None:
+    litellm_import.load()
+    window = window_for("openai/some-local-model")
+    assert (window.tokens, window.source, window.known) == (GUESSED_WINDOW, "guess", False)
+    assert percent_used("openai/some-local-model", 1_000) is None
+    assert window_for("openai/some-local-model", 8_192).known
+
+
+def test_the_breakdown_counts_each_part_against_the_configured_window() -> None:
+    litellm_import.load()
+    tools = [tool.spec for tool in builtin_tools(TodoStore())]
+    view = [{"role": "user", "content": "hello there"}, {"role": "assistant", "content": "Hi! How can I help?"}]
+    context = breakdown("openai/gpt-4o", "You are hive.", tools, view, configured_window=10_000)
+    rows = dict(context.rows)
+    assert context.exact and context.window.source == "setting"
+    assert rows["your messages"] == 3 + 2 and rows["tool definitions"] > 200
+    assert context.percent == 100 * context.total / 10_000
