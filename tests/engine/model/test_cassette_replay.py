@@ -22,9 +22,10 @@ import pytest
 
 from engine.errors import ProviderError
 from engine.model.client_settings import ModelSettings
+from engine.model.anthropic_client import AnthropicClient
 from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
-from engine.model.providers import openai_compatible_endpoint
+from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint
 from engine.model.types import (
     CallOptions,
     Message,
@@ -168,7 +169,7 @@ class Replayed:
 def client_for(
     conversation: Conversation, server: ReplayServer, recording: Recording, model: str, direct: bool = False
 ) -> ModelClient:
-    """litellm's client, or (``direct``) hive's own client for the OpenAI-compatible protocol."""
+    """litellm's client, or (``direct``) hive's own client for the recording's protocol (Anthropic or OpenAI)."""
     settings = ModelSettings(
         model=model,
         api_base=server.url if conversation.anthropic else server.base_url,
@@ -177,6 +178,10 @@ def client_for(
         retry=recording.retry,
         streaming=conversation.exchanges[0].response.is_sse,
     )
+    if direct and conversation.anthropic:
+        endpoint = anthropic_endpoint(settings)
+        assert endpoint is not None, model
+        return AnthropicClient(settings, endpoint)
     if direct:
         endpoint = openai_compatible_endpoint(settings)
         assert endpoint is not None, model
@@ -219,15 +224,15 @@ def replay_file(name: str, model: str | None = None, direct: bool = False) -> tu
 
 
 CLIENTS = ("litellm", "direct")
-"""Every OpenAI-protocol recording replays through both clients: hive's own must give what litellm gives."""
+"""Every recording replays through both clients: hive's own (OpenAI-compatible or Anthropic) must give what litellm gives."""
 
 
 def with_clients(names: Sequence[Any], name_of: Any = str) -> list[Any]:
-    """Each parameter set once per client (Anthropic recordings through litellm only, for now)."""
+    """Each parameter set once per client."""
     params = []
     for value in names:
         name = name_of(value)
-        kinds = ("litellm",) if name.startswith("anthropic/") else CLIENTS
+        kinds = CLIENTS
         values = value if isinstance(value, tuple) else (value,)
         params += [pytest.param(*values, kind, id=f"{name}-{kind}") for kind in kinds]
     return params
