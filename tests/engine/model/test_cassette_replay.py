@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from engine.errors import ProviderError
-from engine.model.client_settings import ModelSettings
 from engine.model.anthropic_client import AnthropicClient
+from engine.model.client_settings import ModelSettings
 from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
 from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint
@@ -360,15 +360,17 @@ def test_each_recorded_exchange_comes_out_as_the_reply_or_error_its_recording_ho
 
 
 @pytest.mark.parametrize(
-    "name",
-    [
-        "anthropic/nonstream_parallel_tool_use.yaml",
-        "anthropic/stream_parallel_tool_use.yaml",
-        "anthropic/stream_thinking_tool_use_round_trip.yaml",
-    ],
+    ("name", "client"),
+    with_clients(
+        [
+            "anthropic/nonstream_parallel_tool_use.yaml",
+            "anthropic/stream_parallel_tool_use.yaml",
+            "anthropic/stream_thinking_tool_use_round_trip.yaml",
+        ]
+    ),
 )
-def test_an_anthropic_reply_sent_back_reaches_the_server_as_the_real_client_sent_it(name: str) -> None:
-    exchanges, replayed = replay_file(name)
+def test_an_anthropic_reply_sent_back_reaches_the_server_as_the_real_client_sent_it(name: str, client: str) -> None:
+    exchanges, replayed = replay_file(name, direct=client == "direct")
     recorded, (_, sent) = exchanges[1].request.json, replayed.sent[1]
     # Text, signed thinking (signature intact, litellm's "index" dropped) and tool_use blocks, in the same order.
     assert last_turn(sent["messages"], "assistant") == last_turn(recorded["messages"], "assistant")
@@ -376,7 +378,8 @@ def test_an_anthropic_reply_sent_back_reaches_the_server_as_the_real_client_sent
     assert sent.get("thinking") == recorded.get("thinking")
 
 
-def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_text() -> None:
+@pytest.mark.parametrize("client", CLIENTS)
+def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_text(client: str) -> None:
     name = "anthropic/stream_redacted_thinking.yaml"
     (exchange,) = load_cassette(CASSETTE_DIR / name)
     expected = EXPECTED[name].exchanges[0]
@@ -385,10 +388,10 @@ def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_tex
     async def send_the_reply_back() -> Any:
         conversation = Conversation(name, [exchange], EXPECTED[name])
         with ReplayServer([exchange, exchange]) as server:
-            client = client_for(conversation, server, EXPECTED[name], conversation.model)
-            first = await collect(client, conversation.request(0, None))
+            model = client_for(conversation, server, EXPECTED[name], conversation.model, client == "direct")
+            first = await collect(model, conversation.request(0, None))
             history = (*conversation.history, first.reply.to_message(), {"role": "user", "content": "Go on."})
-            await collect(client, ModelRequest(messages=history, options=conversation.options))
+            await collect(model, ModelRequest(messages=history, options=conversation.options))
             return server.requests[1].json
 
     sent = asyncio.run(send_the_reply_back())
@@ -400,14 +403,17 @@ def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_tex
     assert sent["thinking"] == {"budget_tokens": 1024, "type": "enabled"}
 
 
-def test_a_reply_with_only_redacted_thinking_does_not_claim_zero_reasoning_tokens() -> None:
-    _, replayed = replay_file("anthropic/stream_redacted_thinking.yaml")
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_reply_with_only_redacted_thinking_does_not_claim_zero_reasoning_tokens(client: str) -> None:
+    _, replayed = replay_file("anthropic/stream_redacted_thinking.yaml", direct=client == "direct")
     assert replayed.outcomes[0].reply.usage.reasoning_tokens is None
 
 
-def test_a_priced_anthropic_model_pays_the_cache_rates_for_recorded_cache_writes_and_reads() -> None:
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_priced_anthropic_model_pays_the_cache_rates_for_recorded_cache_writes_and_reads(client: str) -> None:
     # The recording's claude-3-5-sonnet-20240620 is not in litellm's table; ask for claude-haiku-4-5 instead.
-    _, replayed = replay_file("anthropic/stream_cache_write_then_read.yaml", model="anthropic/claude-haiku-4-5")
+    name, model = "anthropic/stream_cache_write_then_read.yaml", "anthropic/claude-haiku-4-5"
+    _, replayed = replay_file(name, model=model, direct=client == "direct")
     write, read = (outcome.reply.usage for outcome in replayed.outcomes)
     assert write.cost_usd == pytest.approx(HAIKU_4_5.cost(4, 201, cache_write=1165), rel=1e-9)
     assert read.cost_usd == pytest.approx(HAIKU_4_5.cost(4, 221, cache_read=1165), rel=1e-9)
