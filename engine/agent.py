@@ -23,10 +23,11 @@ from engine.events import ROOT_AGENT
 from engine.instructions import InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.mcp.provider import McpProvider
+from engine.model.anthropic_client import AnthropicClient
 from engine.model.client_settings import ModelSettings
 from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
-from engine.model.providers import openai_compatible_endpoint
+from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
 from engine.policy.gate import Approver, Policy
@@ -207,11 +208,15 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
 
 
 def provider_client(config: SessionConfig, model: str | None = None) -> ModelClient:
-    """The protocol client: hive's own for OpenAI-compatible providers, else litellm."""
+    """The protocol client: hive's own for OpenAI-compatible providers and Anthropic, else litellm."""
     settings = model_settings(config, model)
-    endpoint = openai_compatible_endpoint(settings, force_litellm=config.provider_client == "litellm")
+    force_litellm = config.provider_client == "litellm"
+    endpoint = openai_compatible_endpoint(settings, force_litellm=force_litellm)
     if endpoint is not None:
         return OpenAICompatClient(settings, endpoint)
+    endpoint = anthropic_endpoint(settings, force_litellm=force_litellm)
+    if endpoint is not None:
+        return AnthropicClient(settings, endpoint)
     return LiteLLMClient(settings)
 
 

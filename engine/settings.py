@@ -53,7 +53,8 @@ class SettingsFile(BaseModel):
     mode: WorkingMode = "work"
     """The mode a session starts in (``--mode`` wins)."""
     provider_client: Literal["auto", "litellm"] = "auto"
-    """``auto``: hive's own client for OpenAI-compatible providers, litellm for the rest; ``litellm``: litellm for all."""
+    """``auto``: hive's own client for OpenAI-compatible providers and Anthropic, litellm for the rest;
+    ``litellm``: litellm for all."""
     limits: LimitsFile = Field(default_factory=LimitsFile)
     skills: SkillsFile = Field(default_factory=SkillsFile)
     mcp: McpOptions = Field(default_factory=McpOptions)

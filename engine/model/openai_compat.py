@@ -49,12 +49,12 @@ class OpenAICompatClient:
         record = WireRecord(url=f"{self.endpoint.base_url.rstrip('/')}/chat/completions")
         try:
             async with aclosing_response(await self._send(request, record)) as response:
-                await _raise_for_status(response, record)
+                await raise_for_status(response, record)
                 if self.settings.streaming:
                     async for item in self._read_stream(response, assembler, record):
                         yield item
                 else:
-                    body = await _read_body(response, record)
+                    body = await read_body(response, record)
                     for item in assembler.feed(whole_reply_as_chunk(json.loads(body))):
                         yield item
         except (asyncio.CancelledError, ProviderError):
@@ -79,7 +79,7 @@ class OpenAICompatClient:
         idle = self.settings.stream_idle_timeout_s
         clock = asyncio.get_running_loop()
         async with asyncio.timeout(idle) as deadline:
-            async for event in _events(response, record):
+            async for event in sse_events(response, record):
                 deadline.reschedule(None)  # the consumer's time between chunks is not the server's idling
                 if isinstance(event.get("error"), dict | str):
                     raise StreamErrorEvent(event["error"])
@@ -111,12 +111,7 @@ class OpenAICompatClient:
         """One httpx client per event loop (its connection pool belongs to the loop)."""
         loop = asyncio.get_running_loop()
         if self._http is None or self._http[0] is not loop:
-            # httpx2 (httpx's successor, which the OpenAI and MCP SDKs use) skips httpx's command-line
-            # module and the click, rich and pygments it loads: about 45 ms of start-up.
-            import httpx2 as httpx
-
-            timeout = httpx.Timeout(self.settings.timeout_s, connect=min(10.0, self.settings.timeout_s))
-            self._http = (loop, httpx.AsyncClient(timeout=timeout, trust_env=True))
+            self._http = (loop, new_http_client(self.settings))
         return self._http[1]
 
     def _reply(self, assembler: StreamAssembler, record: WireRecord) -> ModelReply:
@@ -128,6 +123,16 @@ class OpenAICompatClient:
         if not self.endpoint.priced:
             return reply
         return priced(reply, self.model)
+
+
+def new_http_client(settings: ModelSettings) -> Any:
+    """An httpx client with the settings' timeouts, honouring the proxy environment."""
+    # httpx2 (httpx's successor, which the OpenAI and MCP SDKs use) skips httpx's command-line
+    # module and the click, rich and pygments it loads: about 45 ms of start-up.
+    import httpx2 as httpx
+
+    timeout = httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s))
+    return httpx.AsyncClient(timeout=timeout, trust_env=True)
 
 
 class aclosing_response:
@@ -143,20 +148,22 @@ class aclosing_response:
         await self.response.aclose()
 
 
-async def _raise_for_status(response: Any, record: WireRecord) -> None:
+async def raise_for_status(response: Any, record: WireRecord) -> None:
+    """Raise ``HttpStatusError`` (with the body read and recorded) for an HTTP error status."""
     if response.status_code < 400:
         return
-    body = await _read_body(response, record)
+    body = await read_body(response, record)
     raise HttpStatusError(response.status_code, body, response.headers)
 
 
-async def _read_body(response: Any, record: WireRecord) -> bytes:
+async def read_body(response: Any, record: WireRecord) -> bytes:
+    """The whole body, recorded."""
     body = await response.aread()
     record.take(body)
     return bytes(body)
 
 
-async def _events(response: Any, record: WireRecord) -> AsyncIterator[dict[str, Any]]:
+async def sse_events(response: Any, record: WireRecord) -> AsyncIterator[dict[str, Any]]:
     """The JSON objects of a server-sent event stream, up to ``data: [DONE]``."""
     pending = b""
     async for piece in response.aiter_bytes():

@@ -1,4 +1,4 @@
-"""Which client speaks to a model: hive's own for the OpenAI-compatible protocol, litellm for the long tail.
+"""Which client speaks to a model: hive's own for the OpenAI-compatible and Anthropic protocols, litellm for the rest.
 
 Decided from the model string and the settings alone, so choosing never imports litellm.
 """
@@ -37,9 +37,13 @@ OPENAI_COMPATIBLE: dict[str, _Provider] = {
 }
 
 
+ANTHROPIC = _Provider("https://api.anthropic.com", "ANTHROPIC_API_KEY", "ANTHROPIC_API_BASE", True)
+"""Anthropic's messages API (``anthropic/*`` models)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Endpoint:
-    """An OpenAI-compatible chat-completions endpoint for one model."""
+    """A provider endpoint for one model (OpenAI chat completions, or Anthropic messages)."""
 
     base_url: str
     model_name: str
@@ -51,7 +55,7 @@ class Endpoint:
 
 def openai_compatible_endpoint(settings: ModelSettings, *, force_litellm: bool = False) -> Endpoint | None:
     """The endpoint hive's own client should call for ``settings``, or None for litellm."""
-    if force_litellm or os.environ.get(FORCE_LITELLM_ENV, "").strip().lower() == "litellm":
+    if _litellm_forced(force_litellm):
         return None
     provider_name, slash, model_name = settings.model.partition("/")
     provider = OPENAI_COMPATIBLE.get(provider_name)
@@ -73,3 +77,23 @@ def _is_priced(provider_name: str, base_url: str) -> bool:
     if not provider.priced or provider.base_url is None:
         return False
     return urlsplit(base_url).hostname == urlsplit(provider.base_url).hostname
+
+
+def anthropic_endpoint(settings: ModelSettings, *, force_litellm: bool = False) -> Endpoint | None:
+    """The endpoint hive's own Anthropic client should call for an ``anthropic/*`` model, or None for litellm.
+
+    ``base_url`` is the API's root (``https://api.anthropic.com``); the client adds ``/v1/messages``.
+    Anthropic models are priced from the table at any base URL, as litellm prices them.
+    """
+    if _litellm_forced(force_litellm):
+        return None
+    provider_name, slash, model_name = settings.model.partition("/")
+    if provider_name != "anthropic" or not slash or not model_name:
+        return None
+    base_url = settings.api_base or os.environ.get("ANTHROPIC_API_BASE") or os.environ.get("ANTHROPIC_BASE_URL")
+    key = os.environ.get("ANTHROPIC_API_KEY")
+    return Endpoint(base_url=base_url or str(ANTHROPIC.base_url), model_name=model_name, api_key=key, priced=True)
+
+
+def _litellm_forced(force_litellm: bool) -> bool:
+    return force_litellm or os.environ.get(FORCE_LITELLM_ENV, "").strip().lower() == "litellm"

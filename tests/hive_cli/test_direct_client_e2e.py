@@ -1,4 +1,4 @@
-"""`hive run` against an OpenAI-compatible server takes hive's own client: litellm and the OpenAI SDK stay unloaded."""
+"""`hive run` against an OpenAI-compatible or Anthropic server takes hive's own client: litellm and the SDKs stay unloaded."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.cassettes import CASSETTE_DIR, ReplayServer
 from tests.support.cli import hive_env
 from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
+from tests.support.local_http import LocalServer
 
 # Writes which heavy modules were loaded when hive exits normally. hive skips interpreter teardown
 # (and so atexit) once litellm is loaded, so a missing file means litellm was imported.
@@ -23,9 +25,12 @@ main()
 """
 
 
-def run_probed(server: LLMServer, workdir: Path, out: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    args = ["run", "list the files", "--yes", "-o", "json", "--model", "openai/test-model"]
-    args += ["--api-base", server.base_url, "--api-key", "sk-test", "-C", str(workdir)]
+def run_probed(
+    server: LocalServer, workdir: Path, out: Path, model: str = "openai/test-model", **env: str
+) -> subprocess.CompletedProcess[str]:
+    base = server.base_url if model.startswith("openai/") else server.url
+    args = ["run", "list the files", "--yes", "-o", "json", "--model", model]
+    args += ["--api-base", base, "--api-key", "sk-test", "-C", str(workdir)]
     return subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         env=hive_env(HIVE_TEST_MODULES_OUT=str(out), **env),
@@ -67,3 +72,17 @@ def test_provider_client_litellm_sends_the_same_task_through_litellm(llm_server:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["text"] == "There is one file."
     assert not out.exists(), "litellm should have been imported"
+
+
+def test_hive_run_on_anthropic_never_imports_litellm(tmp_path: Path) -> None:
+    out = tmp_path / "modules.json"
+    with ReplayServer(CASSETTE_DIR / "anthropic/stream_thinking_then_text_gzip.yaml") as server:
+        done = run_probed(server, tmp_path, out, model="anthropic/claude-haiku-4-5")
+        sent = server.requests
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["text"].startswith("1. **Pouch**")
+    assert [request.path for request in sent] == ["/v1/messages"]
+    assert out.exists(), "litellm was imported (hive exited without teardown)"
+    assert json.loads(out.read_text()) == []

@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from engine.errors import ProviderError
+from engine.model.anthropic_client import AnthropicClient
 from engine.model.client_settings import ModelSettings
 from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
-from engine.model.providers import openai_compatible_endpoint
+from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint
 from engine.model.types import (
     CallOptions,
     Message,
@@ -168,7 +169,7 @@ class Replayed:
 def client_for(
     conversation: Conversation, server: ReplayServer, recording: Recording, model: str, direct: bool = False
 ) -> ModelClient:
-    """litellm's client, or (``direct``) hive's own client for the OpenAI-compatible protocol."""
+    """litellm's client, or (``direct``) hive's own client for the recording's protocol (Anthropic or OpenAI)."""
     settings = ModelSettings(
         model=model,
         api_base=server.url if conversation.anthropic else server.base_url,
@@ -177,6 +178,10 @@ def client_for(
         retry=recording.retry,
         streaming=conversation.exchanges[0].response.is_sse,
     )
+    if direct and conversation.anthropic:
+        endpoint = anthropic_endpoint(settings)
+        assert endpoint is not None, model
+        return AnthropicClient(settings, endpoint)
     if direct:
         endpoint = openai_compatible_endpoint(settings)
         assert endpoint is not None, model
@@ -219,15 +224,15 @@ def replay_file(name: str, model: str | None = None, direct: bool = False) -> tu
 
 
 CLIENTS = ("litellm", "direct")
-"""Every OpenAI-protocol recording replays through both clients: hive's own must give what litellm gives."""
+"""Every recording replays through both clients: hive's own (OpenAI-compatible or Anthropic) must give what litellm gives."""
 
 
 def with_clients(names: Sequence[Any], name_of: Any = str) -> list[Any]:
-    """Each parameter set once per client (Anthropic recordings through litellm only, for now)."""
+    """Each parameter set once per client."""
     params = []
     for value in names:
         name = name_of(value)
-        kinds = ("litellm",) if name.startswith("anthropic/") else CLIENTS
+        kinds = CLIENTS
         values = value if isinstance(value, tuple) else (value,)
         params += [pytest.param(*values, kind, id=f"{name}-{kind}") for kind in kinds]
     return params
@@ -355,15 +360,17 @@ def test_each_recorded_exchange_comes_out_as_the_reply_or_error_its_recording_ho
 
 
 @pytest.mark.parametrize(
-    "name",
-    [
-        "anthropic/nonstream_parallel_tool_use.yaml",
-        "anthropic/stream_parallel_tool_use.yaml",
-        "anthropic/stream_thinking_tool_use_round_trip.yaml",
-    ],
+    ("name", "client"),
+    with_clients(
+        [
+            "anthropic/nonstream_parallel_tool_use.yaml",
+            "anthropic/stream_parallel_tool_use.yaml",
+            "anthropic/stream_thinking_tool_use_round_trip.yaml",
+        ]
+    ),
 )
-def test_an_anthropic_reply_sent_back_reaches_the_server_as_the_real_client_sent_it(name: str) -> None:
-    exchanges, replayed = replay_file(name)
+def test_an_anthropic_reply_sent_back_reaches_the_server_as_the_real_client_sent_it(name: str, client: str) -> None:
+    exchanges, replayed = replay_file(name, direct=client == "direct")
     recorded, (_, sent) = exchanges[1].request.json, replayed.sent[1]
     # Text, signed thinking (signature intact, litellm's "index" dropped) and tool_use blocks, in the same order.
     assert last_turn(sent["messages"], "assistant") == last_turn(recorded["messages"], "assistant")
@@ -371,7 +378,8 @@ def test_an_anthropic_reply_sent_back_reaches_the_server_as_the_real_client_sent
     assert sent.get("thinking") == recorded.get("thinking")
 
 
-def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_text() -> None:
+@pytest.mark.parametrize("client", CLIENTS)
+def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_text(client: str) -> None:
     name = "anthropic/stream_redacted_thinking.yaml"
     (exchange,) = load_cassette(CASSETTE_DIR / name)
     expected = EXPECTED[name].exchanges[0]
@@ -380,10 +388,10 @@ def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_tex
     async def send_the_reply_back() -> Any:
         conversation = Conversation(name, [exchange], EXPECTED[name])
         with ReplayServer([exchange, exchange]) as server:
-            client = client_for(conversation, server, EXPECTED[name], conversation.model)
-            first = await collect(client, conversation.request(0, None))
+            model = client_for(conversation, server, EXPECTED[name], conversation.model, client == "direct")
+            first = await collect(model, conversation.request(0, None))
             history = (*conversation.history, first.reply.to_message(), {"role": "user", "content": "Go on."})
-            await collect(client, ModelRequest(messages=history, options=conversation.options))
+            await collect(model, ModelRequest(messages=history, options=conversation.options))
             return server.requests[1].json
 
     sent = asyncio.run(send_the_reply_back())
@@ -395,14 +403,17 @@ def test_redacted_thinking_blocks_go_back_to_the_server_unchanged_before_the_tex
     assert sent["thinking"] == {"budget_tokens": 1024, "type": "enabled"}
 
 
-def test_a_reply_with_only_redacted_thinking_does_not_claim_zero_reasoning_tokens() -> None:
-    _, replayed = replay_file("anthropic/stream_redacted_thinking.yaml")
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_reply_with_only_redacted_thinking_does_not_claim_zero_reasoning_tokens(client: str) -> None:
+    _, replayed = replay_file("anthropic/stream_redacted_thinking.yaml", direct=client == "direct")
     assert replayed.outcomes[0].reply.usage.reasoning_tokens is None
 
 
-def test_a_priced_anthropic_model_pays_the_cache_rates_for_recorded_cache_writes_and_reads() -> None:
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_priced_anthropic_model_pays_the_cache_rates_for_recorded_cache_writes_and_reads(client: str) -> None:
     # The recording's claude-3-5-sonnet-20240620 is not in litellm's table; ask for claude-haiku-4-5 instead.
-    _, replayed = replay_file("anthropic/stream_cache_write_then_read.yaml", model="anthropic/claude-haiku-4-5")
+    name, model = "anthropic/stream_cache_write_then_read.yaml", "anthropic/claude-haiku-4-5"
+    _, replayed = replay_file(name, model=model, direct=client == "direct")
     write, read = (outcome.reply.usage for outcome in replayed.outcomes)
     assert write.cost_usd == pytest.approx(HAIKU_4_5.cost(4, 201, cache_write=1165), rel=1e-9)
     assert read.cost_usd == pytest.approx(HAIKU_4_5.cost(4, 221, cache_read=1165), rel=1e-9)

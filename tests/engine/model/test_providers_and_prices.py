@@ -9,7 +9,7 @@ import pytest
 from engine.model import litellm_import
 from engine.model.client_settings import ModelSettings
 from engine.model.pricing import cost_of, max_input_tokens, model_entry
-from engine.model.providers import openai_compatible_endpoint
+from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint
 from engine.usage import Usage
 
 
@@ -33,11 +33,16 @@ def test_openai_protocol_models_take_hives_own_client(
     assert (endpoint.base_url, endpoint.model_name, endpoint.priced) == expected
 
 
-@pytest.mark.parametrize(
-    "model", ["anthropic/claude-sonnet-4-5", "gemini/gemini-2.5-pro", "bedrock/x", "gpt-4o", "hosted_vllm/qwen"]
-)
+@pytest.mark.parametrize("model", ["gemini/gemini-2.5-pro", "bedrock/x", "gpt-4o", "hosted_vllm/qwen"])
 def test_other_models_go_through_litellm(model: str) -> None:
     assert openai_compatible_endpoint(ModelSettings(model=model)) is None
+    assert anthropic_endpoint(ModelSettings(model=model)) is None
+
+
+def test_anthropic_models_take_hives_own_anthropic_client_not_the_openai_one() -> None:
+    settings = ModelSettings(model="anthropic/claude-sonnet-4-5")
+    assert openai_compatible_endpoint(settings) is None
+    assert anthropic_endpoint(settings) is not None
 
 
 def test_litellm_can_be_forced_by_setting_or_environment(monkeypatch: pytest.MonkeyPatch) -> None:
