@@ -10,6 +10,7 @@ from engine.context.masking import is_masked
 from engine.context.tokens import counter_for
 from engine.conversation import is_summary
 from engine.model import litellm_import
+from engine.model.pricing import max_input_tokens
 from engine.model.types import Message
 from engine.tools.base import ToolSpec
 
@@ -37,18 +38,19 @@ class Window:
 
 
 def context_window(model: str) -> int | None:
-    """The model's input window from litellm's model table, or None when unknown or litellm is not loaded yet."""
+    """The model's input window from litellm's model table (read as data when litellm is not loaded), or None."""
     if model in _known_windows:
         return _known_windows[model]
     litellm = litellm_import.loaded()
     if litellm is None:
-        return None
-    try:
-        info = litellm.get_model_info(model)
-    except Exception:  # unknown models raise plain exceptions
-        return None
-    window = info.get("max_input_tokens") if isinstance(info, dict) else None
-    if not window:
+        window: object = max_input_tokens(model)  # hive's own clients never load litellm
+    else:
+        try:
+            info = litellm.get_model_info(model)
+        except Exception:  # unknown models raise plain exceptions
+            return None
+        window = info.get("max_input_tokens") if isinstance(info, dict) else None
+    if not isinstance(window, int | float) or not window:
         return None
     _known_windows[model] = int(window)
     return int(window)

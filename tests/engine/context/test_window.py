@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from engine.context.window import GUESSED_WINDOW, breakdown, percent_used, window_for
 from engine.model import litellm_import
 from engine.tools.builtin import builtin_tools
@@ -38,3 +41,13 @@ def test_the_breakdown_counts_each_part_against_the_configured_window() -> None:
     assert context.exact and context.window.source == "setting"
     assert rows["your messages"] == 3 + 2 and rows["tool definitions"] > 200
     assert context.percent == 100 * context.total / 10_000
+
+
+def test_without_litellm_loaded_the_window_comes_from_its_table_read_as_data() -> None:
+    probe = (
+        "import sys; from engine.context.window import window_for; "
+        "w = window_for('anthropic/claude-haiku-4-5'); print(w.tokens, w.known, 'litellm' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    tokens, known, imported = done.stdout.split()
+    assert int(tokens) >= 100_000 and known == "True" and imported == "False"
