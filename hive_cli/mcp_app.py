@@ -89,3 +89,55 @@ def mcp_remove(
         from hive_cli.workdir import resolve_cwd
 
         remove(resolve_cwd(cwd), name, None if scope is None else scope.value)
+
+
+@mcp_app.command("list")
+def mcp_list(cwd: CwdOpt = None, output_format: FormatOpt = Format.text) -> None:
+    """Connect each server and print its transport, status, tool count, source file and last error."""
+    with exit_on_error(False):
+        from hive_cli.mcp_inspect import list_servers
+        from hive_cli.workdir import resolve_cwd
+
+        list_servers(resolve_cwd(cwd), output_format.value)
+
+
+@mcp_app.command("tools")
+def mcp_tools(
+    server: Annotated[str, typer.Argument(metavar="SERVER", help="A configured server.")],
+    cwd: CwdOpt = None,
+    output_format: FormatOpt = Format.text,
+) -> None:
+    """Connect one server and print its tools as the model sees them."""
+    with exit_on_error(False):
+        from hive_cli.mcp_inspect import list_tools
+        from hive_cli.workdir import resolve_cwd
+
+        list_tools(resolve_cwd(cwd), server, output_format.value)
+
+
+@mcp_app.command("call")
+def mcp_call(
+    server: Annotated[str, typer.Argument(metavar="SERVER", help="A configured server.")],
+    tool: Annotated[str, typer.Argument(metavar="TOOL", help="The tool's name (the server's, or mcp__SERVER__TOOL).")],
+    arguments: Annotated[
+        str, typer.Option("--args", "-a", metavar="JSON", help="The arguments, a JSON object.")
+    ] = "{}",
+    cwd: CwdOpt = None,
+) -> None:
+    """Call one tool (for debugging; no permission rules apply) and print its result; exit 1 if it failed."""
+    with exit_on_error(False):
+        from hive_cli.mcp_inspect import call, parse_json_arguments
+        from hive_cli.workdir import resolve_cwd
+
+        parsed = parse_json_arguments(arguments)
+        raise typer.Exit(call(resolve_cwd(cwd), server, tool, parsed))
+
+
+@mcp_app.command("doctor")
+def mcp_doctor(cwd: CwdOpt = None, output_format: FormatOpt = Format.text) -> None:
+    """Connect each server: handshake, protocol version, timings, stderr tail and likely causes of failure."""
+    with exit_on_error(False):
+        from hive_cli.mcp_doctor import doctor
+        from hive_cli.workdir import resolve_cwd
+
+        raise typer.Exit(doctor(resolve_cwd(cwd), output_format.value))
