@@ -54,6 +54,8 @@ class Repl:
         self._running: Session | None = None
         """The session whose run is in progress, if one is."""
         self.ending = Ending()
+        self.state.approver = self._approver
+        self.state.on_open.append(self._watch_mcp)
 
     @property
     def view(self) -> ReplView:
@@ -113,6 +115,24 @@ class Repl:
     def _start_background(self) -> None:
         self.state.start_background()
         self.state.when_loaded(self._report_load)
+
+    def _watch_mcp(self, session: Session) -> None:
+        """A line at the terminal whenever one of the session's MCP servers connects or fails."""
+        manager = session.mcp
+        if manager is not None:
+            from hive_cli.repl.mcp_view import McpNotices
+
+            McpNotices(manager, self._say)
+
+    def _say(self, line: Text) -> None:
+        """Print ``line`` above the prompt if it is up, else straight into the scrollback."""
+        from prompt_toolkit.application import run_in_terminal
+
+        say = functools.partial(self.console.print, line)
+        if self.prompt.app.is_running:
+            run_in_terminal(say)
+        else:
+            say()
 
     def _report_load(self, error: BaseException | None) -> None:
         """A configuration problem is said as soon as it is known, not after the first prompt."""
