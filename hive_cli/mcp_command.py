@@ -30,8 +30,8 @@ def pairs(values: Sequence[str], what: str, key_pattern: re.Pattern[str]) -> dic
     result: dict[str, str] = {}
     for value in values:
         key, sep, text = value.partition("=")
-        if what == "--header" and not sep:
-            key, sep, text = value.partition(":")
+        if what == "--header" and not key_pattern.match(key.strip()):
+            key, sep, text = value.partition(":")  # the Name: value form
             text = text.strip()
         key = key.strip()
         if not sep or not key_pattern.match(key):

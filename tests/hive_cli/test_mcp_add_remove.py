@@ -21,7 +21,19 @@ def test_add_a_stdio_and_a_url_server_then_remove_one(tmp_path: Path) -> None:
     added = run_hive("mcp", "add", "fs", "-e", "TOKEN=${T}", "-C", str(root), "--", "npx", "-y", "server", "/tmp")
     assert added.returncode == 0, added.stderr
     assert f"Added MCP server fs (stdio: npx -y server /tmp) in {plugins}" in added.stdout
-    url = run_hive("mcp", "add", "web", "http://127.0.0.1:9/mcp", "--header", "Authorization: Bearer t", cwd=root)
+    url = run_hive(
+        "mcp",
+        "add",
+        "web",
+        "http://127.0.0.1:9/mcp",
+        "-H",
+        "Authorization: Bearer t",
+        "-H",
+        "X-Q=a=b",
+        "-H",
+        "X-R: c=d",
+        cwd=root,
+    )
     assert url.returncode == 0, url.stderr
     entries = load_plugins_file(plugins).plugins
     assert list(entries) == ["old", "fs", "web"]
@@ -30,7 +42,10 @@ def test_add_a_stdio_and_a_url_server_then_remove_one(tmp_path: Path) -> None:
         ["-y", "server", "/tmp"],
         {"TOKEN": "${T}"},
     )
-    assert (entries["web"].transport, entries["web"].headers) == ("http", {"Authorization": "Bearer t"})
+    assert (entries["web"].transport, entries["web"].headers) == (
+        "http",
+        {"Authorization": "Bearer t", "X-Q": "a=b", "X-R": "c=d"},
+    )
     assert plugins.read_text().startswith("# ours\nplugins:\n  # keep me\n  old:\n    command: x\n")
     removed = run_hive("mcp", "remove", "fs", cwd=root)
     assert removed.returncode == 0 and "Removed MCP server fs" in removed.stdout
