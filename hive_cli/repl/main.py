@@ -12,6 +12,7 @@ import asyncio
 import functools
 import signal
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -205,12 +206,19 @@ class Repl:
     async def _handle(self, line: str) -> None:
         if not line.strip():
             return
+        if line.startswith("/mcp__"):
+            from hive_cli.repl.mcp_prompts import expand_prompt
+
+            expanded = await expand_prompt(line.strip(), self.state, self.view)
+            if expanded is not None:
+                await self._run_turn(expanded, attach=False)
+            return
         if line.startswith("/"):
             await run_command(line.strip(), self.state, self.view)
             return
         await self._run_turn(line)
 
-    async def _run_turn(self, line: str) -> None:
+    async def _run_turn(self, line: str, *, attach: bool = True) -> None:
         if self.state.session is None:
             self.view.waiting("Starting: loading the configuration and the model library…")
         try:
@@ -221,7 +229,7 @@ class Repl:
             return
         for notice in self.state.take_notices():
             self.view.print(Text(f"! {notice}", style="yellow"))
-        prompt = await self._with_attachments(line, session)
+        prompt = await self._with_attachments(line, session) if attach else line
         self._running = session
         try:
             with cancel_on_ctrl_c(asyncio.get_running_loop(), session.cancel):
@@ -247,7 +255,13 @@ class Repl:
                 return await self._ask_to_attach(name, judgement.reason)
             return None
 
-        prompt, refused = await attach_mentions(line, self.state.cwd, may_attach)
+        def resources(name: str) -> Awaitable[str] | None:
+            from hive_cli.repl.mcp_prompts import resource_block, resource_mention
+
+            found = resource_mention(name, session)
+            return None if found is None else resource_block(*found)
+
+        prompt, refused = await attach_mentions(line, self.state.cwd, may_attach, resources)
         for note in refused:
             self.view.print(Text("  " + note, style="yellow"))
         return prompt

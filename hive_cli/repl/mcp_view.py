@@ -42,7 +42,10 @@ def _tool_lines(s: ServerStatus, *, full: bool) -> list[Text]:
         return [Text(f"    {info.tool or 'read_resource'}  {_summary(info.description)}") for info in s.tools]
     names = [info.tool or "read_resource" for info in s.tools]
     more = f" … (+{len(names) - TOOLS_SHOWN}; /mcp {s.name} lists them)" if len(names) > TOOLS_SHOWN else ""
-    prompts = f"    prompts: {', '.join(s.prompts)}" if s.prompts else ""
+    from engine.mcp.prompts import prompt_command
+
+    commands = ", ".join(f"/{prompt_command(s.name, name)}" for name in s.prompts)
+    prompts = f"    prompts: {commands}" if s.prompts else ""
     return [Text(f"    tools: {', '.join(names[:TOOLS_SHOWN])}{more}"), *([Text(prompts)] if prompts else [])]
 
 

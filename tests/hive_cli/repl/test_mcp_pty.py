@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import LLMServer, text
 from tests.support.mcp_servers import EVERYTHING, PY_SERVER, require_reference_servers
 from tests.support.processes import gone_within
 from tests.support.terminal import PROMPT, leave_repl, send_line, spawn_repl
@@ -64,3 +64,33 @@ def test_mcp_without_servers_says_how_to_add_one(llm_server: LLMServer, tmp_path
     child.expect("No MCP servers configured. Add one: hive mcp add NAME -- COMMAND ARGS...")
     child.expect(PROMPT)
     leave_repl(child)
+
+
+@pytest.mark.usefixtures("reference_servers")
+def test_a_prompt_is_a_slash_command_and_a_resource_an_attachment(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
+        f"plugins:\n  everything:\n    command: {EVERYTHING}\n    args: [stdio]\n"
+    )
+    llm_server.script(text("Sunny."), text("It is about the architecture."))
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "/mcp__everything__args-prompt")
+    child.expect("prompt 'args-prompt' needs city \\(usage: <city> \\[state\\]\\)")
+    child.expect(PROMPT)
+    send_line(child, "/mcp")
+    child.expect("/mcp__everything__args-prompt")
+    child.expect(PROMPT)
+    send_line(child, "/mcp__everything__args-prompt Paris")
+    child.expect("Sunny.")
+    child.expect(PROMPT)
+    send_line(
+        child, "what is in @everything:demo://resource/static/document/architecture.md and @everything:demo://nope"
+    )
+    child.expect("@everything:demo://nope: not attached")
+    child.expect("It is about the architecture.")
+    child.expect(PROMPT)
+    leave_repl(child)
+    first, second = (request.messages[-1]["content"] for request in llm_server.chat_requests[:2])
+    assert first == "What's weather in Paris?"
+    assert second.startswith("what is in @everything:")
+    assert '<resource server="everything" uri="demo://resource/static/document/architecture.md">' in second
