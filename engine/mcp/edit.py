@@ -99,6 +99,8 @@ def remove_server(path: Path, name: str) -> bool:
     while start - 1 > _plugins_index(lines) and lines[start - 1].startswith(child + "#"):
         start -= 1  # the comment lines right above the entry are about it
     del lines[start : span[1]]
+    if 0 < start < len(lines) and not lines[start - 1].strip() and not lines[start].strip():
+        del lines[start]  # no double blank line where the entry was
     _write_checked(path, lines)
     return True
 

@@ -81,3 +81,17 @@ def test_an_empty_inline_mapping_is_unfolded(tmp_path: Path) -> None:
     path.write_text("plugins: {}  # none yet\n")
     add_server(path, NewServer(name="a", command="true"))
     assert path.read_text() == 'plugins:\n  a:\n    transport: stdio\n    command: "true"\n'
+
+
+def test_the_repositorys_own_example_round_trips(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[3] / ".ironhive" / "plugins.yaml"
+    path = tmp_path / "plugins.yaml"
+    path.write_text(example.read_text())
+    add_server(path, NewServer(name="extra", command="x", args=("a",)))
+    assert path.read_text().startswith(example.read_text().rstrip("\n") + "\n  extra:\n")
+    remove_server(path, "extra")
+    assert path.read_text() == example.read_text()
+    remove_server(path, "everything-http")
+    text = path.read_text()
+    assert "everything-http" not in text and "Streamable HTTP" not in text and "\n\n\n" not in text
+    assert list(load_plugins_file(path).plugins) == ["everything", "everything-sse"]
