@@ -165,6 +165,9 @@ def _remote_causes(config: ServerConfig, error: str) -> list[str]:
     url = config.url or ""
     if not re.match(r"^https?://[^/\s]+", url):
         return [f"bad URL: {url!r} must start with http:// or https:// and name a host"]
+    status = http_status(config)
+    if status is not None:
+        error = f"{error} (HTTP {status})"
     if re.search(r"\b401\b|unauthori[sz]ed", error, re.I):
         return ["auth 401: the server wants credentials; add --header 'Authorization=Bearer ...'"]
     if re.search(r"\b403\b|forbidden", error, re.I):
@@ -172,6 +175,25 @@ def _remote_causes(config: ServerConfig, error: str) -> list[str]:
     if re.search(r"\b404\b|not found", error, re.I):
         path = "/mcp" if config.transport == "http" else "/sse"
         return [f"wrong path: {config.transport} servers usually answer at {path}"]
-    if "cannot reach" in error or "connect" in error.lower():
+    if "cannot reach" in error and status is None:
         return ["nothing answers at that address: is the server running, and is the port right?"]
     return []
+
+
+def http_status(config: ServerConfig) -> int | None:
+    """The HTTP status the server's URL answers a plain MCP ``initialize`` POST with (None: no answer).
+
+    The SDK reports an HTTP error on Streamable HTTP only as a JSON-RPC error, so the doctor asks once itself.
+    """
+    import httpx
+
+    body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
+    headers = {"Accept": "application/json, text/event-stream", **dict(config.headers)}
+    try:
+        with httpx.Client(timeout=3.0) as client:
+            if config.transport == "sse":
+                with client.stream("GET", config.url or "", headers=headers) as response:
+                    return response.status_code
+            return client.post(config.url or "", json=body, headers=headers).status_code
+    except httpx.HTTPError:
+        return None

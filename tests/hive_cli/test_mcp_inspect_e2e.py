@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,34 @@ def test_doctor_reports_handshake_timings_stderr_and_likely_causes(tmp_path: Pat
     assert checks["everything"]["handshake"] == "ok" and checks["everything"]["seconds"] > 0
     assert checks["dies"]["stderr_tail"] == ["fatal: API_KEY is not set"]
     assert checks["web"]["handshake"] == "failed" and checks["web"]["likely_causes"]
+
+
+class _Unauthorized(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", "Bearer")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+def test_doctor_names_auth_when_the_server_answers_401(tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        root = project(
+            tmp_path,
+            f"  web:\n    transport: http\n    url: http://127.0.0.1:{port}/mcp\n"
+            f"  old:\n    transport: sse\n    url: http://127.0.0.1:{port}/sse\n",
+        )
+        report = run_hive("mcp", "doctor", cwd=root, timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert report.returncode == 1, report.stderr
+    assert report.stdout.count("likely cause: auth 401: the server wants credentials") == 2, report.stdout
