@@ -121,9 +121,12 @@ class Repl:
         """A line at the terminal whenever one of the session's MCP servers connects or fails."""
         manager = session.mcp
         if manager is not None:
-            from hive_cli.repl.mcp_view import McpNotices
+            from hive_cli.repl.mcp_view import McpNotices, offer_prompts
 
             McpNotices(manager, self._say)
+            base = [(c.name, c.help) for c in COMMANDS]
+            manager.listen(lambda: offer_prompts(self.prompt.completer, base, manager))
+            offer_prompts(self.prompt.completer, base, manager)
 
     def _say(self, line: Text) -> None:
         """Print ``line`` above the prompt if it is up, else straight into the scrollback."""

@@ -54,6 +54,18 @@ def _summary(description: str) -> str:
     return first[:100]
 
 
+def offer_prompts(completer: object, base: Sequence[tuple[str, str]], manager: McpManager) -> None:
+    """Let Tab complete the servers' prompts (``/mcp__server__prompt``) after the built-in commands."""
+    from engine.mcp.prompts import prompt_command
+    from hive_cli.repl.shell import HiveCompleter
+
+    if isinstance(completer, HiveCompleter):
+        prompts = [
+            (prompt_command(s.name, p), f"prompt of MCP server {s.name}") for s in manager.status() for p in s.prompts
+        ]
+        completer.commands = [*base, *prompts]
+
+
 class McpNotices:
     """Says, as one line, each time a server connects or fails (and when a changed configuration is refused)."""
 

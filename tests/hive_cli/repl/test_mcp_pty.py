@@ -80,7 +80,8 @@ def test_a_prompt_is_a_slash_command_and_a_resource_an_attachment(llm_server: LL
     send_line(child, "/mcp")
     child.expect("/mcp__everything__args-prompt")
     child.expect(PROMPT)
-    send_line(child, "/mcp__everything__args-prompt Paris")
+    child.send("/mcp__everything__args\t")  # Tab completes the prompt's command
+    send_line(child, " Paris")
     child.expect("Sunny.")
     child.expect(PROMPT)
     send_line(
