@@ -11,6 +11,7 @@ import typer
 
 from engine import __version__
 from hive_cli.errors import exit_on_error
+from hive_cli.mcp_app import mcp_app
 
 if TYPE_CHECKING:
     from engine.events import WorkingMode
@@ -34,6 +35,7 @@ permissions_app = typer.Typer(help="Ask the permission rules about a call, or pr
 app.add_typer(permissions_app, name="permissions")
 sandbox_app = typer.Typer(help="The OS sandbox around shell commands.", no_args_is_help=True)
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(mcp_app, name="mcp")
 
 
 class OutputFormat(StrEnum):

@@ -13,14 +13,15 @@ def result_text(result: Any) -> str:
     blocks = getattr(result, "content", None)
     if blocks is None:
         blocks = getattr(result, "contents", None) or []
-    parts = [_block_text(block) for block in blocks]
+    parts = [block_text(block) for block in blocks]
     structured = getattr(result, "structured_content", None)
     if structured is not None and not any(getattr(b, "type", None) == "text" for b in blocks):
         parts.append(json.dumps(structured, ensure_ascii=False, default=str))
     return "\n".join(p for p in parts if p) or "(no output)"
 
 
-def _block_text(block: Any) -> str:
+def block_text(block: Any) -> str:
+    """One content block as text (a text block as it is; images, audio and blobs described)."""
     kind = getattr(block, "type", None)
     if kind == "text":
         return str(block.text)

@@ -53,7 +53,8 @@ def describe_connect_error(exc: BaseException, server: ServerConfig, log: Path |
             )
         return f"the server refused the connection: {error.message} (code {error.code})"
     if type(error).__module__.startswith("httpx") and server.url:
-        return f"cannot reach {_plain_url(server.url)}: {error or type(error).__name__}"
+        said = str(error).splitlines()[0] if str(error) else type(error).__name__
+        return f"cannot reach {_plain_url(server.url)}: {said}"
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 

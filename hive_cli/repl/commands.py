@@ -31,7 +31,6 @@ class Command:
 
 
 LATER = {
-    "mcp": "/mcp is coming; hive already connects to the servers in .ironhive/plugins.yaml and .mcp.json and offers their tools.",
     "undo": "Undo is coming; until then, git shows and reverts what changed: git status, git diff, git restore FILE.",
 }
 
@@ -107,6 +106,12 @@ async def _permissions(state: ReplState, view: ReplView, arg: str) -> None:
         view.print(Text(line))
 
 
+async def _mcp(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.repl.mcp_view import show_mcp
+
+    await show_mcp(state, view, arg)
+
+
 async def _later(state: ReplState, view: ReplView, arg: str, *, name: str) -> None:
     view.print(Text(LATER[name], style="dim"))
 
@@ -179,7 +184,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("context", "what fills the context window", _context),
     Command("cost", "tokens and cost so far", _cost),
     Command("skills", "the skills hive found", _skills),
-    _later_command("mcp", "(coming) the MCP servers' status and tools"),
+    Command("mcp", "the MCP servers' status and tools: /mcp [SERVER]", _mcp),
     Command("permissions", "the permission rules in effect", _permissions),
     _later_command("undo", "(coming) undo the last change"),
     Command("clear", "start a new conversation", _clear),

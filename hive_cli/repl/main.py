@@ -12,6 +12,7 @@ import asyncio
 import functools
 import signal
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,6 +56,8 @@ class Repl:
         self._running: Session | None = None
         """The session whose run is in progress, if one is."""
         self.ending = Ending()
+        self.state.approver = self._approver
+        self.state.on_open.append(self._watch_mcp)
 
     @property
     def view(self) -> ReplView:
@@ -114,6 +117,27 @@ class Repl:
     def _start_background(self) -> None:
         self.state.start_background()
         self.state.when_loaded(self._report_load)
+
+    def _watch_mcp(self, session: Session) -> None:
+        """A line at the terminal whenever one of the session's MCP servers connects or fails."""
+        manager = session.mcp
+        if manager is not None:
+            from hive_cli.repl.mcp_view import McpNotices, offer_prompts
+
+            McpNotices(manager, self._say)
+            base = [(c.name, c.help) for c in COMMANDS]
+            manager.listen(lambda: offer_prompts(self.prompt.completer, base, manager))
+            offer_prompts(self.prompt.completer, base, manager)
+
+    def _say(self, line: Text) -> None:
+        """Print ``line`` above the prompt if it is up, else straight into the scrollback."""
+        from prompt_toolkit.application import run_in_terminal
+
+        say = functools.partial(self.console.print, line)
+        if self.prompt.app.is_running:
+            run_in_terminal(say)
+        else:
+            say()
 
     def _report_load(self, error: BaseException | None) -> None:
         """A configuration problem is said as soon as it is known, not after the first prompt."""
@@ -186,12 +210,19 @@ class Repl:
     async def _handle(self, line: str) -> None:
         if not line.strip():
             return
+        if line.startswith("/mcp__"):
+            from hive_cli.repl.mcp_prompts import expand_prompt
+
+            expanded = await expand_prompt(line.strip(), self.state, self.view)
+            if expanded is not None:
+                await self._run_turn(expanded, attach=False)
+            return
         if line.startswith("/"):
             await run_command(line.strip(), self.state, self.view)
             return
         await self._run_turn(line)
 
-    async def _run_turn(self, line: str) -> None:
+    async def _run_turn(self, line: str, *, attach: bool = True) -> None:
         if self.state.session is None:
             self.view.waiting("Starting: loading the configuration and the model library…")
         try:
@@ -202,7 +233,7 @@ class Repl:
             return
         for notice in self.state.take_notices():
             self.view.print(Text(f"! {notice}", style="yellow"))
-        prompt = await self._with_attachments(line, session)
+        prompt = await self._with_attachments(line, session) if attach else line
         self._running = session
         try:
             with cancel_on_ctrl_c(asyncio.get_running_loop(), session.cancel):
@@ -228,7 +259,13 @@ class Repl:
                 return await self._ask_to_attach(name, judgement.reason)
             return None
 
-        prompt, refused = await attach_mentions(line, self.state.cwd, may_attach)
+        def resources(name: str) -> Awaitable[str] | None:
+            from hive_cli.repl.mcp_prompts import resource_block, resource_mention
+
+            found = resource_mention(name, session)
+            return None if found is None else resource_block(*found)
+
+        prompt, refused = await attach_mentions(line, self.state.cwd, may_attach, resources)
         for note in refused:
             self.view.print(Text("  " + note, style="yellow"))
         return prompt

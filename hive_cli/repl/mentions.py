@@ -15,6 +15,8 @@ MAX_ATTACHED_BYTES = 100_000
 
 Gatekeeper = Callable[[str], Awaitable[str | None]]
 """Given a mentioned path, why it may not be attached (None: it may)."""
+ResourceReader = Callable[[str], Awaitable[str] | None]
+"""Given a mention, None when it names no MCP resource; else a wait for its block (raising to refuse it)."""
 
 
 def mentioned(text: str) -> list[str]:
@@ -22,10 +24,20 @@ def mentioned(text: str) -> list[str]:
     return list(dict.fromkeys(MENTION.findall(text)))
 
 
-async def attach_mentions(text: str, cwd: Path, may_attach: Gatekeeper) -> tuple[str, list[str]]:
-    """``text`` followed by every mentioned file that may be attached; and a line for each that was not."""
+async def attach_mentions(
+    text: str, cwd: Path, may_attach: Gatekeeper, resources: ResourceReader | None = None
+) -> tuple[str, list[str]]:
+    """``text`` followed by every mentioned file (or ``@server:uri`` resource) that may be attached; and a line
+    for each that was not."""
     blocks, refused = [], []
     for name in mentioned(text):
+        reading = resources(name) if resources is not None else None
+        if reading is not None:
+            try:
+                blocks.append(await reading)
+            except Exception as error:  # the server's answer, said to the person
+                refused.append(f"@{name}: not attached ({error})")
+            continue
         path = (cwd / name).expanduser()
         if not path.is_file():
             refused.append(f"@{name}: no such file, not attached")

@@ -56,6 +56,10 @@ class ReplState:
         """A model picked with /model before the session opened."""
         self.last_result: RunResult | None = None
         self._untold: tuple[str, ...] = ()
+        self.approver: Callable[[], Approver] | None = None
+        """Makes the approver for a session opened outside a request (``/mcp``); set by the REPL."""
+        self.on_open: list[Callable[[Session], None]] = []
+        """Called with each session as it opens (the REPL watches its MCP servers)."""
         self._ready: asyncio.Task[SessionConfig] | None = None
 
     def start_background(self) -> None:
@@ -161,6 +165,8 @@ class ReplState:
             self._untold = self.session.notices
             # A session killed mid-round left calls without results; the model needs one for each.
             self.session.answer_unanswered("Interrupted: hive stopped before this call ended.")
+            for hook in self.on_open:
+                hook(self.session)
         return self.session
 
     def take_notices(self) -> tuple[str, ...]:

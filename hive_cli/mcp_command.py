@@ -1,0 +1,96 @@
+"""``hive mcp add`` and ``hive mcp remove``: edit the servers in a ``plugins.yaml`` (comments and order kept)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import typer
+
+from engine.errors import UserError
+from engine.mcp.config import MCP_JSON, find_plugins_file
+from engine.mcp.edit import NewServer, add_server, remove_server
+from engine.mcp.entries import Transport
+from engine.paths import project_dir, project_root, user_config_dir
+
+_ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADER_KEY = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
+SCOPES = ("project", "user")
+
+
+def plugins_path(cwd: Path, scope: str) -> Path:
+    """The ``plugins.yaml`` of ``scope``: the project's ``.ironhive/`` or the user's config dir (the file may not exist)."""
+    folder = project_dir(cwd) if scope == "project" else user_config_dir()
+    return find_plugins_file(folder) or folder / "plugins.yaml"
+
+
+def pairs(values: Sequence[str], what: str, key_pattern: re.Pattern[str]) -> dict[str, str]:
+    """``K=V`` options as a mapping; a malformed one is a ``UserError``."""
+    result: dict[str, str] = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        if what == "--header" and not key_pattern.match(key.strip()):
+            key, sep, text = value.partition(":")  # the Name: value form
+            text = text.strip()
+        key = key.strip()
+        if not sep or not key_pattern.match(key):
+            raise UserError(f"{what} {value!r}: give it as KEY=VALUE")
+        result[key] = text
+    return result
+
+
+def new_server(
+    name: str, target: Sequence[str], transport: Transport | None, env: Sequence[str], headers: Sequence[str]
+) -> NewServer:
+    """The entry ``hive mcp add`` writes; a lone http(s) URL without ``--transport`` means ``http``."""
+    if not target:
+        raise UserError("give the server's command after -- (hive mcp add NAME -- COMMAND ARGS...) or its URL")
+    if transport is None:
+        transport = "http" if len(target) == 1 and re.match(r"^https?://", target[0]) else "stdio"
+    env_map, header_map = pairs(env, "--env", _ENV_KEY), pairs(headers, "--header", _HEADER_KEY)
+    if transport == "stdio":
+        if header_map:
+            raise UserError("--header is for http and sse servers; this one is stdio")
+        return NewServer(name=name, transport=transport, command=target[0], args=tuple(target[1:]), env=env_map)
+    if len(target) != 1:
+        raise UserError(f"an {transport} server takes one URL, not a command ({' '.join(target)})")
+    if env_map:
+        raise UserError(f"--env is for stdio servers; this one is {transport} (use --header)")
+    if not re.match(r"^https?://\S+$", target[0]):
+        raise UserError(f"{target[0]!r} is not a URL (an {transport} server needs http://... or https://...)")
+    return NewServer(name=name, transport=transport, url=target[0], headers=header_map)
+
+
+def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
+    """Write ``server`` into the ``scope``'s plugins.yaml and say where."""
+    path = plugins_path(cwd, scope)
+    replaced = add_server(path, server, force=force)
+    where = server.url or " ".join([server.command or "", *server.args]).strip()
+    typer.echo(
+        f"{'Replaced' if replaced else 'Added'} MCP server {server.name} ({server.transport}: {where}) in {path}"
+    )
+
+
+def remove(cwd: Path, name: str, scope: str | None) -> None:
+    """Delete server ``name`` from the given scope's plugins.yaml (else the project's, then the user's)."""
+    scopes = (scope,) if scope else SCOPES
+    for each in scopes:
+        path = plugins_path(cwd, each)
+        if remove_server(path, name):
+            typer.echo(f"Removed MCP server {name} from {path}")
+            return
+    mcp_json = project_root(cwd) / MCP_JSON
+    if scope != "user" and _names_in_mcp_json(mcp_json, name):
+        raise UserError(f"server {name!r} is defined in {mcp_json}, which hive reads but does not edit")
+    files = ", ".join(str(plugins_path(cwd, each)) for each in scopes)
+    raise UserError(f"no MCP server named {name!r} in {files}")
+
+
+def _names_in_mcp_json(path: Path, name: str) -> bool:
+    if not path.is_file():
+        return False
+    from engine.mcp.mcp_json import read_mcp_json
+
+    entries, _problems = read_mcp_json(path)
+    return name in entries

@@ -1,0 +1,186 @@
+"""``hive mcp list``, ``hive mcp tools`` and ``hive mcp call``: connect the configured servers and report.
+
+Each command connects the servers it needs, each under its own startup deadline, then stops them
+all (no process is left behind, Ctrl-C included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from engine.errors import RunError, UserError
+from engine.mcp.config import McpServers, load_servers
+from engine.mcp.manager import McpManager, ServerStatus
+from engine.paths import user_data_dir
+from engine.settings import load_settings
+
+
+def configured(cwd: Path, only: str | None = None) -> McpServers:
+    """The servers configured for ``cwd`` (disabled ones too); with ``only``, just that one, enabled."""
+    servers = load_servers(cwd, load_settings(cwd).merged().mcp)
+    if only is None:
+        return servers
+    chosen = [s for s in servers.servers if s.name == only]
+    if not chosen:
+        names = ", ".join(s.name for s in servers.servers) or "none (hive mcp add NAME -- COMMAND adds one)"
+        raise UserError(f"no MCP server named {only!r}; configured: {names}")
+    return McpServers(servers=(replace(chosen[0], enabled=True),), sources=servers.sources)
+
+
+@asynccontextmanager
+async def connected(
+    servers: McpServers, listener: Callable[[McpManager], None] | None = None
+) -> AsyncIterator[McpManager]:
+    """A manager whose servers have all connected or failed (``listener`` hears each change); stopped on the way out."""
+    manager = McpManager(servers, user_data_dir() / "mcp-logs")
+    if listener is not None:
+        manager.listen(lambda: listener(manager))
+    await manager.start()
+    try:
+        await manager.wait_ready()
+        yield manager
+    finally:
+        await manager.stop()
+
+
+def state_text(status: ServerStatus) -> str:
+    """``ready``, ``failed``, ... or ``disabled``."""
+    return status.state or "disabled"
+
+
+def status_json(status: ServerStatus) -> dict[str, Any]:
+    """One server's status for ``--format json``."""
+    return {
+        "name": status.name,
+        "transport": status.transport,
+        "source": str(status.source),
+        "status": state_text(status),
+        "tools": len(status.tools),
+        "tool_names": [info.tool or info.name for info in status.tools],
+        "resources": status.resources,
+        "prompts": list(status.prompts),
+        "protocol_version": status.protocol_version,
+        "connect_s": None if status.connect_s is None else round(status.connect_s, 3),
+        "error": status.error,
+    }
+
+
+def list_servers(cwd: Path, output_format: str) -> None:
+    """Connect every enabled server and print one line each: transport, status, tools, source, last error."""
+    servers = configured(cwd)
+    for notice in servers.notices:
+        typer.echo(f"hive: {notice}", err=True)
+
+    async def statuses() -> tuple[ServerStatus, ...]:
+        async with connected(servers) as manager:
+            return manager.status()
+
+    found = asyncio.run(statuses()) if servers.servers else ()
+    if output_format == "json":
+        typer.echo(json.dumps({"servers": [status_json(s) for s in found]}, indent=2, ensure_ascii=False))
+        return
+    if not found:
+        typer.echo("No MCP servers configured (hive mcp add NAME -- COMMAND ARGS... adds one).", err=True)
+        return
+    for line in status_lines(found):
+        typer.echo(line)
+
+
+def status_lines(found: Sequence[ServerStatus]) -> list[str]:
+    """The servers as aligned text lines (an indented ``error:`` line under a failed one)."""
+    width = max(len(s.name) for s in found)
+    lines = []
+    for s in found:
+        tools = f"{len(s.tools)} tool{'s' if len(s.tools) != 1 else ''}"
+        lines.append(f"{s.name:<{width}}  {s.transport:<5}  {state_text(s):<8}  {tools:<9}  {s.source}")
+        if s.error:
+            lines.append(f"{'':<{width}}  error: {s.error}")
+    return lines
+
+
+def list_tools(cwd: Path, server: str, output_format: str) -> None:
+    """Print the tools one server offers (as the model sees them: names, read-only marks, descriptions)."""
+    servers = configured(cwd, server)
+
+    async def status() -> ServerStatus:
+        async with connected(servers) as manager:
+            return manager.status()[0]
+
+    found = asyncio.run(status())
+    if found.state != "ready":
+        raise RunError(f"MCP server {server} is not available: {found.error or found.state}")
+    if output_format == "json":
+        payload = [
+            {
+                "name": info.tool or "read_resource",
+                "exposed_as": info.name,
+                "title": info.title,
+                "description": info.description,
+                "read_only": info.read_only,
+                "destructive": info.destructive,
+                "input_schema": info.parameters,
+            }
+            for info in found.tools
+        ]
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    width = max((len(info.name) for info in found.tools), default=0)
+    for info in found.tools:
+        mark = "  (read-only)" if info.read_only else ""
+        summary = info.description.strip().splitlines()[0] if info.description.strip() else ""
+        typer.echo(f"{info.name:<{width}}  {summary}{mark}")
+    if not found.tools:
+        typer.echo(f"MCP server {server} offers no tools.", err=True)
+
+
+def parse_json_arguments(text: str) -> dict[str, Any]:
+    """``--args`` as a JSON object; anything else is a ``UserError``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"--args is not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise UserError('--args must be a JSON object, e.g. \'{"message": "hi"}\'')
+    return value
+
+
+def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
+    """Call one tool and print its result; exit status 1 when the call failed (the text goes to stderr)."""
+    from engine.mcp.tools import call_tool
+    from engine.tools.base import ToolContext, ToolResult
+
+    servers = configured(cwd, server)
+
+    def progress(status: str, progress: float | None = None, total: float | None = None) -> None:
+        sys.stderr.write(f"progress: {status}\n")
+        sys.stderr.flush()
+
+    async def run() -> ToolResult:
+        async with connected(servers) as manager:
+            connection = manager.connection(server)
+            assert connection is not None
+            status = manager.status()[0]
+            info = next((i for i in status.tools if tool in (i.tool, i.name) or i.name.endswith(f"__{tool}")), None)
+            if info is None:
+                if status.state != "ready":
+                    raise RunError(f"MCP server {server} is not available: {status.error or status.state}")
+                names = ", ".join(i.tool or "read_resource" for i in status.tools) or "none"
+                raise UserError(f"MCP server {server} has no tool {tool!r}; it offers: {names}")
+            ctx = ToolContext(cwd=cwd, data_dir=cwd, progress=progress)
+            return await call_tool(connection, info, arguments, ctx)
+
+    result = asyncio.run(run())
+    if result.success is False:
+        typer.echo(f"hive: {tool} failed: {result.output}", err=True)
+        return 1
+    typer.echo(result.output)
+    return 0
