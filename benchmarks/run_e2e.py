@@ -4,11 +4,14 @@ The model server runs in its own process. Three commands run in turn (one round 
 on its own OpenAI-compatible client (the default path), hive forced through litellm
 (``HIVE_PROVIDER_CLIENT=litellm``), and the bare import. Figures are medians of per-round ratios.
 Goals: the direct path at most 0.15x the bare import; the litellm path at most +15% over it.
+Last, the import time of one direct-path ``hive run`` as ``-X importtime`` reports it (the sum of the
+top-level imports; goal at most 0.35 s), with its largest top-level imports.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -31,6 +34,15 @@ def timed(cmd: list[str], env: dict[str, str], cwd: str) -> float:
     return time.perf_counter() - started
 
 
+def import_times(cmd: list[str], env: dict[str, str], cwd: str) -> list[tuple[float, str]]:
+    """(seconds, module) for each top-level import of ``cmd`` run under ``python -X importtime``."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *cmd], env=env, cwd=cwd, capture_output=True, text=True, check=True
+    )
+    rows = re.findall(r"^import time:\s+\d+ \|\s+(\d+) \| (\S+)$", done.stderr, re.MULTILINE)
+    return sorted(((int(us) / 1e6, name) for us, name in rows), reverse=True)
+
+
 def main() -> None:
     compile_hive()
     process, base_url = model_server.start("list_directory", 3)
@@ -47,6 +59,7 @@ def main() -> None:
             rounds = [
                 (timed(hive, env, tmp), timed(hive, via_litellm, tmp), timed(bare, env, tmp)) for _ in range(ROUNDS)
             ]
+            imports = import_times(["-m", "hive_cli", *hive[1:]], env, tmp)
     finally:
         assert process.stdin is not None
         process.stdin.close()
@@ -58,9 +71,15 @@ def main() -> None:
     print(f"  hive run (own OpenAI-compatible client)  {statistics.median(direct):6.2f} s")
     print(f"  hive run (HIVE_PROVIDER_CLIENT=litellm)  {statistics.median(litellm):6.2f} s")
     print(f"  python -c 'import litellm'               {statistics.median(bare_times):6.2f} s")
-    print(f"  direct / bare import   {direct_ratio:5.3f}x  (goal <= 0.15x: {'met' if direct_ratio <= 0.15 else 'NOT met'})")
+    print(
+        f"  direct / bare import   {direct_ratio:5.3f}x  (goal <= 0.15x: {'met' if direct_ratio <= 0.15 else 'NOT met'})"
+    )
     verdict = "met" if litellm_ratio <= 1.15 else "NOT met"
     print(f"  litellm / bare import  {litellm_ratio:5.3f}x  (goal <= 1.15x: {verdict})")
+    total = sum(seconds for seconds, _ in imports)
+    verdict = "met" if total <= 0.35 else "NOT met"
+    print(f"  imports of one direct hive run (-X importtime, top level): {total:.3f} s  (goal <= 0.35 s: {verdict})")
+    print("    largest: " + ", ".join(f"{name} {seconds * 1000:.0f} ms" for seconds, name in imports[:6]))
 
 
 if __name__ == "__main__":
