@@ -110,7 +110,15 @@ class ToolScope(Scope):
         self.kind = kind
         self.source = source
         self.started = time.monotonic()
-        self.info = replace(self.info, label=label, tool_kind=kind, source=source)
+        info = self.info  # built afresh rather than with dataclasses.replace, which is slow per call
+        self.info = ScopeInfo(
+            scope_id=info.scope_id,
+            parent_scope_id=info.parent_scope_id,
+            depth=info.depth,
+            label=label,
+            tool_kind=kind,
+            source=source,
+        )
         self._token: Token[Scope | None] | None = None
 
     def __enter__(self) -> None:
