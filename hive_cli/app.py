@@ -173,6 +173,7 @@ def root(
 
 @app.command()
 def run(
+    ctx: typer.Context,
     task: Annotated[str, typer.Argument(metavar="TASK", help="What hive should do. Give - to read it from stdin.")],
     output_format: Annotated[
         OutputFormat, typer.Option("--output-format", "-o", help="text, json (one object) or stream-json (JSONL).")
@@ -190,7 +191,7 @@ def run(
     debug: DebugOpt = False,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
-    task = _task_text(task)
+    task = task if ctx.meta.get(_PIPED_TASK) else _task_text(task)
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
 
@@ -209,6 +210,9 @@ def run(
             resume=resume,
         )
         raise typer.Exit(run_task(request))
+
+
+_PIPED_TASK = "hive.piped_task"
 
 
 @sessions_app.command("list")
@@ -368,8 +372,10 @@ def _run_piped_task(
     if not task:
         typer.echo('hive: stdin is not a terminal and holds no task (pipe one in, or use hive run "TASK")', err=True)
         raise typer.Exit(2)
+    ctx.meta[_PIPED_TASK] = True  # the text is the task itself, even a lone "-": stdin is already read
     ctx.invoke(
         run,
+        ctx=ctx,
         task=task,
         model=model,
         api_base=api_base,

@@ -157,3 +157,11 @@ def test_the_repl_with_an_unusable_hive_home_says_so_in_one_line(llm_server: LLM
     assert child.exitstatus == 2
     lines = child.before.strip().splitlines()
     assert len(lines) == 1 and "cannot be created or written" in lines[0] and "HIVE_HOME" in lines[0], lines
+
+
+def test_a_piped_task_that_is_a_lone_dash_is_that_task_not_a_second_read(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("ok"))
+    args = ["--model", "openai/test-model", "--api-base", llm_server.base_url, "-C", str(tmp_path)]
+    done = run_hive(*args, stdin="-\n")
+    assert done.returncode == 0, done.stderr
+    assert llm_server.chat_requests[0].messages[-1] == {"role": "user", "content": "-"}
