@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.config import SessionConfig
+from engine.context.compaction import Compactor
 from engine.context.estimated_usage import EstimatedUsage
 from engine.context.masking import ObservationMasking
 from engine.context.policy import ContextPolicy
@@ -153,7 +154,8 @@ def build_agent(
     toolsets = [t for p in providers if (t := p.toolset(context)) is not None]
     context_policy = extensions.context
     if context_policy is None:
-        context_policy = ObservationMasking(config.context.observation_masking_protected_rounds)
+        compactor = Compactor(lambda: loop.client)  # the loop's client at the time (/model may switch it)
+        context_policy = ObservationMasking(config.context.observation_masking_protected_rounds, compactor)
         history = conversation
         toolsets.append(recall_toolset(lambda: history.messages))
     tools = CombinedToolset(toolsets)

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from engine.context.compaction import Compactor
 from engine.context.policy import PreparedRequest
 from engine.conversation import Conversation
 from engine.errors import ContextOverflowError
@@ -46,8 +47,10 @@ def is_masked(message: Message) -> bool:
 class ObservationMasking:
     """A ``ContextPolicy``: results of tool rounds older than the latest ``protected_rounds`` are masked."""
 
-    def __init__(self, protected_rounds: int = 10) -> None:
+    def __init__(self, protected_rounds: int = 10, compactor: Compactor | None = None) -> None:
         self.protected_rounds = protected_rounds
+        self.compactor = compactor
+        """Compacts the history when the provider refuses a request as too long (None: the error stands)."""
         self._masked: dict[tuple[str, int], Message] = {}
         """Placeholder messages made so far, by (call id, result size), so each request reuses them."""
 
@@ -60,8 +63,10 @@ class ObservationMasking:
         return PreparedRequest(messages=messages, tools=tuple(tools))
 
     async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
-        """Masking cannot make a refused request fit; compaction is another policy's job."""
-        return None
+        """After an overflow: compact the history into a task ledger (the loop then retries once)."""
+        if self.compactor is None:
+            return None
+        return await self.compactor.compact(conversation, "overflow")
 
     def _masked_or_whole(self, message: Message, calls: dict[str, tuple[str, str]]) -> Message:
         call_id = message.get("tool_call_id")

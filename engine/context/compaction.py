@@ -1,0 +1,121 @@
+"""Compaction into a task ledger: the oldest part of the history becomes one summary that keeps the task.
+
+The ledger's anchor is written by hive, not by the model: the first request of the conversation and
+the latest one, verbatim, so no summary can lose the goal. The model adds what was done (decisions,
+files touched, open todos, errors seen), given the previous ledger too, so a ledger survives every
+later compaction. The most recent messages are kept whole, and a tool round is never split.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from contextlib import aclosing
+
+from engine.conversation import Conversation, is_summary
+from engine.events import CompactionReason, ContextCompacted
+from engine.model.types import Message, ModelClient, ModelReply, ModelRequest
+
+KEEP_MESSAGES = 6
+"""Messages at the end of the history that are always kept whole."""
+MAX_QUOTED = 4_000
+"""Characters of a request quoted verbatim in the ledger (the rest is marked as cut)."""
+MAX_SHOWN = 1_500
+"""Characters of one message shown to the summariser."""
+LEDGER_HEADER = "Task ledger (kept by hive across compactions)"
+
+SUMMARISER_INSTRUCTIONS = """You keep the task ledger of a coding agent whose conversation is too long for \
+its context window. Write the part of the ledger that records the work so far, from the earlier \
+ledger (if any) and the messages below. Use these headings, each with short bullet points:
+Decisions made / Files touched (path: what changed) / Open todos / Errors seen and how they were handled / \
+State of the work (what is done, what comes next).
+Keep every fact a later step needs: exact paths, names, commands, numbers. Do not restate the requests; \
+hive quotes them itself. Write only the ledger."""
+
+
+class Compactor:
+    """Summarises the oldest part of a conversation with the agent's model and records the compaction.
+
+    ``client`` gives the model client at the time of the compaction (the agent's may be switched).
+    """
+
+    def __init__(self, client: Callable[[], ModelClient], keep_messages: int = KEEP_MESSAGES) -> None:
+        self.client = client
+        self.keep_messages = keep_messages
+
+    async def compact(self, conversation: Conversation, reason: CompactionReason) -> ContextCompacted | None:
+        """Compact all but the latest messages; None when there is nothing old enough to compact."""
+        messages = conversation.messages
+        earlier = conversation.compactions[-1].through if conversation.compactions else 0
+        through = cut_point(messages, self.keep_messages)
+        if through <= earlier:
+            return None
+        previous = conversation.view()[0] if conversation.compactions else None
+        work = await self._summarise(messages[earlier:through], previous)
+        conversation.compact(through, ledger(messages, work), reason)
+        return ContextCompacted(reason=reason, summarised_messages=through, kept_messages=len(messages) - through)
+
+    async def _summarise(self, old: Sequence[Message], previous: Message | None) -> str:
+        parts = []
+        if previous is not None:
+            parts.append(f"Earlier ledger:\n{previous.get('content')}")
+        parts.append("Messages to fold into the ledger:\n" + "\n".join(transcript_line(m) for m in old))
+        request = ModelRequest(
+            messages=(
+                {"role": "system", "content": SUMMARISER_INSTRUCTIONS},
+                {"role": "user", "content": "\n\n".join(parts)},
+            )
+        )
+        reply: ModelReply | None = None
+        async with aclosing(self.client().stream(request)) as items:
+            async for item in items:
+                if isinstance(item, ModelReply):
+                    reply = item
+        return reply.text.strip() if reply is not None and reply.text.strip() else "(no summary was written)"
+
+
+def cut_point(messages: Sequence[Message], keep: int) -> int:
+    """The number of messages to compact: all but the last ``keep``, moved back so no tool round is split."""
+    through = max(0, len(messages) - keep)
+    while through > 0 and messages[through].get("role") == "tool":
+        through -= 1
+    return through
+
+
+def ledger(messages: Sequence[Message], work: str) -> str:
+    """The ledger text: the first and the latest request verbatim, then the model's record of the work."""
+    requests = [m for m in messages if m.get("role") == "user" and not is_summary(m)]
+    first = _text_of(requests[0]) if requests else ""
+    latest = _text_of(requests[-1]) if requests else ""
+    lines = [LEDGER_HEADER, "", "Goal (the first request, verbatim):", _quoted(first)]
+    if latest != first:
+        lines += ["", "Latest request (verbatim):", _quoted(latest)]
+    return "\n".join([*lines, "", "Work so far:", work])
+
+
+def transcript_line(message: Message) -> str:
+    """One message as the summariser reads it (long contents cut)."""
+    role = str(message.get("role"))
+    text = _text_of(message)
+    calls = message.get("tool_calls") or ()
+    for call in calls:
+        function = call.get("function") or {}
+        text += f"\n[calls {function.get('name')} {function.get('arguments') or '{}'}]"
+    if len(text) > MAX_SHOWN:
+        text = text[:MAX_SHOWN] + f" … [{len(text) - MAX_SHOWN:,} more characters]"
+    return f"{role}: {text}"
+
+
+def _text_of(message: Message) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return "" if content is None else json.dumps(content)
+
+
+def _quoted(text: str) -> str:
+    if len(text) > MAX_QUOTED:
+        text = text[:MAX_QUOTED] + f" … [{len(text) - MAX_QUOTED:,} characters cut]"
+    return "\n".join(f"> {line}" for line in text.splitlines() or [""])
