@@ -1,0 +1,52 @@
+"""The task ledger survives every compaction: the goal is quoted by hive, the earlier ledger goes to the summariser."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from engine.context.compaction import Compactor, cut_point
+from engine.conversation import Conversation
+from tests.support.agents import client_for
+from tests.support.llm_server import LLMServer, text
+
+GOAL = "Port the CLI from argparse to typer, keeping every flag."
+
+
+def round_of(i: int) -> list[dict[str, Any]]:
+    call = {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": f'{{"path": "f{i}.py"}}'}}
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": f"c{i}", "content": f"contents of f{i}.py"},
+    ]
+
+
+def test_a_second_compaction_keeps_the_goal_and_folds_in_the_first_ledger(llm_server: LLMServer) -> None:
+    llm_server.script(text("Files touched:\n- f0.py read"), text("Files touched:\n- f0.py, f5.py read"))
+    compactor = Compactor(lambda: client_for(llm_server, direct=True), keep_messages=4)
+    conversation = Conversation([{"role": "user", "content": GOAL}])
+    for i in range(5):
+        for message in round_of(i):
+            conversation.append(message)
+
+    first = asyncio.run(compactor.compact(conversation, "overflow"))
+    conversation.append({"role": "user", "content": "Also keep --verbose as an alias."})
+    for i in range(5, 9):
+        for message in round_of(i):
+            conversation.append(message)
+    second = asyncio.run(compactor.compact(conversation, "threshold"))
+
+    assert first is not None and second is not None and second.summarised_messages > first.summarised_messages
+    second_input = llm_server.chat_requests[1].messages[1]["content"]
+    assert second_input.startswith("Earlier ledger:") and "- f0.py read" in second_input
+    ledger = conversation.view()[0]["content"]
+    assert f"> {GOAL}" in ledger and "> Also keep --verbose as an alias." in ledger
+    assert "f0.py, f5.py read" in ledger
+    assert conversation.view()[1]["role"] != "tool"
+
+
+def test_the_cut_never_splits_a_tool_round() -> None:
+    messages = [{"role": "user", "content": GOAL}, *round_of(0), *round_of(1)]
+    assert cut_point(messages, 2) == 3  # messages[3] is the assistant call of round 1
+    assert cut_point(messages, 1) == 3  # keeping only the result would split round 1
+    assert cut_point(messages, 10) == 0
