@@ -237,6 +237,8 @@ class ContextCompacted(_AgentEvent):
     """How many messages of the history the summary stands for."""
     kept_messages: int
     """How many recent messages are still sent whole."""
+    usage: Usage | None = None
+    """What the model call that wrote the summary cost (counted in the run's usage), when there was one."""
 
 
 @dataclass(frozen=True, kw_only=True)

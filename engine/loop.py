@@ -20,6 +20,7 @@ from engine.defaults import DEFAULT_MAX_TURNS
 from engine.errors import ContextOverflowError, ProviderError
 from engine.events import (
     ROOT_AGENT,
+    ContextCompacted,
     ErrorEvent,
     Event,
     ExitReason,
@@ -232,7 +233,11 @@ class AgentLoop:
                                 yield self._event_of(item)
                     break
                 except ContextOverflowError as overflow:
-                    yield await self._shrunk(overflow, retry_allowed=attempt == 1 and not streamed)
+                    compacted = await self._shrunk(overflow, retry_allowed=attempt == 1 and not streamed)
+                    if isinstance(compacted, ContextCompacted) and compacted.usage is not None:
+                        trace.replied(compacted.usage, "")  # the summary is a model call: it is paid for
+                        self._count(compacted.usage, state)
+                    yield compacted
             assert reply is not None
             trace.replied(reply.usage, reply.model)
             self._count(reply.usage, state)

@@ -51,11 +51,17 @@ class Compactor:
         if through <= earlier:
             return None
         previous = conversation.view()[0] if conversation.compactions else None
-        work = await self._summarise(messages[earlier:through], previous)
+        reply = await self._summarise(messages[earlier:through], previous)
+        work = reply.text.strip() if reply is not None and reply.text.strip() else "(no summary was written)"
         conversation.compact(through, ledger(messages, work), reason)
-        return ContextCompacted(reason=reason, summarised_messages=through, kept_messages=len(messages) - through)
+        return ContextCompacted(
+            reason=reason,
+            summarised_messages=through,
+            kept_messages=len(messages) - through,
+            usage=reply.usage if reply is not None else None,
+        )
 
-    async def _summarise(self, old: Sequence[Message], previous: Message | None) -> str:
+    async def _summarise(self, old: Sequence[Message], previous: Message | None) -> ModelReply | None:
         parts = []
         if previous is not None:
             parts.append(f"Earlier ledger:\n{previous.get('content')}")
@@ -71,7 +77,7 @@ class Compactor:
             async for item in items:
                 if isinstance(item, ModelReply):
                     reply = item
-        return reply.text.strip() if reply is not None and reply.text.strip() else "(no summary was written)"
+        return reply
 
 
 def cut_point(messages: Sequence[Message], keep: int) -> int:

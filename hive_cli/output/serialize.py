@@ -130,6 +130,7 @@ def _record(event: Event) -> dict[str, Any] | None:
                 "reason": event.reason,
                 "summarised_messages": event.summarised_messages,
                 "kept_messages": event.kept_messages,
+                "usage": event.usage.to_dict() if event.usage is not None else None,
             }
         case TurnCompleted(turn=turn, addendum=addendum):
             return {"type": "turn_completed", **turn_dict(turn), "addendum": addendum}

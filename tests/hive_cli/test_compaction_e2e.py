@@ -28,6 +28,10 @@ def test_an_overflow_compacts_into_a_ledger_that_keeps_the_goal_and_the_run_goes
     assert done.returncode == 0, done.stderr
     compacted = [line for line in json_lines(done.stdout) if line["type"] == "context_compacted"]
     assert [(c["reason"], c["summarised_messages"], c["kept_messages"]) for c in compacted] == [("overflow", 3, 6)]
+    summary_usage = compacted[0]["usage"]
+    assert summary_usage["calls"] == 1 and summary_usage["prompt_tokens"] > 0
+    finished = json_lines(done.stdout)[-1]
+    assert finished["usage"]["total"]["calls"] == 6  # 5 answered model turns and the summary call
     requests = llm_server.chat_requests
     summariser, retried = requests[5], requests[6]
     assert "task ledger" in summariser.messages[0]["content"] and "tools" not in summariser.json
