@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from engine.config import SessionConfig
-from engine.context.compaction import Compactor
+from engine.context.compaction import CompactionLimit, Compactor
 from engine.context.estimated_usage import EstimatedUsage
 from engine.context.masking import ObservationMasking
 from engine.context.policy import ContextPolicy
@@ -155,7 +155,8 @@ def build_agent(
     context_policy = extensions.context
     if context_policy is None:
         compactor = Compactor(lambda: loop.client)  # the loop's client at the time (/model may switch it)
-        context_policy = ObservationMasking(config.context.observation_masking_protected_rounds, compactor)
+        limit = CompactionLimit(lambda: loop.client.model, config.context.compact_at, config.context.context_window)
+        context_policy = ObservationMasking(config.context.observation_masking_protected_rounds, compactor, limit)
         history = conversation
         toolsets.append(recall_toolset(lambda: history.messages))
     tools = CombinedToolset(toolsets)

@@ -14,7 +14,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.context.policy import ContextPolicy, PassThrough
+from engine.context.policy import ContextPolicy, PassThrough, PreparedRequest
 from engine.conversation import Conversation
 from engine.defaults import DEFAULT_MAX_TURNS
 from engine.errors import ContextOverflowError, ProviderError
@@ -220,11 +220,18 @@ class AgentLoop:
             turn = ModelTurnStarted(index=index, model=self.client.model, scope=trace.scope, agent=self.agent_id)
             trace.observe(turn)
             yield turn
+            request = self._request(options)
+            compacted = await self._maintained(request, state, trace)
+            if compacted is not None:
+                yield compacted
+                request = self._request(options)
             reply = None
             for attempt in (1, 2):  # a second time only after the context policy shrank a refused overflow
                 streamed = False
+                if attempt == 2:
+                    request = self._request(options)
                 try:
-                    async with aclosing(self.client.stream(self._request(options))) as items:
+                    async with aclosing(self.client.stream(request)) as items:
                         async for item in items:
                             if isinstance(item, ModelReply):
                                 reply = item
@@ -233,11 +240,9 @@ class AgentLoop:
                                 yield self._event_of(item)
                     break
                 except ContextOverflowError as overflow:
-                    compacted = await self._shrunk(overflow, retry_allowed=attempt == 1 and not streamed)
-                    if isinstance(compacted, ContextCompacted) and compacted.usage is not None:
-                        trace.replied(compacted.usage, "")  # the summary is a model call: it is paid for
-                        self._count(compacted.usage, state)
-                    yield compacted
+                    shrunk = await self._shrunk(overflow, retry_allowed=attempt == 1 and not streamed)
+                    self._pay_for(shrunk, state, trace)
+                    yield shrunk
             assert reply is not None
             trace.replied(reply.usage, reply.model)
             self._count(reply.usage, state)
@@ -254,6 +259,19 @@ class AgentLoop:
         message = f"stopped after {turns} model turn{'' if turns == 1 else 's'} (raise --max-turns to allow more)"
         yield ErrorEvent(category="limit", message=message, agent=self.agent_id)
         state.ending = state.result("max_turns", error=message)
+
+    async def _maintained(self, request: ModelRequest, state: _RunState, trace: RunTrace) -> ContextCompacted | None:
+        """The context policy's compaction ahead of the call, if the request has grown too large."""
+        prepared = PreparedRequest(messages=request.messages, tools=request.tools)
+        compacted = await self.context.maintain(self.conversation, prepared)
+        self._pay_for(compacted, state, trace)
+        return compacted
+
+    def _pay_for(self, event: Event | None, state: _RunState, trace: RunTrace) -> None:
+        """A compaction's summary is a model call: its usage counts."""
+        if isinstance(event, ContextCompacted) and event.usage is not None:
+            trace.replied(event.usage, "")
+            self._count(event.usage, state)
 
     async def _shrunk(self, overflow: ContextOverflowError, *, retry_allowed: bool) -> Event:
         """After a refused overflow: the context policy's compaction, or the error again when there is none."""

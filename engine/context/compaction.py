@@ -12,6 +12,9 @@ import json
 from collections.abc import Callable, Sequence
 from contextlib import aclosing
 
+from engine.context.policy import PreparedRequest
+from engine.context.tokens import counter_for
+from engine.context.window import window_for
 from engine.conversation import Conversation, is_summary
 from engine.events import CompactionReason, ContextCompacted
 from engine.model.types import Message, ModelClient, ModelReply, ModelRequest
@@ -22,6 +25,8 @@ MAX_QUOTED = 4_000
 """Characters of a request quoted verbatim in the ledger (the rest is marked as cut)."""
 MAX_SHOWN = 1_500
 """Characters of one message shown to the summariser."""
+MIN_CHARS_PER_TOKEN = 1
+"""A token is at least one character, so a request with fewer characters than the limit cannot reach it."""
 LEDGER_HEADER = "Task ledger (kept by hive across compactions)"
 
 SUMMARISER_INSTRUCTIONS = """You keep the task ledger of a coding agent whose conversation is too long for \
@@ -31,6 +36,26 @@ Decisions made / Files touched (path: what changed) / Open todos / Errors seen a
 State of the work (what is done, what comes next).
 Keep every fact a later step needs: exact paths, names, commands, numbers. Do not restate the requests; \
 hive quotes them itself. Write only the ledger."""
+
+
+class CompactionLimit:
+    """When a request fills ``share`` of the model's known window (a guessed window waits for an overflow)."""
+
+    def __init__(self, model: Callable[[], str], share: float, configured_window: int | None = None) -> None:
+        self.model = model
+        self.share = share
+        self.configured_window = configured_window
+
+    def reached(self, request: PreparedRequest) -> bool:
+        """Whether ``request`` is at or over the limit."""
+        model = self.model()
+        window = window_for(model, self.configured_window)
+        if not window.known:
+            return False
+        limit = window.tokens * self.share
+        if _characters(request) < limit * MIN_CHARS_PER_TOKEN:
+            return False  # cannot be reached: spare loading the tokenizer (a fifth of a second)
+        return counter_for(model).request(request.messages, request.tools) >= limit
 
 
 class Compactor:
@@ -78,6 +103,10 @@ class Compactor:
                 if isinstance(item, ModelReply):
                     reply = item
         return reply
+
+
+def _characters(request: PreparedRequest) -> int:
+    return sum(len(json.dumps(m, default=str)) for m in request.messages) + len(json.dumps(request.tools))
 
 
 def cut_point(messages: Sequence[Message], keep: int) -> int:

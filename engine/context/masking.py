@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.context.compaction import Compactor
 from engine.context.policy import PreparedRequest
 from engine.conversation import Conversation
 from engine.errors import ContextOverflowError
 from engine.events import ContextCompacted
 from engine.model.types import Message
+
+if TYPE_CHECKING:  # compaction reads the window, and the window knows masked results: import for types only
+    from engine.context.compaction import CompactionLimit, Compactor
 
 RECALL_TOOL = "recall_result"
 KEY_ARGUMENTS = ("path", "command", "pattern", "name", "url", "query", "id")
@@ -47,10 +49,14 @@ def is_masked(message: Message) -> bool:
 class ObservationMasking:
     """A ``ContextPolicy``: results of tool rounds older than the latest ``protected_rounds`` are masked."""
 
-    def __init__(self, protected_rounds: int = 10, compactor: Compactor | None = None) -> None:
+    def __init__(
+        self, protected_rounds: int = 10, compactor: Compactor | None = None, limit: CompactionLimit | None = None
+    ) -> None:
         self.protected_rounds = protected_rounds
         self.compactor = compactor
         """Compacts the history when the provider refuses a request as too long (None: the error stands)."""
+        self.limit = limit
+        """When to compact ahead of time (None: only after an overflow)."""
         self._masked: dict[tuple[str, int], Message] = {}
         """Placeholder messages made so far, by (call id, result size), so each request reuses them."""
 
@@ -67,6 +73,12 @@ class ObservationMasking:
         if self.compactor is None:
             return None
         return await self.compactor.compact(conversation, "overflow")
+
+    async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
+        """Compact into the task ledger once a request reaches the limit's share of a known window."""
+        if self.compactor is None or self.limit is None or not self.limit.reached(request):
+            return None
+        return await self.compactor.compact(conversation, "threshold")
 
     def _masked_or_whole(self, message: Message, calls: dict[str, tuple[str, str]]) -> Message:
         call_id = message.get("tool_call_id")

@@ -38,6 +38,10 @@ class ContextPolicy(Protocol):
         """Make the conversation fit after the provider refused it (e.g. compact it); None if it cannot."""
         ...
 
+    async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
+        """Before a model call: compact ahead of time if ``request`` fills the window too far; None otherwise."""
+        ...
+
 
 class PassThrough:
     """Sends the whole history every time and cannot shrink it (the default)."""
@@ -46,4 +50,7 @@ class PassThrough:
         return PreparedRequest(messages=tuple(history), tools=tuple(tools))
 
     async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
+        return None
+
+    async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
         return None

@@ -40,3 +40,20 @@ def test_an_overflow_compacts_into_a_ledger_that_keeps_the_goal_and_the_run_goes
     assert f"> {GOAL}" in first and "about to rename" in first
     assert retried.messages[2]["role"] == "assistant" and retried.messages[-1]["tool_call_id"] == "r3"
     assert len(retried.messages) == 2 + 6
+
+
+def test_a_request_past_compact_at_is_compacted_before_it_is_sent(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("word " * 3000)
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "settings.yaml").write_text("context:\n  context_window: 8000\n  compact_at: 0.5\n")
+    rounds = [tool_calls(call("read_file", {"path": "big.txt"}, id=f"b{i}")) for i in range(3)]
+    llm_server.script(*rounds, text("Files touched:\n- big.txt read three times"), text("Done."))
+    args = ["--model", "openai/test-model", "--api-base", llm_server.base_url, "-C", str(tmp_path)]
+    done = run_hive("run", GOAL, "--yes", "-o", "stream-json", *args)
+
+    assert done.returncode == 0, done.stderr
+    compacted = [line for line in json_lines(done.stdout) if line["type"] == "context_compacted"]
+    assert [c["reason"] for c in compacted] == ["threshold"]
+    summariser = next(r for r in llm_server.chat_requests if "task ledger" in str(r.messages[0]["content"]))
+    after = llm_server.chat_requests[llm_server.chat_requests.index(summariser) + 1]
+    assert f"> {GOAL}" in after.messages[1]["content"]

@@ -38,6 +38,9 @@ class KeepsTheLastMessage:
         conversation.compact(through, "The user asked for a haiku earlier.", "overflow")
         return ContextCompacted(reason="overflow", summarised_messages=through, kept_messages=1)
 
+    async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
+        return None
+
 
 def session_with(server: LLMServer, cwd: Path, policy: KeepsTheLastMessage, **kwargs: Any) -> Session:
     overrides = Overrides(model="openai/test-model", api_base=server.base_url, api_key="sk-test")
