@@ -116,6 +116,8 @@ class Agent:
     """Every result guard, also applied to results the host adds for its own tools."""
     policy: Policy
     """What the approval gate asks of every call (the rules, plus what the sandbox's state adds)."""
+    compactor: Compactor | None = None
+    """Compacts the conversation into a task ledger on request (``/compact``); None with a custom context policy."""
 
     async def start(self) -> None:
         """Start the toolsets that own processes or connections (they connect in the background)."""
@@ -153,6 +155,7 @@ def build_agent(
     conversation = conversation if conversation is not None else Conversation()
     toolsets = [t for p in providers if (t := p.toolset(context)) is not None]
     context_policy = extensions.context
+    compactor: Compactor | None = None
     if context_policy is None:
         compactor = Compactor(lambda: loop.client)  # the loop's client at the time (/model may switch it)
         limit = CompactionLimit(lambda: loop.client.model, config.context.compact_at, config.context.context_window)
@@ -188,7 +191,15 @@ def build_agent(
         agent_id=agent_id,
     )
     return Agent(
-        id=agent_id, loop=loop, tools=tools, modes=modes, todos=todos, tracker=tracker, guards=guards, policy=policy
+        id=agent_id,
+        loop=loop,
+        tools=tools,
+        modes=modes,
+        todos=todos,
+        tracker=tracker,
+        guards=guards,
+        policy=policy,
+        compactor=compactor,
     )
 
 

@@ -13,7 +13,7 @@ from engine.agent import Agent, Extensions, build_agent, model_client
 from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
-from engine.events import Event, ToolCall, WorkingMode
+from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
 from engine.mcp.manager import McpManager
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
@@ -73,6 +73,18 @@ class Session:
         """Talk to ``model`` (at the same endpoint) from the next request on."""
         self.agent.loop.client = model_client(self.config, model)
         self.agent.tracker.model = model
+
+    async def compact(self, focus: str = "") -> ContextCompacted | None:
+        """Compact the conversation into the task ledger now (``/compact [focus]``); None if nothing is old enough.
+
+        The summary call's usage counts in the session's usage.
+        """
+        if self.agent.compactor is None:
+            return None
+        compacted = await self.agent.compactor.compact(self.agent.loop.conversation, "manual", focus)
+        if compacted is not None and compacted.usage is not None:
+            self.agent.loop.usage = self.agent.loop.usage + compacted.usage
+        return compacted
 
     def set_mode(self, mode: WorkingMode) -> None:
         """Plan (read-only tools) or work; the next model turn is offered the tools of that mode."""

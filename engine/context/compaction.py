@@ -68,15 +68,17 @@ class Compactor:
         self.client = client
         self.keep_messages = keep_messages
 
-    async def compact(self, conversation: Conversation, reason: CompactionReason) -> ContextCompacted | None:
-        """Compact all but the latest messages; None when there is nothing old enough to compact."""
+    async def compact(
+        self, conversation: Conversation, reason: CompactionReason, focus: str = ""
+    ) -> ContextCompacted | None:
+        """Compact all but the latest messages (``focus``: what the ledger should dwell on); None if nothing is old enough."""
         messages = conversation.messages
         earlier = conversation.compactions[-1].through if conversation.compactions else 0
         through = cut_point(messages, self.keep_messages)
         if through <= earlier:
             return None
         previous = conversation.view()[0] if conversation.compactions else None
-        reply = await self._summarise(messages[earlier:through], previous)
+        reply = await self._summarise(messages[earlier:through], previous, focus)
         work = reply.text.strip() if reply is not None and reply.text.strip() else "(no summary was written)"
         conversation.compact(through, ledger(messages, work), reason)
         return ContextCompacted(
@@ -86,8 +88,8 @@ class Compactor:
             usage=reply.usage if reply is not None else None,
         )
 
-    async def _summarise(self, old: Sequence[Message], previous: Message | None) -> ModelReply | None:
-        parts = []
+    async def _summarise(self, old: Sequence[Message], previous: Message | None, focus: str) -> ModelReply | None:
+        parts = [f"The person asks the ledger to dwell on: {focus}"] if focus else []
         if previous is not None:
             parts.append(f"Earlier ledger:\n{previous.get('content')}")
         parts.append("Messages to fold into the ledger:\n" + "\n".join(transcript_line(m) for m in old))

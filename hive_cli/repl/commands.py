@@ -78,6 +78,26 @@ async def _context(state: ReplState, view: ReplView, arg: str) -> None:
     view.print(context_table(state.session.context_breakdown()))
 
 
+async def _compact(state: ReplState, view: ReplView, arg: str) -> None:
+    if state.session is None:
+        view.print(Text("Nothing to compact yet.", style="dim"))
+        return
+    view.waiting("Compacting the conversation into the task ledger…")
+    try:
+        compacted = await state.session.compact(arg.strip())
+    finally:
+        view.pause()
+    if compacted is None:
+        view.print(Text("Nothing old enough to compact yet.", style="dim"))
+        return
+    kept = compacted.kept_messages
+    view.print(
+        Text(
+            f"Compacted {compacted.summarised_messages} messages into the task ledger; {kept} kept whole.", style="dim"
+        )
+    )
+
+
 async def _cost(state: ReplState, view: ReplView, arg: str) -> None:
     from hive_cli.output.summaries import cost_text, tokens_text
 
@@ -182,6 +202,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("work", "work mode: all tools, judged by the permission rules", _work),
     Command("model", "show the model, or switch: /model NAME", _model),
     Command("context", "what fills the context window", _context),
+    Command("compact", "compact the conversation into a task ledger now: /compact [focus]", _compact),
     Command("cost", "tokens and cost so far", _cost),
     Command("skills", "the skills hive found", _skills),
     Command("mcp", "the MCP servers' status and tools: /mcp [SERVER]", _mcp),
