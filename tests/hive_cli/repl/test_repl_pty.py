@@ -187,7 +187,7 @@ def test_the_slash_commands_answer_without_a_request(llm_server: LLMServer, tmp_
         ("/help", "/resume"),
         ("/skills", "write-tests"),
         ("/permissions", "default action"),
-        ("/compact", "Unknown command /compact"),
+        ("/compact", "Nothing to compact yet."),
         ("/sessions", "No saved sessions"),
         ("/model", "openai/test-model"),
         ("/nonsense", "Unknown command"),
