@@ -16,7 +16,7 @@ from engine.model.model_check import check_provider
 from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
 from engine.model.types import ModelReply, ModelRequest, StreamItem
-from engine.model.usage import reported_usage
+from engine.model.usage import reported_usage, without_unreported_reasoning
 from engine.model.wire_record import WireRecord, current_record
 
 
@@ -123,15 +123,10 @@ class LiteLLMClient:
         return arguments
 
     def _reply(self, assembler: StreamAssembler, record: WireRecord | None) -> ModelReply:
-        usage = reported_usage(assembler.usage_source, record)
-        reply = assembler.reply(usage)
-        if usage.reasoning_tokens == 0 and (reply.reasoning or dict(reply.provider_fields).get("thinking_blocks")):
-            # The model visibly reasoned, so a zero count means the provider did not say.
-            usage = replace(usage, reasoning_tokens=None)
-            reply = replace(reply, usage=usage)
+        reply = without_unreported_reasoning(assembler.reply(reported_usage(assembler.usage_source, record)))
         if not is_priced_endpoint(self.model, self.settings.api_base):
             return reply
-        return replace(reply, usage=price(usage, self.model, reply.model))
+        return replace(reply, usage=price(reply.usage, self.model, reply.model))
 
 
 def _is_missing_finish_reason(exc: Exception, assembler: StreamAssembler) -> bool:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from engine.events import Usage
 from engine.model.assembly import field_of
+from engine.model.types import ModelReply
 from engine.model.wire_record import WireRecord
 
 
@@ -57,3 +59,11 @@ def _first_int(*values: Any) -> int | None:
         if (number := _int(value)) is not None:
             return number
     return None
+
+
+def without_unreported_reasoning(reply: ModelReply) -> ModelReply:
+    """``reply`` with a reasoning count of 0 made None when the model visibly reasoned (the provider did not say)."""
+    usage = reply.usage
+    if usage.reasoning_tokens == 0 and (reply.reasoning or dict(reply.provider_fields).get("thinking_blocks")):
+        return replace(reply, usage=replace(usage, reasoning_tokens=None))
+    return reply

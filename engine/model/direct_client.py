@@ -1,0 +1,181 @@
+"""What hive's own HTTP model clients share: one try at a call, the stream's idle deadline, retries, HTTP.
+
+A protocol client (OpenAI-compatible, Anthropic) says where to post, what to send and how to read
+events; ``DirectClient`` does the rest the same way for both: the response fills a ``WireRecord``
+as it is read, failures are worded by ``stream_end.explain``, the end is judged by
+``check_finished``, and failures before any output are retried by ``with_retries``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
+from typing import Any
+
+from engine.errors import ProviderError
+from engine.model.assembly import StreamAssembler
+from engine.model.client_settings import ModelSettings
+from engine.model.http_errors import HttpStatusError
+from engine.model.providers import Endpoint
+from engine.model.retrying import with_retries
+from engine.model.stream_end import check_finished, explain
+from engine.model.types import ModelReply, ModelRequest, StreamItem
+from engine.model.wire_record import WireRecord
+
+EventFeeder = Callable[[dict[str, Any]], list[StreamItem]]
+"""Takes one decoded stream event, returns the deltas it carried (may raise for an error event)."""
+
+
+class DirectClient:
+    """A ``ModelClient`` over httpx; subclasses give the protocol's URL, body, headers and event reading."""
+
+    def __init__(self, settings: ModelSettings, endpoint: Endpoint) -> None:
+        self.settings = settings
+        self.endpoint = endpoint
+        self._http: tuple[asyncio.AbstractEventLoop, Any] | None = None
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
+        """Stream one reply, retrying failures that happen before any output."""
+        return with_retries(lambda assembler: self._attempt(request, assembler), self.settings.retry)
+
+    # --- what a protocol gives ---------------------------------------------------------------------
+
+    def url(self) -> str:
+        """Where requests are posted."""
+        raise NotImplementedError
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        """The JSON body of ``request``."""
+        raise NotImplementedError
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        """The headers that carry the API key (and the protocol's own headers)."""
+        raise NotImplementedError
+
+    def whole_reply(self, assembler: StreamAssembler, body: Any) -> list[StreamItem]:
+        """Feed a buffered (not streamed) JSON reply to ``assembler``."""
+        raise NotImplementedError
+
+    def event_feeder(self, assembler: StreamAssembler, record: WireRecord) -> EventFeeder:
+        """A reader of one stream's events (it may keep state across them)."""
+        raise NotImplementedError
+
+    def reply(self, assembler: StreamAssembler, record: WireRecord) -> ModelReply:
+        """The assembled reply, with usage and cost."""
+        raise NotImplementedError
+
+    # --- the shared call ---------------------------------------------------------------------------
+
+    async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
+        record = WireRecord(url=self.url())
+        try:
+            async with aclosing(await self._send(request, record)) as response:
+                await raise_for_status(response, record)
+                if self.settings.streaming:
+                    async for item in self._read_stream(response, assembler, record):
+                        yield item
+                else:
+                    for item in self.whole_reply(assembler, json.loads(await read_body(response, record))):
+                        yield item
+        except (asyncio.CancelledError, ProviderError):
+            raise
+        except Exception as exc:
+            raise explain(exc, assembler, record, model=self.model) from exc
+        record.finish()
+        check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
+        yield self.reply(assembler, record)
+
+    async def _send(self, request: ModelRequest, record: WireRecord) -> Any:
+        http = self._client()
+        outgoing = http.build_request("POST", record.url, json=self.body(request), headers=self._headers())
+        response = await http.send(outgoing, stream=True)
+        record.status = response.status_code
+        record.content_type = response.headers.get("content-type", "")
+        return response
+
+    async def _read_stream(
+        self, response: Any, assembler: StreamAssembler, record: WireRecord
+    ) -> AsyncGenerator[StreamItem, None]:
+        feed = self.event_feeder(assembler, record)
+        idle = self.settings.stream_idle_timeout_s
+        clock = asyncio.get_running_loop()
+        async with asyncio.timeout(idle) as deadline:
+            async for event in sse_events(response, record):
+                deadline.reschedule(None)  # the consumer's time between chunks is not the server's idling
+                for item in feed(event):
+                    yield item
+                deadline.reschedule(clock.time() + idle)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream" if self.settings.streaming else "application/json"}
+        key = self.settings.api_key or self.endpoint.api_key
+        return headers | self.auth_headers(key or "")
+
+    def _client(self) -> Any:
+        """One httpx client per event loop (its connection pool belongs to the loop)."""
+        loop = asyncio.get_running_loop()
+        if self._http is None or self._http[0] is not loop:
+            self._http = (loop, new_http_client(self.settings))
+        return self._http[1]
+
+
+def new_http_client(settings: ModelSettings) -> Any:
+    """An httpx client with the settings' timeouts, honouring the proxy environment."""
+    # httpx2 (httpx's successor, which the OpenAI and MCP SDKs use) skips httpx's command-line
+    # module and the click, rich and pygments it loads: about 45 ms of start-up.
+    import httpx2 as httpx
+
+    timeout = httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s))
+    return httpx.AsyncClient(timeout=timeout, trust_env=True)
+
+
+async def raise_for_status(response: Any, record: WireRecord) -> None:
+    """Raise ``HttpStatusError`` (with the body read and recorded) for an HTTP error status."""
+    if response.status_code < 400:
+        return
+    body = await read_body(response, record)
+    raise HttpStatusError(response.status_code, body, response.headers)
+
+
+async def read_body(response: Any, record: WireRecord) -> bytes:
+    """The whole body, recorded."""
+    body = await response.aread()
+    record.take(body)
+    return bytes(body)
+
+
+async def sse_events(response: Any, record: WireRecord) -> AsyncIterator[dict[str, Any]]:
+    """The JSON objects of a server-sent event stream, up to ``data: [DONE]``."""
+    pending = b""
+    async for piece in response.aiter_bytes():
+        record.take(piece)
+        lines = (pending + piece).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            event = _event_of(line.strip())
+            if event is _DONE:
+                return
+            if event is not None:
+                yield event
+    event = _event_of(pending.strip())
+    if isinstance(event, dict):
+        yield event
+
+
+_DONE: Any = object()
+
+
+def _event_of(line: bytes) -> Any:
+    if not line.startswith(b"data:"):
+        return None  # comments, event names, ids, blank separators
+    payload = line[5:].strip()
+    if payload == b"[DONE]":
+        return _DONE
+    event = json.loads(payload)
+    return event if isinstance(event, dict) else None
