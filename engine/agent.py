@@ -9,16 +9,21 @@ adds its section to the system prompt), as *wrappers* in the policy's approved-c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from engine.config import SessionConfig
+from engine.context.caching import PromptCaching
 from engine.context.compaction import CompactionLimit, Compactor
 from engine.context.estimated_usage import EstimatedUsage
 from engine.context.masking import ObservationMasking
+from engine.context.options import ContextOptions
 from engine.context.policy import ContextPolicy
 from engine.context.recall import recall_toolset
+from engine.context.reminder import GoalReminder
+from engine.context.window import Windows
 from engine.conversation import Conversation
 from engine.events import ROOT_AGENT
 from engine.instructions import InstructionContributor, build_instructions, default_contributors
@@ -42,6 +47,7 @@ from engine.tools.base import Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.compose import CombinedToolset, ToolsetWrapper
 from engine.tools.registry import ToolRegistry
+from engine.tools.result_cap import ResultCap, result_limit
 from engine.tools.todo import TodoStore
 from engine.tracking import Tracker, TrackingObserver, TrackingOptions
 
@@ -118,6 +124,8 @@ class Agent:
     """What the approval gate asks of every call (the rules, plus what the sandbox's state adds)."""
     compactor: Compactor | None = None
     """Compacts the conversation into a task ledger on request (``/compact``); None with a custom context policy."""
+    windows: Windows = field(default_factory=Windows)
+    """The context windows the agent works with (the setting, and what providers said in overflow errors)."""
 
     async def start(self) -> None:
         """Start the toolsets that own processes or connections (they connect in the background)."""
@@ -155,11 +163,13 @@ def build_agent(
     conversation = conversation if conversation is not None else Conversation()
     toolsets = [t for p in providers if (t := p.toolset(context)) is not None]
     context_policy = extensions.context
+    windows = Windows(config.context.context_window)
     compactor: Compactor | None = None
     if context_policy is None:
         compactor = Compactor(lambda: loop.client)  # the loop's client at the time (/model may switch it)
-        limit = CompactionLimit(lambda: loop.client.model, config.context.compact_at, config.context.context_window)
-        context_policy = ObservationMasking(config.context.observation_masking_protected_rounds, compactor, limit)
+        context_policy = default_context_policy(
+            config.context, lambda: loop.client.model, conversation, compactor, windows
+        )
         history = conversation
         toolsets.append(recall_toolset(lambda: history.messages))
     tools = CombinedToolset(toolsets)
@@ -175,6 +185,8 @@ def build_agent(
         gate_policy=policy,
         retry_offer=RunOutsideOnce() if config.sandbox.confined else None,
     )
+    max_result = config.context.max_tool_result_chars
+    toolset = ResultCap(toolset, lambda: result_limit(windows.of(loop.client.model).tokens, max_result))
     contributors = list(extensions.contributors) if extensions.contributors is not None else default_contributors()
     contributors += [p for p in providers if isinstance(p, InstructionContributor)]
     tracker = Tracker(config.model.model, options=extensions.tracking, observers=extensions.tracking_observers)
@@ -200,7 +212,23 @@ def build_agent(
         guards=guards,
         policy=policy,
         compactor=compactor,
+        windows=windows,
     )
+
+
+def default_context_policy(
+    options: ContextOptions,
+    model: Callable[[], str],
+    conversation: Conversation,
+    compactor: Compactor,
+    windows: Windows,
+) -> ContextPolicy:
+    """Observation masking with compaction ahead of time and on overflow, cache breakpoints, goal reminders."""
+    limit = CompactionLimit(model, options.compact_at, windows)
+    policy: ContextPolicy = ObservationMasking(options.observation_masking_protected_rounds, compactor, limit)
+    if options.prompt_caching:
+        policy = PromptCaching(policy, model)
+    return GoalReminder(policy, lambda: conversation.messages, options.goal_reminder_after_rounds)
 
 
 def model_settings(config: SessionConfig, model: str | None = None) -> ModelSettings:

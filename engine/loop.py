@@ -240,7 +240,7 @@ class AgentLoop:
                                 yield self._event_of(item)
                     break
                 except ContextOverflowError as overflow:
-                    shrunk = await self._shrunk(overflow, retry_allowed=attempt == 1 and not streamed)
+                    shrunk = await self._shrunk(overflow, request, retry_allowed=attempt == 1 and not streamed)
                     self._pay_for(shrunk, state, trace)
                     yield shrunk
             assert reply is not None
@@ -273,9 +273,10 @@ class AgentLoop:
             trace.replied(event.usage, "")
             self._count(event.usage, state)
 
-    async def _shrunk(self, overflow: ContextOverflowError, *, retry_allowed: bool) -> Event:
+    async def _shrunk(self, overflow: ContextOverflowError, refused: ModelRequest, *, retry_allowed: bool) -> Event:
         """After a refused overflow: the context policy's compaction, or the error again when there is none."""
-        compacted = await self.context.shrink(self.conversation, overflow) if retry_allowed else None
+        prepared = PreparedRequest(messages=refused.messages, tools=refused.tools)
+        compacted = await self.context.shrink(self.conversation, overflow, prepared) if retry_allowed else None
         if compacted is None:
             raise overflow
         return compacted

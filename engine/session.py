@@ -140,11 +140,12 @@ class Session:
         """What fills the context window of the next request, by kind of content."""
         loop = self.agent.loop
         view = loop.context.prepare(loop.conversation.view(), ()).messages  # as sent: old results masked
-        return breakdown(self.model, loop.instructions, loop.toolset.specs(), view, self.config.context.context_window)
+        window = self.agent.windows.of(self.model)
+        return breakdown(self.model, loop.instructions, loop.toolset.specs(), view, window)
 
     def context_percent(self, prompt_tokens: int | None) -> float | None:
         """How full the window was at a request of ``prompt_tokens`` (None when unknown)."""
-        return percent_used(self.model, prompt_tokens, self.config.context.context_window)
+        return percent_used(self.model, prompt_tokens, self.agent.windows.of(self.model))
 
     async def wait_for_mcp(self) -> tuple[str, ...]:
         """Wait until every MCP server has listed its tools or failed; one notice per server that failed.

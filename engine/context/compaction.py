@@ -12,9 +12,10 @@ import json
 from collections.abc import Callable, Sequence
 from contextlib import aclosing
 
+from engine.context.overflow import window_after_refusal
 from engine.context.policy import PreparedRequest
 from engine.context.tokens import counter_for
-from engine.context.window import window_for
+from engine.context.window import Window, Windows
 from engine.conversation import Conversation, is_summary
 from engine.events import CompactionReason, ContextCompacted
 from engine.model.types import Message, ModelClient, ModelReply, ModelRequest
@@ -27,6 +28,8 @@ MAX_SHOWN = 1_500
 """Characters of one message shown to the summariser."""
 MIN_CHARS_PER_TOKEN = 1
 """A token is at least one character, so a request with fewer characters than the limit cannot reach it."""
+TARGET_SHARE = 0.5
+"""After a compaction the request should fill at most this share of the window (the kept messages are cut to fit)."""
 LEDGER_HEADER = "Task ledger (kept by hive across compactions)"
 
 SUMMARISER_INSTRUCTIONS = """You keep the task ledger of a coding agent whose conversation is too long for \
@@ -41,21 +44,39 @@ hive quotes them itself. Write only the ledger."""
 class CompactionLimit:
     """When a request fills ``share`` of the model's known window (a guessed window waits for an overflow)."""
 
-    def __init__(self, model: Callable[[], str], share: float, configured_window: int | None = None) -> None:
+    def __init__(self, model: Callable[[], str], share: float, windows: Windows | None = None) -> None:
         self.model = model
         self.share = share
-        self.configured_window = configured_window
+        self.windows = windows or Windows()
 
     def reached(self, request: PreparedRequest) -> bool:
         """Whether ``request`` is at or over the limit."""
         model = self.model()
-        window = window_for(model, self.configured_window)
+        window = self.windows.of(model)
         if not window.known:
             return False
         limit = window.tokens * self.share
         if _characters(request) < limit * MIN_CHARS_PER_TOKEN:
             return False  # cannot be reached: spare loading the tokenizer (a fifth of a second)
         return counter_for(model).request(request.messages, request.tools) >= limit
+
+    def learn(self, error: Exception, refused: PreparedRequest) -> Window:
+        """The window after the provider refused ``refused`` as too long: the one it names, used from now on."""
+        model = self.model()
+        current = self.windows.of(model)
+        refused_tokens = counter_for(model).request(refused.messages, refused.tools)
+        return self.windows.learn(model, window_after_refusal(str(error), refused_tokens, current.tokens))
+
+    def tail_fits(self, request: PreparedRequest) -> Callable[[Sequence[Message]], bool]:
+        """Whether messages kept whole by a compaction of ``request`` leave it within ``TARGET_SHARE`` of the window.
+
+        The system prompt and the tools stay in every request, so they come off the share first.
+        """
+        model = self.model()
+        counter = counter_for(model)
+        fixed = counter.request([m for m in request.messages if m.get("role") == "system"], request.tools)
+        budget = self.windows.of(model).tokens * TARGET_SHARE - fixed
+        return lambda kept: counter.messages(kept) <= budget
 
 
 class Compactor:
@@ -69,12 +90,22 @@ class Compactor:
         self.keep_messages = keep_messages
 
     async def compact(
-        self, conversation: Conversation, reason: CompactionReason, focus: str = ""
+        self,
+        conversation: Conversation,
+        reason: CompactionReason,
+        focus: str = "",
+        fits: Callable[[Sequence[Message]], bool] | None = None,
     ) -> ContextCompacted | None:
-        """Compact all but the latest messages (``focus``: what the ledger should dwell on); None if nothing is old enough."""
+        """Compact all but the latest messages; None if nothing is old enough.
+
+        ``focus`` says what the ledger should dwell on; ``fits`` judges the messages kept whole, and
+        fewer are kept (down to none) until it agrees.
+        """
         messages = conversation.messages
         earlier = conversation.compactions[-1].through if conversation.compactions else 0
         through = cut_point(messages, self.keep_messages)
+        if fits is not None:
+            through = fitting_cut_point(messages, max(through, earlier), fits)
         if through <= earlier:
             return None
         previous = conversation.view()[0] if conversation.compactions else None
@@ -116,6 +147,15 @@ def cut_point(messages: Sequence[Message], keep: int) -> int:
     through = max(0, len(messages) - keep)
     while through > 0 and messages[through].get("role") == "tool":
         through -= 1
+    return through
+
+
+def fitting_cut_point(messages: Sequence[Message], through: int, fits: Callable[[Sequence[Message]], bool]) -> int:
+    """``through`` moved later (no tool round split) until the messages after it fit; all of them at worst."""
+    while through < len(messages) and not fits(messages[through:]):
+        through += 1
+        while through < len(messages) and messages[through].get("role") == "tool":
+            through += 1
     return through
 
 

@@ -68,17 +68,23 @@ class ObservationMasking:
         messages = tuple(self._masked_or_whole(m, calls) for m in history)
         return PreparedRequest(messages=messages, tools=tuple(tools))
 
-    async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
-        """After an overflow: compact the history into a task ledger (the loop then retries once)."""
+    async def shrink(
+        self, conversation: Conversation, error: ContextOverflowError, refused: PreparedRequest
+    ) -> ContextCompacted | None:
+        """After an overflow: learn the window, compact the history into a task ledger that fits well within it
+        (the loop then retries once)."""
         if self.compactor is None:
             return None
-        return await self.compactor.compact(conversation, "overflow")
+        if self.limit is None:
+            return await self.compactor.compact(conversation, "overflow")
+        self.limit.learn(error, refused)
+        return await self.compactor.compact(conversation, "overflow", fits=self.limit.tail_fits(refused))
 
     async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
         """Compact into the task ledger once a request reaches the limit's share of a known window."""
         if self.compactor is None or self.limit is None or not self.limit.reached(request):
             return None
-        return await self.compactor.compact(conversation, "threshold")
+        return await self.compactor.compact(conversation, "threshold", fits=self.limit.tail_fits(request))
 
     def _masked_or_whole(self, message: Message, calls: dict[str, tuple[str, str]]) -> Message:
         call_id = message.get("tool_call_id")

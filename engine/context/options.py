@@ -17,3 +17,7 @@ class ContextOptions(BaseModel):
     """Tool results of this many latest tool rounds are always sent whole."""
     prompt_caching: bool = True
     """Mark cache breakpoints where the provider supports prompt caching."""
+    goal_reminder_after_rounds: int = Field(default=10, ge=0)
+    """A turn this many tool rounds long ends each request with the person's request again (0: never)."""
+    max_tool_result_chars: int = Field(default=100_000, gt=0)
+    """A tool result longer than this (or than a quarter of the window) is cut to head and tail on entry."""

@@ -34,8 +34,10 @@ class ContextPolicy(Protocol):
         """The request for ``history`` (system prompt first, compactions applied) and ``tools``."""
         ...
 
-    async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
-        """Make the conversation fit after the provider refused it (e.g. compact it); None if it cannot."""
+    async def shrink(
+        self, conversation: Conversation, error: ContextOverflowError, refused: PreparedRequest
+    ) -> ContextCompacted | None:
+        """Make the conversation fit after the provider refused ``refused`` (e.g. compact it); None if it cannot."""
         ...
 
     async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
@@ -49,8 +51,28 @@ class PassThrough:
     def prepare(self, history: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PreparedRequest:
         return PreparedRequest(messages=tuple(history), tools=tuple(tools))
 
-    async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
+    async def shrink(
+        self, conversation: Conversation, error: ContextOverflowError, refused: PreparedRequest
+    ) -> ContextCompacted | None:
         return None
 
     async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
         return None
+
+
+class PolicyWrapper:
+    """A context policy around another: passes everything to ``inner``; subclasses change what they add."""
+
+    def __init__(self, inner: ContextPolicy) -> None:
+        self.inner = inner
+
+    def prepare(self, history: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PreparedRequest:
+        return self.inner.prepare(history, tools)
+
+    async def shrink(
+        self, conversation: Conversation, error: ContextOverflowError, refused: PreparedRequest
+    ) -> ContextCompacted | None:
+        return await self.inner.shrink(conversation, error, refused)
+
+    async def maintain(self, conversation: Conversation, request: PreparedRequest) -> ContextCompacted | None:
+        return await self.inner.maintain(conversation, request)

@@ -19,7 +19,7 @@ ROLE_ROWS = {"user": "your messages", "assistant": "hive's replies", "tool": "to
 
 GUESSED_WINDOW = 32_768
 """The window assumed for a model nobody knows the window of: small enough to be safe for most models."""
-WindowSource = Literal["setting", "model info", "guess"]
+WindowSource = Literal["learned", "setting", "model info", "guess"]
 _known_windows: dict[str, int] = {}
 
 
@@ -29,7 +29,8 @@ class Window:
 
     tokens: int
     source: WindowSource
-    """``setting`` (``context_window``), ``model info`` (litellm's model table) or ``guess``."""
+    """``learned`` (from the provider's overflow error), ``setting`` (``context_window``), ``model info``
+    (litellm's model table) or ``guess``."""
 
     @property
     def known(self) -> bool:
@@ -69,9 +70,29 @@ def window_for(model: str, configured: int | None = None) -> Window:
     return Window(tokens=GUESSED_WINDOW, source="guess")
 
 
-def percent_used(model: str, prompt_tokens: int | None, configured: int | None = None) -> float | None:
-    """How full the window is after a request of ``prompt_tokens`` (None when either is unknown or guessed)."""
-    window = window_for(model, configured)
+class Windows:
+    """The windows one agent works with: what a provider said in an overflow error wins over ``window_for``."""
+
+    def __init__(self, configured: int | None = None) -> None:
+        self.configured = configured
+        """The ``context_window`` setting."""
+        self._learned: dict[str, int] = {}
+
+    def learn(self, model: str, tokens: int) -> Window:
+        """Remember the window the provider gave for ``model``: it is used from now on."""
+        self._learned[model] = tokens
+        return Window(tokens=tokens, source="learned")
+
+    def of(self, model: str) -> Window:
+        """The window of ``model``: learned, else the setting, else litellm's model info, else a guess."""
+        learned = self._learned.get(model)
+        if learned:
+            return Window(tokens=learned, source="learned")
+        return window_for(model, self.configured)
+
+
+def percent_used(model: str, prompt_tokens: int | None, window: Window) -> float | None:
+    """How full ``window`` is after a request of ``prompt_tokens`` (None when either is unknown or guessed)."""
     if prompt_tokens is None or not window.known:
         return None
     return 100 * prompt_tokens / window.tokens
@@ -104,7 +125,7 @@ def breakdown(
     instructions: str,
     tools: Sequence[ToolSpec],
     view: Sequence[Message],
-    configured_window: int | None = None,
+    window: Window,
 ) -> ContextBreakdown:
     """The breakdown of a request with ``instructions``, ``tools`` and ``view`` (the conversation as it is sent)."""
     counter = counter_for(model)
@@ -115,9 +136,7 @@ def breakdown(
     for message in view:
         kind = _kind(message)
         rows[kind] = rows.get(kind, 0) + counter.message(message)
-    return ContextBreakdown(
-        model=model, rows=tuple(rows.items()), window=window_for(model, configured_window), exact=counter.exact
-    )
+    return ContextBreakdown(model=model, rows=tuple(rows.items()), window=window, exact=counter.exact)
 
 
 def _kind(message: Message) -> str:

@@ -72,7 +72,7 @@ def tool_definition(tool: dict[str, Any]) -> Block:
     definition: Block = {"name": function["name"], "input_schema": schema}
     if function.get("description"):
         definition["description"] = function["description"]
-    return definition
+    return _with_cache_point(definition, tool)
 
 
 def tool_choice(choice: str | None, parallel: bool | None) -> Block | None:
@@ -126,7 +126,7 @@ def text_blocks(content: Any) -> list[Block]:
         if isinstance(part, str):
             blocks.append({"type": "text", "text": part})
         elif isinstance(part, dict) and part.get("type") == "text":
-            blocks.append({"type": "text", "text": part.get("text", "")})
+            blocks.append(_with_cache_point({"type": "text", "text": part.get("text", "")}, part))
         elif isinstance(part, dict):
             blocks.append(dict(part))
     return blocks
@@ -157,6 +157,13 @@ def tool_result(message: Message) -> Block:
     content = message.get("content")
     result = content if isinstance(content, str) else text_blocks(content)
     return {"type": "tool_result", "tool_use_id": message.get("tool_call_id"), "content": result}
+
+
+def _with_cache_point(block: Block, source: dict[str, Any]) -> Block:
+    """``block`` with the prompt-caching breakpoint ``source`` (an OpenAI part or tool) carries, if any."""
+    if isinstance(source.get("cache_control"), dict):
+        block["cache_control"] = source["cache_control"]
+    return block
 
 
 def _arguments(function: dict[str, Any]) -> Any:

@@ -28,8 +28,12 @@ class CommandOutput:
     the model can pass the name to ``read_file`` as it is.
     """
 
-    def __init__(self, spill_dir: Path, budget: int = OUTPUT_BUDGET, *, shown_from: Path | None = None) -> None:
+    def __init__(
+        self, spill_dir: Path, budget: int = OUTPUT_BUDGET, *, shown_from: Path | None = None, kind: str = "command"
+    ) -> None:
         self.spill_dir = spill_dir
+        self.kind = kind
+        """Starts the saved file's name (``command-…``, or a tool's name)."""
         self.shown_from = shown_from
         self.budget = budget
         self.total = 0
@@ -112,7 +116,7 @@ class CommandOutput:
     def _start_spill(self, written: bytes) -> None:
         try:
             ensure_scratch_dir(self.spill_dir)
-            path = self.spill_dir / f"command-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
+            path = self.spill_dir / f"{self.kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
             self._spill = path.open("wb")
             self._spill.write(written)
             self.spill_path = path

@@ -32,7 +32,9 @@ class KeepsTheLastMessage:
         self.prepared.append(len(history))
         return PassThrough().prepare(history, tools)
 
-    async def shrink(self, conversation: Conversation, error: ContextOverflowError) -> ContextCompacted | None:
+    async def shrink(
+        self, conversation: Conversation, error: ContextOverflowError, refused: PreparedRequest
+    ) -> ContextCompacted | None:
         self.shrinks += 1
         through = len(conversation) - 1
         conversation.compact(through, "The user asked for a haiku earlier.", "overflow")
