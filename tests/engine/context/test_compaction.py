@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine.context.compaction import Compactor, cut_point
+from engine.context.compaction import Compactor, cut_point, fitting_cut_point
 from engine.conversation import Conversation
+from engine.model.types import Message
 from tests.support.agents import client_for
 from tests.support.llm_server import LLMServer, text
 
@@ -50,3 +51,19 @@ def test_the_cut_never_splits_a_tool_round() -> None:
     assert cut_point(messages, 2) == 3  # messages[3] is the assistant call of round 1
     assert cut_point(messages, 1) == 3  # keeping only the result would split round 1
     assert cut_point(messages, 10) == 0
+
+
+def test_the_kept_messages_are_cut_until_they_fit_without_splitting_a_round() -> None:
+    def round_of(i: int, size: int) -> list[Message]:
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+        return [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{i}", "content": "x" * size},
+        ]
+
+    messages: list[Message] = [{"role": "user", "content": "go"}, *round_of(0, 10), *round_of(1, 5000)]
+    messages += round_of(2, 10)
+    small = lambda kept: sum(len(str(m.get("content") or "")) for m in kept) <= 100  # noqa: E731
+    assert fitting_cut_point(messages, 1, small) == 5  # the big round goes into the ledger, the last one stays
+    assert fitting_cut_point(messages, 1, lambda kept: not kept) == len(messages)
+    assert fitting_cut_point(messages, 1, lambda kept: True) == 1
