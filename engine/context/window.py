@@ -12,6 +12,7 @@ from engine.conversation import is_summary
 from engine.model import litellm_import
 from engine.model.pricing import max_input_tokens
 from engine.model.types import Message
+from engine.skills.selection import SECTION_HEADER
 from engine.tools.base import ToolSpec
 
 ROLE_ROWS = {"user": "your messages", "assistant": "hive's replies", "tool": "tool results"}
@@ -115,6 +116,11 @@ class ContextBreakdown:
         return sum(tokens for _, tokens in self.rows)
 
     @property
+    def free(self) -> int:
+        """What is left of the window (none once it is over-full)."""
+        return max(0, self.window.tokens - self.total)
+
+    @property
     def percent(self) -> float | None:
         """The share of the window in use."""
         return 100 * self.total / self.window.tokens
@@ -129,14 +135,26 @@ def breakdown(
 ) -> ContextBreakdown:
     """The breakdown of a request with ``instructions``, ``tools`` and ``view`` (the conversation as it is sent)."""
     counter = counter_for(model)
+    prompt, skills = split_skills_section(instructions)
     rows: dict[str, int] = {
-        "system prompt": counter.message({"role": "system", "content": instructions}) if instructions else 0,
+        "system prompt": counter.message({"role": "system", "content": prompt}) if prompt else 0,
+        "skills section": counter.text(skills),
         "tool definitions": counter.tools([spec.to_openai() for spec in tools]),
     }
     for message in view:
         kind = _kind(message)
         rows[kind] = rows.get(kind, 0) + counter.message(message)
     return ContextBreakdown(model=model, rows=tuple(rows.items()), window=window, exact=counter.exact)
+
+
+def split_skills_section(instructions: str) -> tuple[str, str]:
+    """The system prompt without its skills section, and the section (empty when there is none)."""
+    start = instructions.find(SECTION_HEADER)
+    if start < 0:
+        return instructions, ""
+    end = instructions.find("\n\n# ", start + len(SECTION_HEADER))
+    end = len(instructions) if end < 0 else end
+    return instructions[:start] + instructions[end:], instructions[start:end]
 
 
 def _kind(message: Message) -> str:

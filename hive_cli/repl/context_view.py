@@ -25,4 +25,5 @@ def context_table(context: ContextBreakdown) -> Table:
     guessed = "" if window.known else ", a guess: the model's window is unknown"
     used = f"{total:,} of {window.tokens:,} ({context.percent:.1f}%{guessed})"
     table.add_row("total", used, "", style="bold")
+    table.add_row("free", f"{context.free:,}", f"{100 * context.free / window.tokens:.0f}% of the window", style="dim")
     return table

@@ -7,6 +7,7 @@ import sys
 
 from engine.context.window import GUESSED_WINDOW, Windows, breakdown, percent_used, window_for
 from engine.model import litellm_import
+from engine.skills.selection import SECTION_HEADER
 from engine.tools.builtin import builtin_tools
 from engine.tools.todo import TodoStore
 
@@ -60,3 +61,15 @@ def test_a_window_a_provider_named_in_an_overflow_wins_from_then_on() -> None:
     assert (learned.tokens, learned.known) == (8_192, True)
     assert windows.of("openai/local") == learned and windows.of("openai/other").tokens == 200_000
     assert Windows(configured=200_000).of("openai/local").source == "setting"  # learned by one agent only
+
+
+def test_the_breakdown_counts_the_skills_section_apart_and_what_is_free() -> None:
+    skills = f"{SECTION_HEADER}\n\n- review: Review a change for bugs."
+    instructions = f"You are hive.\n\n{skills}\n\n# Memory\n\nThe user prefers pytest."
+    context = breakdown("openai/gpt-4o", instructions, [], [], window_for("openai/gpt-4o", 10_000))
+    rows = dict(context.rows)
+    assert rows["skills section"] > 40 and rows["system prompt"] > 5
+    assert rows["system prompt"] + rows["skills section"] >= context.total - 10
+    assert context.free == 10_000 - context.total
+    plain = breakdown("openai/gpt-4o", "You are hive.", [], [], window_for("openai/gpt-4o", 10_000))
+    assert dict(plain.rows)["skills section"] == 0
