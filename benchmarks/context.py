@@ -21,10 +21,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from benchmarks.support.context_task import MODEL, reading_history, run_reading_task, write_files
+from benchmarks.support.context_task import MODEL, LedgerModel, reading_history, run_reading_task, write_files
+from engine.agent import default_context_policy
+from engine.context.compaction import Compactor
 from engine.context.masking import ObservationMasking
+from engine.context.options import ContextOptions
 from engine.context.policy import PassThrough
 from engine.context.tokens import TokenCounter
+from engine.context.window import Windows
+from engine.conversation import Conversation
 from engine.model import litellm_import
 
 HISTORY_TOKENS = 200_000
@@ -55,9 +60,15 @@ def masking() -> None:
         workdir = Path(tmp)
         write_files(workdir, ROUNDS)
         masked = asyncio.run(run_reading_task(workdir, ROUNDS, ObservationMasking(protected_rounds=10)))
+        conversation = Conversation()
+        policy = default_context_policy(
+            ContextOptions(context_window=WINDOW), lambda: MODEL, conversation, Compactor(LedgerModel), Windows(WINDOW)
+        )
+        default = asyncio.run(run_reading_task(workdir, ROUNDS, policy, conversation))
         full = asyncio.run(run_reading_task(workdir, ROUNDS, PassThrough()))
     print(f"{ROUNDS}-round task reading 4 KB files ({masked.requests} requests):")
-    for name, sent in (("masking (10 rounds)", masked), ("full history", full)):
+    rows = (("masking (10 rounds)", masked), (f"hive's default, {WINDOW // 1000}k", default), ("full history", full))
+    for name, sent in rows:
         fits = "fits" if sent.largest_tokens <= WINDOW else "does not fit"
         print(
             f"  {name:20} {sent.total_bytes / 1e6:7.2f} MB, {sent.total_tokens:>10,} tokens sent; "
@@ -66,6 +77,10 @@ def masking() -> None:
     print(
         f"  ratio masked/full: bytes {masked.total_bytes / full.total_bytes:.3f}, "
         f"tokens {masked.total_tokens / full.total_tokens:.3f}  (goal <= 0.45)"
+    )
+    print(
+        f"  ratio hive's default/full (masking, compaction at 92%, goal reminders): "
+        f"tokens {default.total_tokens / full.total_tokens:.3f}  (goal <= 0.45, every request fitting)"
     )
 
 

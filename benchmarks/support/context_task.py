@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.context.policy import ContextPolicy
 from engine.context.tokens import TokenCounter
+from engine.conversation import Conversation
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model.types import Message, ModelReply, ModelRequest
@@ -80,6 +81,15 @@ class ReadingModel:
         yield ModelReply(text="", tool_calls=(call,), usage=usage)
 
 
+class LedgerModel:
+    """Writes every task ledger it is asked for (the summariser of the compactions)."""
+
+    model = MODEL
+
+    async def stream(self, request: ModelRequest) -> Any:
+        yield ModelReply(text="Files touched:\n- file_*.py read in order", usage=Usage(calls=1))
+
+
 @dataclass(frozen=True)
 class Sent:
     """What a task sent to the model over all its requests."""
@@ -90,7 +100,9 @@ class Sent:
     largest_tokens: int
 
 
-async def run_reading_task(workdir: Path, rounds: int, policy: ContextPolicy) -> Sent:
+async def run_reading_task(
+    workdir: Path, rounds: int, policy: ContextPolicy, conversation: Conversation | None = None
+) -> Sent:
     """Run the reading task through the real loop with ``policy``; measure every request it sent."""
     model = ReadingModel(rounds)
     loop = AgentLoop(
@@ -100,6 +112,7 @@ async def run_reading_task(workdir: Path, rounds: int, policy: ContextPolicy) ->
         instructions="You are hive, a coding agent. Read the files you are asked to read.",
         options=LoopOptions(max_turns=rounds + 5),
         context=policy,
+        conversation=conversation,
     )
     result = await loop.run(f"Read file_000.py to file_{rounds - 1:03}.py, one at a time.")
     assert result.exit_reason == "completed" and len(result.tool_outcomes) == rounds, result
