@@ -26,7 +26,11 @@ from tests.support.local_http import LocalServer, RecordedRequest, ResponseWrite
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "research_pages"
 Provider = Literal["searxng", "tavily", "brave"]
-_ROUTES: dict[str, Provider] = {"/searxng/search": "searxng", "/tavily/search": "tavily", "/brave/res/v1/web/search": "brave"}
+_ROUTES: dict[str, Provider] = {
+    "/searxng/search": "searxng",
+    "/tavily/search": "tavily",
+    "/brave/res/v1/web/search": "brave",
+}
 _HTML = "text/html; charset=utf-8"
 
 
@@ -356,4 +360,3 @@ def pdf_with_text(text: str, *, title: str = "") -> bytes:
 
 def _pdf_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-

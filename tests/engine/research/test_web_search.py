@@ -262,4 +262,3 @@ def test_duckduckgo_rate_limit_is_retryable_and_the_fallback_takes_over(server: 
         search(limited)
     assert caught.value.retryable
     assert {hit.provider for hit in search(FallbackSearch([limited, provider("brave", server)]))} == {"brave"}
-
