@@ -101,21 +101,42 @@ class WebFetcher:
             raise FetchError(url, f"no answer within {timeout:g} s") from exc
         except httpx.HTTPError as exc:
             raise FetchError(url, f"unreachable ({exc!r})") from exc
+        except FetchError as exc:
+            if exc.url == url:
+                raise
+            raise FetchError(url, f"redirected to {exc}") from exc
 
     async def _follow(self, client: Any, url: str) -> _Download:
         current = url
         for _ in range(self.limits.max_redirects + 1):
-            hop = await self._hop(current)
-            headers = self._headers | hop.headers
-            async with client.stream("GET", hop.url, headers=headers, extensions=hop.extensions) as response:
+            response = await self._send(client, await self._hops(current))
+            try:
                 location = response.headers.get("location") if response.status_code in _REDIRECTS else None
                 if not location:
                     return await self._read(current, response)
+            finally:
+                await response.aclose()
             current = urljoin(current, location)
         raise FetchError(url, f"more than {self.limits.max_redirects} redirects")
 
-    async def _hop(self, url: str) -> _Hop:
-        """The request for ``url`` once its scheme and the addresses of its host pass the checks."""
+    async def _send(self, client: Any, hops: list[_Hop]) -> Any:
+        """The response from the first address that takes the connection."""
+        import httpx2 as httpx
+
+        refused: Exception | None = None
+        for hop in hops:
+            request = client.build_request(
+                "GET", hop.url, headers=self._headers | hop.headers, extensions=hop.extensions
+            )
+            try:
+                return await client.send(request, stream=True)
+            except httpx.ConnectError as exc:
+                refused = exc
+        assert refused is not None
+        raise refused
+
+    async def _hops(self, url: str) -> list[_Hop]:
+        """A request for ``url`` per address of its host, once the scheme and every address pass the checks."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             raise FetchError(url, "only http and https URLs are fetched")
@@ -123,7 +144,7 @@ class WebFetcher:
         if not host:
             raise FetchError(url, "the URL has no host")
         if self.allow_private_urls:
-            return _Hop(url)
+            return [_Hop(url)]
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError as exc:
@@ -134,7 +155,7 @@ class WebFetcher:
                 raise FetchError(
                     url, f"{host} is a private or local address ({address}); allow it with --allow-private-urls"
                 )
-        return _pinned(url, host, addresses[0])
+        return [_pinned(url, host, address) for address in addresses]
 
     def _allowed(self, address: IPAddress) -> bool:
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
