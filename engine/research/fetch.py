@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from engine.research.extract import PageKind, extract
+from engine.research.http_client import new_http_client
 from engine.research.sources import FetchedPage, FetchError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -95,7 +96,7 @@ class WebFetcher:
 
         timeout = self.limits.timeout_s
         try:
-            async with asyncio.timeout(timeout), httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+            async with asyncio.timeout(timeout), new_http_client(timeout, trust_env=False) as client:
                 return await self._follow(client, url)
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise FetchError(url, f"no answer within {timeout:g} s") from exc

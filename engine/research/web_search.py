@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.model.failures import retry_after_of
+from engine.research.http_client import new_http_client
 from engine.research.sources import SearchError, SearchHit
 
 
@@ -102,7 +103,7 @@ class WebSearch:
 
         timeout = self.limits.timeout_s
         try:
-            async with asyncio.timeout(timeout), httpx.AsyncClient(timeout=timeout, trust_env=True) as client:
+            async with asyncio.timeout(timeout), new_http_client(timeout, trust_env=True) as client:
                 response = await client.request(
                     request.method, request.url, params=request.params, json=request.json, headers=request.headers
                 )
