@@ -12,6 +12,7 @@ environment are not used: a proxy would connect on our behalf, past the check.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import socket
 from collections.abc import Sequence
@@ -121,20 +122,16 @@ class WebFetcher:
         raise FetchError(url, f"more than {self.limits.max_redirects} redirects")
 
     async def _send(self, client: Any, hops: list[_Hop]) -> Any:
-        """The response from the first address that takes the connection."""
+        """The response from the first address that takes the connection (the last one's error otherwise)."""
         import httpx2 as httpx
 
-        refused: Exception | None = None
-        for hop in hops:
-            request = client.build_request(
-                "GET", hop.url, headers=self._headers | hop.headers, extensions=hop.extensions
-            )
-            try:
-                return await client.send(request, stream=True)
-            except httpx.ConnectError as exc:
-                refused = exc
-        assert refused is not None
-        raise refused
+        for hop in hops[:-1]:
+            with contextlib.suppress(httpx.ConnectError):
+                return await client.send(self._request(client, hop), stream=True)
+        return await client.send(self._request(client, hops[-1]), stream=True)
+
+    def _request(self, client: Any, hop: _Hop) -> Any:
+        return client.build_request("GET", hop.url, headers=self._headers | hop.headers, extensions=hop.extensions)
 
     async def _hops(self, url: str) -> list[_Hop]:
         """A request for ``url`` per address of its host, once the scheme and every address pass the checks."""
