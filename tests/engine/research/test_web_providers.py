@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 
 import pytest
@@ -12,6 +14,7 @@ from engine.research.fetch import WebFetcher
 from engine.research.options import ResearchOptions
 from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchHit, SearchProvider
+from tests.support.cli import hive_env
 from tests.support.search_server import Result, SearchServer
 
 SOLAR = Result("Solar Sails Reach Record Speed", "https://news.example/solar", "solar sails pass 40 km/s")
@@ -112,3 +115,15 @@ def test_the_built_list_wrapped_in_a_fallback_skips_a_refused_key(server: Search
     env = keys(server) | {"TAVILY_API_KEY": "wrong"}
     chain = FallbackSearch(build(env, provider="tavily"))
     assert [hit.provider for hit in search(chain)] == ["brave"]
+
+
+def test_building_the_providers_imports_no_extraction_search_or_http_library() -> None:
+    code = (
+        "import os, sys\n"
+        "from engine.research.options import ResearchOptions\n"
+        "from engine.research.providers import build_providers\n"
+        "build_providers(ResearchOptions(), {'BRAVE_API_KEY': 'k'}, docs_dir=None, allow_private_urls=False)\n"
+        "print(' '.join(sorted({name.split('.')[0] for name in sys.modules})))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=hive_env(), capture_output=True, text=True, check=True)
+    assert not set(done.stdout.split()) & {"trafilatura", "ddgs", "pypdf", "lxml", "httpx2", "httpx"}
