@@ -58,6 +58,8 @@ class Reply:
     """Send nothing until the server closes."""
     delay_s: float = 0.0
     """Wait this long before answering."""
+    gather: int = 0
+    """Hold the answer until this many searches were being answered at once (or the server closes)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,11 @@ def slow(seconds: float) -> Reply:
     return Reply(delay_s=seconds)
 
 
+def gathered(count: int) -> Reply:
+    """Answer with the current results once `count` searches were in flight together (proves concurrency)."""
+    return Reply(gather=count)
+
+
 def malformed() -> Reply:
     """200 with a body that is not JSON."""
     return Reply(body=b"<html><body>Bad gateway, try later</body></html>", content_type=_HTML)
@@ -129,6 +136,7 @@ class SearchServer(LocalServer):
         self._pages_dir = pages_dir
         self._scripts: dict[str, deque[Reply]] = {}
         self._script_lock = threading.Lock()
+        self._in_flight_changed = threading.Condition(self._script_lock)
         self._in_flight = 0
         self.max_in_flight = 0
         """The most search requests that were being answered at once."""
@@ -179,6 +187,7 @@ class SearchServer(LocalServer):
         reply = self._next_reply(provider)
         self._count_in_flight(+1)
         writer.wait(reply.delay_s)
+        self._wait_for_in_flight(reply.gather)
         # Counted out before answering, so a client that got the answer can never be seen as still in flight.
         self._count_in_flight(-1)
         if reply.status == 200 and not self._authorised(provider, request):
@@ -195,9 +204,15 @@ class SearchServer(LocalServer):
             writer.send_json(200, _render(provider, _query_of(provider, request), items), reply.headers)
 
     def _count_in_flight(self, change: int) -> None:
-        with self._script_lock:
+        with self._in_flight_changed:
             self._in_flight += change
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self._in_flight_changed.notify_all()
+
+    def _wait_for_in_flight(self, count: int) -> None:
+        with self._in_flight_changed:
+            while self.max_in_flight < count and not self._closing.is_set():
+                self._in_flight_changed.wait(0.05)
 
     def _next_reply(self, provider: Provider) -> Reply:
         with self._script_lock:

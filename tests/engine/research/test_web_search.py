@@ -21,10 +21,10 @@ from tests.support.search_server import (
     Result,
     SearchServer,
     empty,
+    gathered,
     hang,
     malformed,
     rate_limited,
-    slow,
     status,
 )
 
@@ -174,7 +174,7 @@ def test_an_unreachable_provider_is_a_retryable_error() -> None:
 
 
 def test_calls_through_one_provider_are_bounded_by_its_concurrency(server: SearchServer) -> None:
-    server.script("searxng", *[slow(0.1)] * 4)
+    server.script("searxng", *[gathered(2)] * 4)
     source = SearxngSearch(server.searxng_url, limits=SearchLimits(max_concurrency=2))
 
     async def four_at_once() -> list[list[SearchHit]]:
