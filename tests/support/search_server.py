@@ -15,6 +15,7 @@ other content types, oversized or streamed bodies, hangs.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ class Reply:
     delay_s: float = 0.0
     """Wait this long before answering."""
     gather: int = 0
-    """Hold the answer until this many searches were being answered at once (or the server closes)."""
+    """Hold the answer until this many searches were being answered at once, for at most `delay_s`."""
 
 
 @dataclass(frozen=True)
@@ -106,9 +107,13 @@ def slow(seconds: float) -> Reply:
     return Reply(delay_s=seconds)
 
 
-def gathered(count: int) -> Reply:
-    """Answer with the current results once `count` searches were in flight together (proves concurrency)."""
-    return Reply(gather=count)
+def gathered(count: int, within_s: float = 5.0) -> Reply:
+    """Answer once `count` searches were in flight together, or after `within_s` if that never happens.
+
+    Proves a bound on concurrency: with `count` one above the bound, every held answer waits out `within_s`
+    and `max_in_flight` shows the bound; with no bound, the extra search arrives and releases them.
+    """
+    return Reply(gather=count, delay_s=within_s)
 
 
 def malformed() -> Reply:
@@ -186,8 +191,10 @@ class SearchServer(LocalServer):
     def _search(self, provider: Provider, request: RecordedRequest, writer: ResponseWriter) -> None:
         reply = self._next_reply(provider)
         self._count_in_flight(+1)
-        writer.wait(reply.delay_s)
-        self._wait_for_in_flight(reply.gather)
+        if reply.gather:
+            self._wait_for_in_flight(reply.gather, reply.delay_s)
+        else:
+            writer.wait(reply.delay_s)
         # Counted out before answering, so a client that got the answer can never be seen as still in flight.
         self._count_in_flight(-1)
         if reply.status == 200 and not self._authorised(provider, request):
@@ -209,10 +216,11 @@ class SearchServer(LocalServer):
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
             self._in_flight_changed.notify_all()
 
-    def _wait_for_in_flight(self, count: int) -> None:
+    def _wait_for_in_flight(self, count: int, within_s: float) -> None:
+        deadline = time.monotonic() + within_s
         with self._in_flight_changed:
-            while self.max_in_flight < count and not self._closing.is_set():
-                self._in_flight_changed.wait(0.05)
+            while self.max_in_flight < count and not self._closing.is_set() and time.monotonic() < deadline:
+                self._in_flight_changed.wait(min(0.05, within_s))
 
     def _next_reply(self, provider: Provider) -> Reply:
         with self._script_lock:

@@ -174,7 +174,8 @@ def test_an_unreachable_provider_is_a_retryable_error() -> None:
 
 
 def test_calls_through_one_provider_are_bounded_by_its_concurrency(server: SearchServer) -> None:
-    server.script("searxng", *[gathered(2)] * 4)
+    # Each answer is held until a third search is in flight too: with at most two at once, that never happens.
+    server.script("searxng", *[gathered(3, within_s=0.2)] * 4)
     source = SearxngSearch(server.searxng_url, limits=SearchLimits(max_concurrency=2))
 
     async def four_at_once() -> list[list[SearchHit]]:
