@@ -88,15 +88,8 @@ class WebSearch:
             except _RateLimited as limited:
                 if attempt == self.limits.rate_limit_attempts:
                     break
-                await asyncio.sleep(self._wait_after(limited, attempt))
+                await asyncio.sleep(rate_limit_wait(limited.headers, attempt, self.limits))
         raise SearchError(self.name, f"rate limited (429) {attempt} times in a row", retryable=True)
-
-    def _wait_after(self, limited: _RateLimited, attempt: int) -> float:
-        asked = retry_after_of(limited)
-        if asked is not None:
-            return min(asked, self.limits.retry_after_cap_s)
-        backoff = self.limits.backoff_s * float(2 ** (attempt - 1))
-        return min(backoff * (0.75 + random.random() / 2), self.limits.retry_after_cap_s)
 
     async def _call(self, request: WebRequest) -> Any:
         import httpx2 as httpx
@@ -127,6 +120,29 @@ class WebSearch:
             return response.json()
         except ValueError as exc:
             raise SearchError(self.name, f"answered something that is not JSON: {_detail(response.text)!r}") from exc
+
+
+def rate_limit_wait(headers: Mapping[str, str], attempt: int, limits: SearchLimits) -> float:
+    """Seconds to wait after the ``attempt``-th 429 in a row, never more than ``limits.retry_after_cap_s``.
+
+    Retry-After (seconds or an HTTP date) first; then Brave's X-RateLimit-Reset, whose first window is the
+    per-second one; then exponential backoff with jitter. ``headers`` is case-insensitive (httpx's) or
+    has lower-case names.
+    """
+    asked = retry_after_of(_RateLimited(headers))
+    if asked is None:
+        asked = _first_window_reset(headers)
+    if asked is None:
+        asked = limits.backoff_s * float(2 ** (attempt - 1)) * (0.75 + random.random() / 2)
+    return min(asked, limits.retry_after_cap_s)
+
+
+def _first_window_reset(headers: Mapping[str, str]) -> float | None:
+    first = (headers.get("x-ratelimit-reset") or "").split(",")[0].strip()
+    try:
+        return max(0.0, float(first)) if first else None
+    except ValueError:
+        return None
 
 
 def _detail(text: str, limit: int = 200) -> str:

@@ -15,7 +15,7 @@ from engine.research.fallback import FallbackSearch
 from engine.research.searxng import SearxngSearch
 from engine.research.sources import SearchError, SearchHit, SearchProvider
 from engine.research.tavily import TavilySearch
-from engine.research.web_search import SearchLimits
+from engine.research.web_search import SearchLimits, rate_limit_wait
 from tests.support.search_server import (
     Provider,
     Result,
@@ -140,6 +140,28 @@ def test_a_429_without_retry_after_backs_off_and_retries(server: SearchServer) -
     server.script("brave", rate_limited(None))
     assert len(search(provider("brave", server))) == 2
     assert len(server.searches("brave")) == 2
+
+
+@pytest.mark.parametrize(
+    ("headers", "attempt", "wait"),
+    [
+        ({"retry-after": "3"}, 1, 3.0),
+        ({"retry-after": "120"}, 1, 10.0),
+        ({"retry-after": "Thu, 01 Jan 1970 00:00:00 GMT"}, 1, 0.0),
+        ({"x-ratelimit-reset": "2, 1419704"}, 1, 2.0),
+        ({"retry-after": "1", "x-ratelimit-reset": "5, 100"}, 1, 1.0),
+    ],
+)
+def test_the_wait_after_a_429_is_the_one_asked_for_within_the_cap(
+    headers: dict[str, str], attempt: int, wait: float
+) -> None:
+    assert rate_limit_wait(headers, attempt, SearchLimits(retry_after_cap_s=10.0)) == wait
+
+
+def test_without_a_hint_the_wait_after_a_429_doubles_with_jitter() -> None:
+    limits = SearchLimits(backoff_s=1.0, retry_after_cap_s=100.0)
+    assert 0.75 <= rate_limit_wait({}, 1, limits) <= 1.25
+    assert 3.0 <= rate_limit_wait({"x-ratelimit-reset": "soon"}, 3, limits) <= 5.0
 
 
 def test_a_hanging_provider_times_out_with_a_retryable_error(server: SearchServer) -> None:
