@@ -15,8 +15,9 @@ from engine.research.options import ResearchOptions
 from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchHit, SearchProvider
 from tests.support.cli import hive_env
-from tests.support.search_server import Result, SearchServer
+from tests.support.search_server import Provider, Result, SearchServer
 
+ALL: tuple[Provider, ...] = ("searxng", "tavily", "brave")
 SOLAR = Result("Solar Sails Reach Record Speed", "https://news.example/solar", "solar sails pass 40 km/s")
 
 
@@ -65,7 +66,7 @@ def test_each_provider_built_reaches_the_base_url_from_the_environment(server: S
         assert search(provider) == [
             SearchHit(title=SOLAR.title, url=SOLAR.url, snippet=SOLAR.snippet, provider=provider.name)
         ]
-    assert [len(server.searches(name)) for name in ("searxng", "tavily", "brave")] == [1, 1, 1]
+    assert [len(server.searches(name)) for name in ALL] == [1, 1, 1]
 
 
 def test_searxng_url_in_the_environment_wins_over_the_setting(server: SearchServer) -> None:

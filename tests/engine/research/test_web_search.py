@@ -18,6 +18,7 @@ from engine.research.tavily import TavilySearch
 from engine.research.web_search import SearchLimits, rate_limit_wait
 from tests.support.search_server import (
     Provider,
+    Reply,
     Result,
     SearchServer,
     empty,
@@ -103,8 +104,11 @@ def test_no_results_is_an_empty_list_not_an_error(server: SearchServer, name: Pr
 def test_a_refused_key_is_a_final_error_that_names_the_variable_to_check(
     server: SearchServer, name: Provider, key_env: str
 ) -> None:
-    source = TavilySearch("wrong", base_url=server.tavily_url) if name == "tavily" else None
-    source = source or BraveSearch("wrong", base_url=server.brave_url)
+    source: SearchProvider = (
+        TavilySearch("wrong", base_url=server.tavily_url)
+        if name == "tavily"
+        else BraveSearch("wrong", base_url=server.brave_url)
+    )
     with pytest.raises(SearchError) as caught:
         search(source)
     assert (caught.value.provider, caught.value.retryable) == (name, False)
@@ -185,6 +189,14 @@ def test_an_answer_that_is_not_json_is_a_clear_error(server: SearchServer, name:
     with pytest.raises(SearchError) as caught:
         search(provider(name, server))
     assert "not JSON" in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_json_of_another_shape_is_a_clear_error(server: SearchServer, name: Provider) -> None:
+    server.script(name, Reply(body=b"[1, 2, 3]"))
+    with pytest.raises(SearchError) as caught:
+        search(provider(name, server))
+    assert "unexpected shape" in str(caught.value)
 
 
 def test_an_unreachable_provider_is_a_retryable_error() -> None:
