@@ -225,7 +225,9 @@ def default_context_policy(
 ) -> ContextPolicy:
     """Observation masking with compaction ahead of time and on overflow, cache breakpoints, goal reminders."""
     limit = CompactionLimit(model, options.compact_at, windows)
-    policy: ContextPolicy = ObservationMasking(options.observation_masking_protected_rounds, compactor, limit)
+    policy: ContextPolicy = ObservationMasking(
+        options.observation_masking_protected_rounds, compactor, limit, options.observation_masking_batch_rounds
+    )
     if options.prompt_caching:
         policy = PromptCaching(policy, model)
     return GoalReminder(policy, lambda: conversation.messages, options.goal_reminder_after_rounds)

@@ -50,9 +50,15 @@ class ObservationMasking:
     """A ``ContextPolicy``: results of tool rounds older than the latest ``protected_rounds`` are masked."""
 
     def __init__(
-        self, protected_rounds: int = 10, compactor: Compactor | None = None, limit: CompactionLimit | None = None
+        self,
+        protected_rounds: int = 10,
+        compactor: Compactor | None = None,
+        limit: CompactionLimit | None = None,
+        batch_rounds: int = 1,
     ) -> None:
         self.protected_rounds = protected_rounds
+        self.batch_rounds = max(1, batch_rounds)
+        """Rounds are masked this many at a time, so the prefix a provider cached stays the same between batches."""
         self.compactor = compactor
         """Compacts the history when the provider refuses a request as too long (None: the error stands)."""
         self.limit = limit
@@ -62,7 +68,7 @@ class ObservationMasking:
 
     def prepare(self, history: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PreparedRequest:
         """``history`` with the old results masked (a new tuple; the messages given are not changed)."""
-        calls = _old_calls(history, self.protected_rounds)
+        calls = _old_calls(history, self.protected_rounds, self.batch_rounds)
         if not calls:
             return PreparedRequest(messages=tuple(history), tools=tuple(tools))
         messages = tuple(self._masked_or_whole(m, calls) for m in history)
@@ -102,10 +108,12 @@ class ObservationMasking:
         return masked
 
 
-def _old_calls(history: Sequence[Message], protected_rounds: int) -> dict[str, tuple[str, str]]:
-    """(tool name, key argument) of every call made before the latest ``protected_rounds`` tool rounds, by id."""
+def _old_calls(history: Sequence[Message], protected_rounds: int, batch: int = 1) -> dict[str, tuple[str, str]]:
+    """(tool name, key argument) of every call made before the latest ``protected_rounds`` tool rounds, by id,
+    counted in whole batches of ``batch`` rounds."""
     rounds = [m for m in history if m.get("role") == "assistant" and m.get("tool_calls")]
-    old = rounds[: max(0, len(rounds) - protected_rounds)]
+    unprotected = max(0, len(rounds) - protected_rounds)
+    old = rounds[: unprotected - unprotected % batch]
     calls: dict[str, tuple[str, str]] = {}
     for message in old:
         for call in message.get("tool_calls") or ():

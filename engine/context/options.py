@@ -15,6 +15,9 @@ class ContextOptions(BaseModel):
     """Compact when a request would fill this share of the window."""
     observation_masking_protected_rounds: int = Field(default=10, ge=0)
     """Tool results of this many latest tool rounds are always sent whole."""
+    observation_masking_batch_rounds: int = Field(default=5, gt=0)
+    """Older rounds are masked this many at a time, so a provider's prompt cache (or a local server's reused
+    prefix) stays valid between batches instead of breaking at every round."""
     prompt_caching: bool = True
     """Mark cache breakpoints where the provider supports prompt caching."""
     goal_reminder_after_rounds: int = Field(default=10, ge=0)

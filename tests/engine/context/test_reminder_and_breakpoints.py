@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.context.caching import CACHE_POINT, PromptCaching, takes_breakpoints
+from engine.context.masking import ObservationMasking, is_masked
 from engine.context.policy import PassThrough
 from engine.context.reminder import GoalReminder, goal_reminder, is_reminder
 from engine.conversation import Compaction, summary_message
@@ -74,3 +75,13 @@ def test_which_models_take_breakpoints() -> None:
     assert not takes_breakpoints("openai/gpt-4o")
     assert not takes_breakpoints("bedrock/meta.llama3-70b")
     assert not takes_breakpoints("ollama/claude-lookalike")
+
+
+def test_old_rounds_are_masked_in_batches_so_the_cached_prefix_holds_between_them() -> None:
+    def masked_after(count: int) -> int:
+        history: list[Message] = [{"role": "user", "content": REQUEST}, *rounds(count)]
+        history = [m if m["role"] != "tool" else {**m, "content": "x" * 500} for m in history]
+        sent = ObservationMasking(protected_rounds=10, batch_rounds=5).prepare(history, ()).messages
+        return sum(is_masked(m) for m in sent)
+
+    assert [masked_after(n) for n in (10, 14, 15, 19, 20, 26)] == [0, 0, 5, 5, 10, 15]
