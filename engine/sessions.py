@@ -10,6 +10,7 @@ import json
 import os
 import re
 import secrets
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,19 +81,36 @@ class LoadedSession:
 
 
 class SessionWriter:
-    """Appends records to one session file."""
+    """Appends records to one session file.
 
-    def __init__(self, path: Path, redact: Redactor) -> None:
+    Given a ``header``, the file is made only with the first record (the header first, titled by the
+    first message when it has no title), so a session nothing was said in leaves no file behind.
+    """
+
+    def __init__(self, path: Path, redact: Redactor, header: dict[str, Any] | None = None) -> None:
         self.path = path
         self.id = path.stem
         self._redact = redact
-        self._file: IO[str] = path.open("a", encoding="utf-8")
+        self._header = header
+        self._file: IO[str] | None = None if header is not None else path.open("a", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one record and flush it to the operating system."""
+        if self._file is None:
+            self._file = self._start(record)
         line = self._redact(json.dumps(record, ensure_ascii=False, default=str))
         self._file.write(line + "\n")
         self._file.flush()
+
+    def _start(self, first: dict[str, Any]) -> IO[str]:
+        header = dict(self._header or {})
+        message = first.get("message")
+        if not header.get("title") and isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            header["title"] = content[:200] if isinstance(content, str) else ""
+        handle = self.path.open("a", encoding="utf-8")
+        handle.write(self._redact(json.dumps(header, ensure_ascii=False, default=str)) + "\n")
+        return handle
 
     def append_message(self, message: Message, success: bool | None = None) -> None:
         """Append a conversation message (for a tool result, whether the call worked, when known)."""
@@ -108,7 +126,8 @@ class SessionWriter:
 
     def close(self) -> None:
         """Close the file (records already written stay)."""
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
 
 
 class SessionStore:
@@ -122,12 +141,12 @@ class SessionStore:
         session_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            writer = SessionWriter(self.root / f"{session_id}.jsonl", redact)
+            probe = tempfile.NamedTemporaryFile(dir=self.root, prefix=".probe-")  # the file itself comes later
+            probe.close()
         except OSError as error:
             raise unusable_user_dir(self.root, error) from error
         header = {"type": "session", "id": session_id, "cwd": str(cwd), "model": model, "created": time.time()}
-        writer.write(header | {"title": title[:200]})
-        return writer
+        return SessionWriter(self.root / f"{session_id}.jsonl", redact, header | {"title": title[:200]})
 
     def reopen(self, session_id: str, *, redact: Redactor) -> SessionWriter:
         """Append to an existing session (``--continue``, ``--resume``)."""

@@ -182,6 +182,7 @@ def test_resuming_reopens_the_same_file_and_sees_the_history(llm_server: LLMServ
 def test_a_history_and_a_resumed_session_cannot_both_be_given(llm_server: LLMServer, tmp_path: Path) -> None:
     config = config_for(llm_server, tmp_path, persist=True)
     session = open_now(config, approver=None)
+    session.agent.loop.conversation.append({"role": "user", "content": "x"})
     asyncio.run(session.close())
     assert session.id is not None
     loaded = SessionStore(Path(str(session.writer.path)).parent).load(session.id)  # type: ignore[union-attr]

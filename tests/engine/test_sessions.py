@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from engine.conversation import Conversation
-from engine.sessions import REDACTED, Redactor, SessionStore
+from engine.sessions import REDACTED, Redactor, SessionStore, SessionWriter
 
 
 def test_messages_are_on_disk_as_soon_as_they_are_appended(tmp_path: Path) -> None:
@@ -49,10 +49,26 @@ def test_secrets_from_the_environment_and_the_api_key_never_reach_the_file(
     assert text.count(REDACTED) == 2
 
 
+def started(store: SessionStore, cwd: Path) -> SessionWriter:
+    writer = store.create(cwd=cwd, model="m", redact=Redactor())
+    writer.append_message({"role": "user", "content": "hello"})
+    return writer
+
+
+def test_a_session_nothing_was_said_in_leaves_no_file_and_the_first_message_titles_it(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    writer.close()
+    assert store.list() == [] and not writer.path.exists()
+    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    writer.append_message({"role": "user", "content": "fix the flaky test"})
+    assert [i.title for i in store.list()] == ["fix the flaky test"]
+
+
 def test_sessions_are_listed_newest_first_and_per_directory(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions")
     here, there = tmp_path / "here", tmp_path / "there"
-    ids = [store.create(cwd=cwd, model="m", redact=Redactor()).id for cwd in (here, there, here)]
+    ids = [started(store, cwd).id for cwd in (here, there, here)]
     listed = store.list(here)
     assert [i.id for i in listed] == [ids[2], ids[0]]
     assert len(store.list()) == 3
@@ -67,7 +83,7 @@ def test_loading_an_unknown_session_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_a_session_file_with_a_damaged_header_is_skipped_and_reported(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    good = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    good = started(store, tmp_path)
     good.close()
     bad = tmp_path / "20260101-000000-bad000.jsonl"
     bad.write_text('{"type": "session", "id": "x", "created": "yesterday", "cwd": "/"}\n')
@@ -85,7 +101,7 @@ def test_the_session_used_last_comes_first_whenever_it_was_started(tmp_path: Pat
     import os
 
     store = SessionStore(tmp_path)
-    older, newer = (store.create(cwd=tmp_path, model="m", redact=Redactor()) for _ in range(2))
+    older, newer = (started(store, tmp_path) for _ in range(2))
     older.append_message({"role": "user", "content": "back to this one"})
     os.utime(older.path, (newer.path.stat().st_mtime + 10,) * 2)
     assert [i.id for i in store.list(tmp_path)] == [older.id, newer.id]
