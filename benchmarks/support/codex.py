@@ -41,9 +41,13 @@ def find() -> tuple[str | None, str]:
     reason = "not installed (`make codex` installs it with npm)"
     if INSTALL_LOG.exists():
         lines = [line for line in INSTALL_LOG.read_text(errors="replace").splitlines() if line.strip()]
-        errors = [line for line in lines if "error" in line.lower()] or lines
+        errors = [line for line in lines if "error" in line.lower() and not _npm_boilerplate(line)] or lines
         reason = f"npm could not install it: {errors[0][:200]}" if errors else reason
     return None, reason
+
+
+def _npm_boilerplate(line: str) -> bool:
+    return "error code " in line or "complete log" in line
 
 
 def version(binary: str) -> str:
