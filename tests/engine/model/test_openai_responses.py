@@ -7,6 +7,7 @@ stream items, replies and usage; failures must land in the same categories.
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -35,6 +36,7 @@ from tests.support.llm_server import (
     context_overflow,
     rate_limited,
     raw,
+    raw_sse,
     server_error,
     stream_cut,
     stream_error,
@@ -212,6 +214,25 @@ def test_a_whole_reply_reads_as_the_streamed_one(llm_server: LLMServer) -> None:
     streamed = last_reply(collect(responses_client(llm_server)))
     whole = last_reply(collect(responses_client(llm_server, streaming=False)))
     assert whole == streamed and llm_server.responses_requests[1].json["stream"] is False
+
+
+def test_a_server_that_sends_only_finished_items_gives_the_same_reply(llm_server: LLMServer) -> None:
+    function_call = {"type": "function_call", "call_id": "call_9", "name": "ls", "arguments": '{"path":"src"}'}
+    message = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Listing."}]}
+    usage = {"input_tokens": 12, "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 0}}
+    llm_server.script(
+        raw_sse(
+            "event: response.created\ndata: " + json.dumps({"type": "response.created", "response": {"model": "m-1"}}),
+            {"type": "response.output_item.done", "output_index": 0, "item": message},
+            {"type": "response.output_item.done", "output_index": 1, "item": function_call},
+            {"type": "response.completed", "response": {"status": "completed", "usage": usage}},
+            done=False,
+        )
+    )
+    reply = last_reply(collect(responses_client(llm_server)))
+    assert (reply.text, reply.finish_reason, reply.model) == ("Listing.", "tool_calls", "m-1")
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [("call_9", "ls", {"path": "src"})]
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens, reply.usage.cached_read_tokens) == (12, 3, None)
 
 
 def test_an_incomplete_response_finishes_with_length(llm_server: LLMServer) -> None:
