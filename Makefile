@@ -6,7 +6,7 @@ STAMP = $(VENV)/.installed-stamp
 # Two workers: the suite spends most of its time waiting on subprocesses and servers.
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install run test lint typecheck pytest bench clean mcp-servers
+.PHONY: install run test lint typecheck pytest bench clean mcp-servers codex
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,8 +41,22 @@ pytest: install mcp-servers
 
 test: lint typecheck pytest
 
+# OpenAI's Codex CLI, which benchmarks/run_e2e.py compares hive with. Failing soft: without npm or the
+# registry the benchmark says codex is not available and goes on.
+CODEX_VERSION ?= 0.171.0
+CODEX_DIR = benchmarks/support/codex
+CODEX_STAMP = $(CODEX_DIR)/node_modules/.installed-$(CODEX_VERSION)
+
+$(CODEX_STAMP):
+	@mkdir -p $(CODEX_DIR)
+	@npm install --prefix $(CODEX_DIR) --no-audit --no-fund --loglevel=error @openai/codex@$(CODEX_VERSION) \
+		>$(CODEX_DIR)/install.log 2>&1 && touch $@ \
+		|| echo "codex: not available (npm install @openai/codex@$(CODEX_VERSION) failed; see $(CODEX_DIR)/install.log)"
+
+codex: $(CODEX_STAMP)
+
 # Every script directly in benchmarks/ is a benchmark; shared helpers live in benchmarks/support/.
-bench: install mcp-servers
+bench: install mcp-servers codex
 	for b in benchmarks/*.py; do [ "$$(basename $$b)" = __init__.py ] || $(BIN)/python $$b || exit 1; done
 
 clean:

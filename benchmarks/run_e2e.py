@@ -4,8 +4,13 @@ The model server runs in its own process. Three commands run in turn (one round 
 on its own OpenAI-compatible client (the default path), hive forced through litellm
 (``HIVE_PROVIDER_CLIENT=litellm``), and the bare import. Figures are medians of per-round ratios.
 Goals: the direct path at most 0.15x the bare import; the litellm path at most +15% over it.
-Last, the import time of one direct-path ``hive run`` as ``-X importtime`` reports it (the sum of the
+Then the import time of one direct-path ``hive run`` as ``-X importtime`` reports it (the sum of the
 top-level imports; goal at most 0.35 s), with its largest top-level imports.
+
+Last, against OpenAI's Codex CLI when it is installed (``make codex``) or on PATH: both agents run the
+same 3-tool-call task over the Responses API against the same scripted server (hive's
+``execute_command`` and Codex's ``exec_command``, each running ``ls`` in its own sandbox); wall time
+(goal: hive at most 0.9x Codex) and the peak RSS of each run's largest process.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.support import model_server
+from benchmarks.support import codex, model_server
 from benchmarks.support.compiled import compile_hive
 
 ROUNDS = 7
+CODEX_ROUNDS = 5
 HIVE = Path(sys.executable).parent / "hive"
 
 
@@ -32,6 +38,21 @@ def timed(cmd: list[str], env: dict[str, str], cwd: str) -> float:
     started = time.perf_counter()
     subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - started
+
+
+def measured(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, int, str]:
+    """Wall seconds, peak RSS (MiB) of the largest process of the run, exit status, last line of stderr."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None
+    errors = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4: Popen must not wait again
+    lines = errors.decode(errors="replace").strip().splitlines()
+    return wall, usage.ru_maxrss / 1024, process.returncode, lines[-1] if lines else ""
 
 
 def import_times(cmd: list[str], env: dict[str, str], cwd: str) -> list[tuple[float, str]]:
@@ -80,6 +101,62 @@ def main() -> None:
     verdict = "met" if total <= 0.35 else "NOT met"
     print(f"  imports of one direct hive run (-X importtime, top level): {total:.3f} s  (goal <= 0.35 s: {verdict})")
     print("    largest: " + ", ".join(f"{name} {seconds * 1000:.0f} ms" for seconds, name in imports[:6]))
+    compare_with_codex()
+
+
+def compare_with_codex() -> None:
+    """hive against ``codex exec`` on the same task and server, or a plain line saying why not."""
+    binary, reason = codex.find()
+    if binary is None:
+        print(f"codex: not available ({reason})")
+        return
+    process, base_url = model_server.start("execute_command", 3, '{"command": "ls"}')
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            rounds = codex_rounds(binary, base_url, Path(tmp))
+    finally:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait(timeout=10)
+    if isinstance(rounds, str):
+        print(f"codex: not available ({rounds})")
+        return
+    print(f"hive vs codex exec (3 shell tool calls over the Responses API, 4 model calls), {CODEX_ROUNDS} rounds")
+    hive_runs, codex_runs = zip(*rounds, strict=True)
+    codex_label = f"codex exec ({codex.version(binary)})"
+    for label, runs in (("hive run -m openai/responses/test-model", hive_runs), (codex_label, codex_runs)):
+        wall = statistics.median(run[0] for run in runs)
+        peak = statistics.median(run[1] for run in runs)
+        print(f"  {label:<40} {wall:6.2f} s   peak RSS {peak:6.1f} MiB")
+    ratio = statistics.median(h[0] / c[0] for h, c in rounds)
+    print(f"  hive / codex wall time  {ratio:5.3f}x  (goal <= 0.9x: {'met' if ratio <= 0.9 else 'NOT met'})")
+
+
+Run = tuple[float, float]
+
+
+def codex_rounds(binary: str, base_url: str, tmp: Path) -> list[tuple[Run, Run]] | str:
+    """(wall, peak MiB) of hive and of codex per round, or why codex could not run here."""
+    work = tmp / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("three rounds of ls\n")
+    env = dict(os.environ, HIVE_HOME=str(tmp / "home"), LITELLM_LOCAL_MODEL_COST_MAP="True")
+    env.pop("HIVE_PROVIDER_CLIENT", None)
+    codex_env = dict(env, CODEX_HOME=str(codex.home(tmp / "codex-home", base_url, "test-model")))
+    codex_env[codex.KEY_ENV] = "sk-local"
+    task = "look around three times"
+    hive = [str(HIVE), "run", task, "-m", "openai/responses/test-model", "--api-base", base_url, "-o", "json", "--yes"]
+    codex_cmd = codex.command(binary, task)
+    for cmd, cmd_env in ((hive, env), (codex_cmd, codex_env)):  # warm-up, and a check that both can run here
+        _, _, status, last = measured(cmd, cmd_env, str(work))
+        if status != 0:
+            return f"{Path(cmd[0]).name} exited with {status}: {last[:200]}"
+    rounds = []
+    for _ in range(CODEX_ROUNDS):
+        hive_run = measured(hive, env, str(work))
+        codex_run = measured(codex_cmd, codex_env, str(work))
+        rounds.append(((hive_run[0], hive_run[1]), (codex_run[0], codex_run[1])))
+    return rounds
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ from engine.model.anthropic_client import AnthropicClient
 from engine.model.client_settings import ModelSettings
 from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
-from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint
+from engine.model.openai_responses import OpenAIResponsesClient
+from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint, responses_endpoint
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
 from engine.policy.gate import Approver, Policy
@@ -252,12 +253,15 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
 
 
 def provider_client(config: SessionConfig, model: str | None = None) -> ModelClient:
-    """The protocol client: hive's own for OpenAI-compatible providers and Anthropic, else litellm."""
+    """The protocol client: hive's own for OpenAI-compatible providers, OpenAI's Responses API and Anthropic, else litellm."""
     settings = model_settings(config, model)
     force_litellm = config.provider_client == "litellm"
     endpoint = openai_compatible_endpoint(settings, force_litellm=force_litellm)
     if endpoint is not None:
         return OpenAICompatClient(settings, endpoint)
+    endpoint = responses_endpoint(settings, force_litellm=force_litellm)
+    if endpoint is not None:
+        return OpenAIResponsesClient(settings, endpoint)
     endpoint = anthropic_endpoint(settings, force_litellm=force_litellm)
     if endpoint is not None:
         return AnthropicClient(settings, endpoint)

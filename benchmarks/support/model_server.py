@@ -3,7 +3,8 @@
     python benchmarks/support/model_server.py TOOL ROUNDS   # prints the base URL, serves until stdin closes
 
 Each request gets a call to TOOL until the conversation holds ROUNDS tool results since the last
-user message; then a short text answer.
+user message; then a short text answer. Chat-completions and Responses API requests are both
+answered; a client that does not offer TOOL (another agent) gets a call to its own shell tool.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.support.llm_server import LLMServer, Reply, Usage, call, text, tool_calls
 
+SHELL_TOOLS: dict[str, dict[str, Any]] = {"exec_command": {"cmd": "ls"}, "shell": {"command": ["ls"]}}
+"""Other agents' shell tools (Codex's), called with ``ls`` when TOOL is not offered."""
+
 
 class RoundsServer(LLMServer):
     """Answers by the shape of the conversation instead of a queue."""
@@ -28,13 +32,28 @@ class RoundsServer(LLMServer):
         super().__init__()
 
     def _next_reply(self, body: dict[str, Any]) -> Reply | None:
-        messages = body.get("messages", [])
-        last_user = max(i for i, m in enumerate(messages) if m.get("role") == "user")
-        done = sum(1 for m in messages[last_user:] if m.get("role") == "tool")
         usage = Usage(prompt_tokens=100, completion_tokens=10)
-        if done >= self.rounds:
+        if tool_results(body) >= self.rounds:
             return text("All rounds done.", usage=usage)
-        return tool_calls(call(self.tool, self.arguments), usage=usage)
+        offered = tool_names(body)
+        if self.tool in offered or not offered & SHELL_TOOLS.keys():
+            return tool_calls(call(self.tool, self.arguments), usage=usage)
+        shell = next(name for name in SHELL_TOOLS if name in offered)
+        return tool_calls(call(shell, SHELL_TOOLS[shell]), usage=usage)
+
+
+def tool_results(body: dict[str, Any]) -> int:
+    """Tool results since the last user turn: chat ``tool`` messages or Responses ``function_call_output`` items."""
+    turns = body.get("messages") or body.get("input") or []
+    last_user = max((i for i, turn in enumerate(turns) if turn.get("role") == "user"), default=0)
+    return sum(
+        1 for turn in turns[last_user:] if turn.get("role") == "tool" or turn.get("type") == "function_call_output"
+    )
+
+
+def tool_names(body: dict[str, Any]) -> set[str]:
+    """The names of the tools a request offers (chat or Responses shape)."""
+    return {str((tool.get("function") or tool).get("name")) for tool in body.get("tools") or ()}
 
 
 def start(tool: str, rounds: int, arguments: str = "{}") -> tuple[subprocess.Popen[str], str]:

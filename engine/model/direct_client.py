@@ -121,17 +121,26 @@ class DirectClient:
         """One httpx client per event loop (its connection pool belongs to the loop)."""
         loop = asyncio.get_running_loop()
         if self._http is None or self._http[0] is not loop:
-            self._http = (loop, new_http_client(self.settings))
+            self._http = (loop, new_http_client(self.settings, plain_http=self.url().startswith("http://")))
         return self._http[1]
 
 
-def new_http_client(settings: ModelSettings) -> Any:
-    """An httpx client with the settings' timeouts, honouring the proxy environment."""
+def new_http_client(settings: ModelSettings, *, plain_http: bool = False) -> Any:
+    """An httpx client with the settings' timeouts, honouring the proxy environment.
+
+    ``plain_http``: every request goes to an ``http://`` URL (a local server), so the client gets a TLS
+    context without certificates instead of loading the system's (tens of milliseconds); a TLS
+    connection through it (an https proxy) fails verification, never passes unverified.
+    """
     # httpx2 (httpx's successor, which the OpenAI and MCP SDKs use) skips httpx's command-line
     # module and the click, rich and pygments it loads: about 45 ms of start-up.
     import httpx2 as httpx
 
     timeout = httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s))
+    if plain_http:
+        import ssl
+
+        return httpx.AsyncClient(timeout=timeout, trust_env=True, verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
     return httpx.AsyncClient(timeout=timeout, trust_env=True)
 
 

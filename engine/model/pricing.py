@@ -33,12 +33,16 @@ def price_table() -> dict[str, dict[str, Any]]:
 
 
 def model_entry(*models: str) -> dict[str, Any] | None:
-    """The table's entry for the first of ``models`` it lists (with or without the provider prefix)."""
+    """The table's entry for the first of ``models`` it lists (with or without the provider prefix).
+
+    litellm's ``openai/responses/<name>`` (the Responses API asked for by name) is looked up as ``<name>``.
+    """
     table = price_table()
     for model in models:
         if not model:
             continue
-        for name in (model, model.split("/", 1)[-1]):
+        unprefixed = model.split("/", 1)[-1]
+        for name in (model, unprefixed, unprefixed.removeprefix("responses/")):
             if name in table:
                 return table[name]
     return None

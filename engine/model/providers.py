@@ -1,18 +1,25 @@
-"""Which client speaks to a model: hive's own for the OpenAI-compatible and Anthropic protocols, litellm for the rest.
+"""Which client speaks to a model: hive's own for the OpenAI chat-completions, OpenAI Responses and Anthropic
+protocols, litellm for the rest.
 
-Decided from the model string and the settings alone, so choosing never imports litellm.
+Decided from the model string, the settings and litellm's model table read as data, so choosing never
+imports litellm. An ``openai/`` model speaks the Responses API when it is written ``openai/responses/<name>``
+(litellm's own spelling, so forcing litellm keeps the protocol) or when the table lists ``<name>`` as an
+OpenAI model whose ``mode`` is ``responses`` (the Codex and ``-pro`` models, which have no chat endpoint).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from engine.model.client_settings import ModelSettings
+from engine.model.pricing import model_entry
 
 FORCE_LITELLM_ENV = "HIVE_PROVIDER_CLIENT"
 """``litellm`` sends every model through litellm (as the ``provider_client`` setting does)."""
+RESPONSES_PREFIX = "responses/"
+"""After ``openai/``: send this model through OpenAI's Responses API."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,7 @@ ANTHROPIC = _Provider("https://api.anthropic.com", "ANTHROPIC_API_KEY", "ANTHROP
 
 @dataclass(frozen=True, kw_only=True)
 class Endpoint:
-    """A provider endpoint for one model (OpenAI chat completions, or Anthropic messages)."""
+    """A provider endpoint for one model (OpenAI chat completions or Responses, or Anthropic messages)."""
 
     base_url: str
     model_name: str
@@ -54,7 +61,41 @@ class Endpoint:
 
 
 def openai_compatible_endpoint(settings: ModelSettings, *, force_litellm: bool = False) -> Endpoint | None:
-    """The endpoint hive's own client should call for ``settings``, or None for litellm."""
+    """The chat-completions endpoint hive's own client should call for ``settings``, or None.
+
+    None for litellm's models, and for models that speak the Responses API (``responses_endpoint``).
+    """
+    if speaks_responses(settings.model):
+        return None
+    return _openai_protocol_endpoint(settings, force_litellm=force_litellm)
+
+
+def responses_endpoint(settings: ModelSettings, *, force_litellm: bool = False) -> Endpoint | None:
+    """The endpoint hive's Responses client should call for ``settings``, or None when the model is not one.
+
+    ``model_name`` is the name the server knows (``openai/`` and ``responses/`` removed); the base URL,
+    key and pricing are found as for any ``openai/`` model.
+    """
+    if not speaks_responses(settings.model):
+        return None
+    endpoint = _openai_protocol_endpoint(settings, force_litellm=force_litellm)
+    if endpoint is None:
+        return None
+    return replace(endpoint, model_name=endpoint.model_name.removeprefix(RESPONSES_PREFIX))
+
+
+def speaks_responses(model: str) -> bool:
+    """Whether ``model`` is an ``openai/`` model for the Responses API (by prefix, or by litellm's table)."""
+    provider_name, slash, model_name = model.partition("/")
+    if provider_name != "openai" or not slash:
+        return False
+    if model_name.startswith(RESPONSES_PREFIX):
+        return bool(model_name.removeprefix(RESPONSES_PREFIX))
+    entry = model_entry(model)
+    return entry is not None and entry.get("litellm_provider") == "openai" and entry.get("mode") == "responses"
+
+
+def _openai_protocol_endpoint(settings: ModelSettings, *, force_litellm: bool) -> Endpoint | None:
     if _litellm_forced(force_litellm):
         return None
     provider_name, slash, model_name = settings.model.partition("/")

@@ -1,4 +1,4 @@
-"""`hive run` against an OpenAI-compatible or Anthropic server takes hive's own client: litellm and the SDKs stay unloaded."""
+"""`hive run` against an OpenAI-compatible, Responses API or Anthropic server takes hive's own client: litellm and the SDKs stay unloaded."""
 
 from __future__ import annotations
 
@@ -84,5 +84,29 @@ def test_hive_run_on_anthropic_never_imports_litellm(tmp_path: Path) -> None:
     result = json.loads(done.stdout)
     assert result["text"].startswith("1. **Pouch**")
     assert [request.path for request in sent] == ["/v1/messages"]
+    assert out.exists(), "litellm was imported (hive exited without teardown)"
+    assert json.loads(out.read_text()) == []
+
+
+def test_hive_run_on_the_responses_api_never_imports_litellm(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    script_task(llm_server)
+    out = tmp_path / "modules.json"
+    done = run_probed(llm_server, tmp_path, out, model="openai/responses/test-model")
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["text"] == "There is one file." and result["tool_calls"][0]["success"] is True
+    sent = llm_server.responses_requests
+    assert len(sent) == 2 and not llm_server.chat_requests
+    assert sent[0].json["model"] == "test-model" and sent[0].json["instructions"]
+    function_call, output = sent[1].json["input"][-2:]
+    assert (function_call["type"], function_call["call_id"], function_call["name"]) == (
+        "function_call",
+        "ls",
+        "list_directory",
+    )
+    assert output["type"] == "function_call_output" and "a.txt" in output["output"]
+    assert result["usage"]["turns"][-1]["prompt_tokens"] == 40
     assert out.exists(), "litellm was imported (hive exited without teardown)"
     assert json.loads(out.read_text()) == []

@@ -1,9 +1,10 @@
-"""A scripted OpenAI-compatible chat-completions server for tests, on a real loopback socket.
+"""A scripted OpenAI-compatible chat-completions and Responses API server for tests, on a real loopback socket.
 
 The test pushes replies; each chat request pops the next one. Text and tool calls are streamed as SSE in
 OpenAI's chunk format when the request says `"stream": true` (usage chunk only with
 `stream_options.include_usage`), or returned as one `chat.completion` JSON otherwise. Failures (429, 5xx,
-context overflow, 401), cut streams, in-stream error events and hangs are replies too.
+context overflow, 401), cut streams, in-stream error events and hangs are replies too. POST /v1/responses
+answers the same scripted replies in OpenAI's Responses API format (see `responses_wire`).
 
     with LLMServer() as server:
         server.script(tool_calls(call("read_file", {"path": "a.txt"})), text("done"))
@@ -23,12 +24,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self, TypedDict, Unpack
 
+from tests.support import responses_wire
 from tests.support.local_http import LocalServer, RecordedRequest, ResponseWriter
 
 DEFAULT_MODEL = "test-model"
 """Model id listed by GET /v1/models and echoed when a request names no model."""
 
 _CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+_RESPONSES_PATHS = ("/v1/responses", "/responses")
 _MODELS_PATHS = ("/v1/models", "/models")
 _SSE_HEADERS = (("Content-Type", "text/event-stream"),)
 _DONE = b"data: [DONE]\n\n"
@@ -73,7 +76,8 @@ class StreamError:
     after: int = 2
     """Number of ordinary SSE events sent before the error event."""
     event: str | None = "error"
-    """SSE event name line (`event: error`); None sends only the `data:` line."""
+    """SSE event name line (`event: error`); None sends only the `data:` line. On the Responses route,
+    "response.failed" sends a failed response instead of an `error` event."""
     done: bool = False
     """Send `data: [DONE]` after the error (Groq does not)."""
 
@@ -362,13 +366,18 @@ class LLMServer(LocalServer):
         """The chat-completion requests received (GET /models and stray requests left out)."""
         return [r for r in self.requests if r.method == "POST" and _route(r.path) in _CHAT_PATHS]
 
+    @property
+    def responses_requests(self) -> list[RecordedRequest]:
+        """The Responses API requests received."""
+        return [r for r in self.requests if r.method == "POST" and _route(r.path) in _RESPONSES_PATHS]
+
     def handle(self, request: RecordedRequest, writer: ResponseWriter) -> None:
         """Route one request."""
         route = _route(request.path)
         if request.method == "GET" and route in _MODELS_PATHS:
             writer.send_json(200, self._models_list())
-        elif request.method == "POST" and route in _CHAT_PATHS:
-            self._chat(request, writer)
+        elif request.method == "POST" and route in _CHAT_PATHS + _RESPONSES_PATHS:
+            self._chat(request, writer, responses=route in _RESPONSES_PATHS)
         else:
             message = f"llm_server: no route for {request.method} {request.path}"
             writer.send_json(404, openai_error_body(message, "invalid_request_error", "unknown_url"))
@@ -377,7 +386,7 @@ class LLMServer(LocalServer):
         model = {"id": self.model, "object": "model", "created": 1700000000, "owned_by": "llm_server"}
         return {"object": "list", "data": [model]}
 
-    def _chat(self, request: RecordedRequest, writer: ResponseWriter) -> None:
+    def _chat(self, request: RecordedRequest, writer: ResponseWriter, *, responses: bool = False) -> None:
         if not isinstance(request.json, dict):
             message = "We could not parse the JSON body of your request."
             writer.send_json(400, openai_error_body(message, "invalid_request_error"))
@@ -387,7 +396,7 @@ class LLMServer(LocalServer):
             self.errors.append(AssertionError("llm_server: no scripted reply left"))
             writer.send_json(500, openai_error_body("llm_server: no scripted reply left", "server_error"))
         elif writer.wait(reply.delay):
-            _send_reply(reply, request.json, writer)
+            _send_reply(reply, request.json, writer, responses=responses)
         else:
             writer.abort()
 
@@ -403,9 +412,9 @@ class LLMServer(LocalServer):
 # Sending replies
 
 
-def _send_reply(reply: Reply, body: dict[str, Any], writer: ResponseWriter) -> None:
+def _send_reply(reply: Reply, body: dict[str, Any], writer: ResponseWriter, *, responses: bool = False) -> None:
     if isinstance(reply, Completion):
-        _send_completion(reply, body, writer)
+        _send_completion(reply, body, writer, responses=responses)
     elif isinstance(reply, HttpError):
         writer.send_json(reply.status, reply.body, reply.headers)
     elif isinstance(reply, Hang):
@@ -424,13 +433,14 @@ def _send_raw(reply: RawReply, writer: ResponseWriter) -> None:
         writer.end_chunked()
 
 
-def _send_completion(reply: Completion, body: dict[str, Any], writer: ResponseWriter) -> None:
+def _send_completion(reply: Completion, body: dict[str, Any], writer: ResponseWriter, *, responses: bool) -> None:
     if body.get("stream"):
-        _stream_completion(reply, body, writer)
+        _stream_completion(reply, body, writer, responses=responses)
     elif reply.error is not None:
         writer.send_json(500, {"error": dict(reply.error.error)})
     else:
-        payload = _dumps(_completion_object(reply, body)).encode()
+        whole = responses_wire.response_object if responses else _completion_object
+        payload = _dumps(whole(reply, body, _usage(reply, body))).encode()
         headers = [("Content-Type", "application/json")]
         if reply.cut_after is None:
             writer.send(200, payload, headers)
@@ -438,11 +448,16 @@ def _send_completion(reply: Completion, body: dict[str, Any], writer: ResponseWr
             writer.send_truncated(200, payload, headers, keep=len(payload) // 2)
 
 
-def _stream_completion(reply: Completion, body: dict[str, Any], writer: ResponseWriter) -> None:
-    include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-    events = [_sse(_dumps(chunk)) for chunk in _chunks(reply, body, include_usage)] + [_DONE]
+def _stream_completion(reply: Completion, body: dict[str, Any], writer: ResponseWriter, *, responses: bool) -> None:
+    if responses:
+        events, done = responses_wire.stream_events(reply, body, _usage(reply, body)), []
+    else:
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        events, done = [_sse(_dumps(chunk)) for chunk in _chunks(reply, body, include_usage)] + [_DONE], [_DONE]
     if reply.error is not None:
-        events = events[: reply.error.after] + [_error_event(reply.error)] + ([_DONE] if reply.error.done else [])
+        failure = responses_wire.error_event(reply.error.error, reply.error.event) if responses else None
+        failure = failure or _error_event(reply.error)
+        events = events[: reply.error.after] + [failure] + (done if reply.error.done else [])
     if reply.cut_after is not None:
         events = events[: reply.cut_after]
     writer.start_chunked(200, _SSE_HEADERS)
@@ -525,7 +540,7 @@ def _call_fragments(index: int, tool_call: ToolCall, reply: Completion) -> Itera
             yield {"index": index, "function": {"arguments": piece}}
 
 
-def _completion_object(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
+def _completion_object(reply: Completion, body: dict[str, Any], usage: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {
         "role": "assistant",
         "content": reply.text or (None if reply.calls else ""),
@@ -537,7 +552,7 @@ def _completion_object(reply: Completion, body: dict[str, Any]) -> dict[str, Any
     if reply.calls:
         message["tool_calls"] = [_call_object(tool_call) for tool_call in reply.calls]
     choice = {"index": 0, "message": message, "logprobs": None, "finish_reason": reply.finish_reason}
-    return {**_envelope(reply, body, "chat.completion"), "choices": [choice], "usage": _usage(reply, body)}
+    return {**_envelope(reply, body, "chat.completion"), "choices": [choice], "usage": usage}
 
 
 def _call_object(tool_call: ToolCall) -> dict[str, Any]:
@@ -561,7 +576,7 @@ def _choice(*, delta: dict[str, Any], finish_reason: str | None) -> dict[str, An
 
 def _usage(reply: Completion, body: dict[str, Any]) -> dict[str, Any]:
     usage = reply.usage
-    request_text = _dumps([body.get("messages", []), body.get("tools", [])])
+    request_text = _dumps([body.get("messages", []), body.get("input", []), body.get("tools", [])])
     reply_text = reply.text + reply.reasoning + "".join(c.name + c.arguments for c in reply.calls)
     prompt = usage.prompt_tokens if usage.prompt_tokens is not None else max(1, _estimate(request_text))
     completion = usage.completion_tokens if usage.completion_tokens is not None else max(1, _estimate(reply_text))
