@@ -73,7 +73,7 @@ class LocalDocs:
 
     def build(self) -> int:
         """Read the folder and index it (again); the number of files indexed."""
-        import bm25s
+        import bm25s  # type: ignore[import-untyped]
 
         if not self.folder.is_dir():
             raise SearchError(self.name, f"the documents folder {self.folder} does not exist")

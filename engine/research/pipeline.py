@@ -214,7 +214,9 @@ class ResearchRun:
             user = prompts.judge_prompt(self.question, list(self.sources.values()))
             judgement = parse_judgement(await self.model.ask("judge", prompts.JUDGE, user))
             if not judgement.readable:
-                self.emit(ResearchNotice(message="the judge's reply was not the JSON asked for: counted as insufficient"))
+                self.emit(
+                    ResearchNotice(message="the judge's reply was not the JSON asked for: counted as insufficient")
+                )
         self.emit(Judged(iteration=iteration, score=judgement.score, gaps=judgement.gaps, readable=judgement.readable))
         return judgement
 
@@ -263,4 +265,3 @@ class ResearchRun:
 
     def _stage(self, stage: Stage, iteration: int) -> None:
         self.emit(StageStarted(stage=stage, iteration=iteration))
-

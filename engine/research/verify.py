@@ -67,5 +67,7 @@ def check_section(weak: tuple[WeakCitation, ...]) -> str:
     if not weak:
         return "## Citation check\n\nEvery cited sentence is supported by the words of its source."
     lines = [f"- [{w.number}] support {w.support:.2f}: {w.sentence}" for w in weak]
-    header = f"## Citation check\n\n{len(weak)} citation(s) have weak support (below {WEAK_SUPPORT:.2f}) in their source:"
+    header = (
+        f"## Citation check\n\n{len(weak)} citation(s) have weak support (below {WEAK_SUPPORT:.2f}) in their source:"
+    )
     return header + "\n\n" + "\n".join(lines)
