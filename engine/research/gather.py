@@ -70,6 +70,17 @@ class Searcher:
         raise AssertionError("unreachable")
 
 
+async def clean_hits(hits: Sequence[SearchHit], guards: Sequence[ResultGuard]) -> list[SearchHit]:
+    """The hits whose title and snippet every guard lets through unchanged (snippets reach the planner)."""
+    clean = []
+    for hit in hits:
+        call = ToolCall(id=f"research-hit-{hit.url}", name="research_search", arguments={"url": hit.url})
+        shown = f"{hit.title}\n{hit.snippet}"
+        if (await apply_guards(guards, call, ToolResult(shown))).output == shown:
+            clean.append(hit)
+    return clean
+
+
 async def read_pages(
     hits: Sequence[SearchHit],
     fetcher: PageFetcher,

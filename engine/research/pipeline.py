@@ -27,7 +27,7 @@ from engine.research.events import (
     Stage,
     StageStarted,
 )
-from engine.research.gather import GuardedPage, ProvidersFailed, Searcher, normalise_url, read_pages
+from engine.research.gather import GuardedPage, ProvidersFailed, Searcher, clean_hits, normalise_url, read_pages
 from engine.research.model_calls import BudgetSpent, ResearchModel
 from engine.research.options import ResearchOptions
 from engine.research.replies import Judgement, parse_judgement, parse_queries
@@ -141,7 +141,8 @@ class ResearchRun:
         self._stage("plan", iteration)
         count = self.preset.queries
         gaps = (*judgement.gaps, *(f"try: {q}" for q in judgement.next_queries))
-        user = prompts.plan_prompt(self.question, initial if iteration == 1 else (), self.searched, gaps)
+        shown = await clean_hits(initial, self.setup.guards) if iteration == 1 else []
+        user = prompts.plan_prompt(self.question, shown, self.searched, gaps)
         planned = parse_queries(await self.model.ask("plan", prompts.PLAN.format(count=count), user), count)
         if not planned:
             self.emit(ResearchNotice(message="the plan was not the JSON list asked for; searching without it"))

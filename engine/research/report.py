@@ -46,7 +46,7 @@ def build_report(inputs: ReportInputs) -> Report:
     parts = [body]
     if cited.removed:
         numbers = ", ".join(str(n) for n in cited.removed)
-        parts.append(f"_hive removed {len(cited.removed)} citation(s) of sources that do not exist: [{numbers}]._")
+        parts.append(f"_hive removed {len(cited.removed)} citation(s) of sources that do not exist: {numbers}._")
     if inputs.verify:
         parts.append(check_section(weak))
     parts.append(sources_section(cited.sources))
