@@ -58,6 +58,8 @@ class ResearchScript:
     judges: Sequence[str] = ('{"score": 0.9, "gaps": [], "next_queries": []}',)
     report: str = "The Tessel Glacier has retreated 1.8 kilometres since 1962 [1]."
     note: Callable[[dict[str, Any]], str] = first_sentence_note
+    chat: str = "This is not a research request."
+    """The answer to any other request (a follow-up turn in the REPL)."""
     seen: Counter[str] = field(default_factory=Counter)
 
     def __call__(self, body: dict[str, Any]) -> Reply:
@@ -73,7 +75,7 @@ class ResearchScript:
         elif stage == "write":
             answer = self.report
         else:
-            answer = "This is not a research request."
+            answer = self.chat
         return text(answer, usage=Usage(prompt_tokens=PROMPT_TOKENS, completion_tokens=COMPLETION_TOKENS))
 
     def install(self, server: LLMServer, replies: int = 80) -> ResearchScript:
