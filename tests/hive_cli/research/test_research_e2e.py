@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 from tests.support.cli import run_hive
@@ -76,10 +77,13 @@ def test_output_writes_the_markdown_report_to_a_file(llm_server: LLMServer, tmp_
 
 
 def test_verify_flags_a_citation_its_source_does_not_support(llm_server: LLMServer, tmp_path: Path) -> None:
-    report = "The Tessel Glacier has retreated 1.8 kilometres since 1962 [2]. Penguins nest on the ice front [2]."
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(FIXTURE_DOCS / "glacier_retreat.md", docs)
+    report = "The Tessel Glacier has retreated 1.8 kilometres since 1962 [1]. Penguins nest on the ice front [1]."
     ResearchScript(judges=[SUFFICIENT], report=report).install(llm_server)
 
-    done = research(llm_server, tmp_path, "--min-sources", "2", "--verify", "--output-format", "json")
+    done = research(llm_server, tmp_path, "--min-sources", "1", "--verify", "--output-format", "json", docs=docs)
 
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
