@@ -22,7 +22,7 @@ from engine.research.options import Depth, SearchProvider
 from engine.research.pipeline import ResearchSetup, research
 from engine.research.result import ResearchResult, StopReason
 from engine.research.setup import build_setup, research_options
-from hive_cli.output.summaries import cost_text, tokens_text
+from hive_cli.output.summaries import cost_text, tokens_text, total_tokens_text
 from hive_cli.workdir import resolve_cwd
 
 EXIT_CODES: dict[StopReason, int] = {
@@ -132,6 +132,8 @@ def deliver(result: ResearchResult, request: ResearchRequest) -> None:
         sys.stdout.write(result.report)
     sys.stdout.flush()
     sys.stderr.write(summary(result, request.output) + "\n")
+    if result.usage_by_stage:
+        sys.stderr.write("hive: by stage: " + stage_usage(result) + "\n")
 
 
 def summary(result: ResearchResult, output: Path | None) -> str:
@@ -143,6 +145,14 @@ def summary(result: ResearchResult, output: Path | None) -> str:
         f"hive: research {result.stop_reason.replace('_', ' ')} · {len(result.sources)} cited of "
         f"{result.read_sources} read · {len(result.iterations)} iteration(s) · tokens {tokens_text(result.usage)} · "
         f"cost {cost_text(result.usage)} · {result.usage.calls} model calls{removed}{weak}{where}"
+    )
+
+
+def stage_usage(result: ResearchResult) -> str:
+    """ "plan 1 call, 240 tokens · notes 5 calls, ..." for the stages that called the model."""
+    return " · ".join(
+        f"{stage} {used.calls} call{'s' if used.calls != 1 else ''}, {total_tokens_text(used)}, {cost_text(used)}"
+        for stage, used in result.usage_by_stage
     )
 
 

@@ -180,6 +180,8 @@ class ResearchRun:
         if pages:
             self._stage("notes", iteration)
         for page in pages:
+            if page.flagged:
+                self.emit(ResearchNotice(message=f"a guard flagged {page.page.url}: its text is kept with the warning"))
             self._register(page, await self._notes(page))
         return len(pages)
 
