@@ -36,14 +36,23 @@ class GuardedPage:
 
 
 class Searcher:
-    """Searches through the first provider that answers; the next one takes over on ``SearchError``."""
+    """Searches through the first provider that answers; the next one takes over on ``SearchError``.
+
+    A retryable error is retried (with backoff) while the iteration's retries last: ``retries`` per
+    iteration, renewed by ``next_iteration``.
+    """
 
     def __init__(self, providers: Sequence[SearchProvider], retries: int, emit: Callable[[ResearchEvent], None]):
         if not providers:
             raise ValueError("research needs at least one search provider")
         self.providers = list(providers)
         self.retries = retries
+        self.retries_left = retries
         self.emit = emit
+
+    def next_iteration(self) -> None:
+        """A new iteration: its retries start afresh."""
+        self.retries_left = self.retries
 
     async def search(self, query: str, limit: int) -> list[SearchHit]:
         """The hits for ``query``; raises ``ProvidersFailed`` when no provider answers."""
@@ -60,14 +69,17 @@ class Searcher:
         raise ProvidersFailed(str(last)) from last
 
     async def _with_retries(self, provider: SearchProvider, query: str, limit: int) -> list[SearchHit]:
-        for attempt in range(self.retries + 1):
+        attempt = 0
+        while True:
             try:
                 return await provider.search(query, limit)
             except SearchError as error:
-                if not error.retryable or attempt == self.retries:
+                if not error.retryable or self.retries_left <= 0:
                     raise
+                self.retries_left -= 1
+                self.emit(ResearchNotice(message=f"{error}; trying again"))
                 await asyncio.sleep(RETRY_DELAY_S * 2**attempt)
-        raise AssertionError("unreachable")
+                attempt += 1
 
 
 async def clean_hits(hits: Sequence[SearchHit], guards: Sequence[ResultGuard]) -> list[SearchHit]:

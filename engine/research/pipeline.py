@@ -118,6 +118,7 @@ class ResearchRun:
         limit = max_iterations(self.options)
         for iteration in range(1, limit + 1):
             self.emit(IterationStarted(iteration=iteration, max_iterations=limit))
+            self.searcher.next_iteration()
             queries = await self._plan(iteration, initial, judgement)
             if not queries and iteration > 1:
                 return "stalled"  # every planned query was searched already

@@ -183,3 +183,37 @@ def test_the_next_provider_takes_over_when_one_fails(llm_server: LLMServer) -> N
 def test_no_provider_answering_the_first_search_is_a_configuration_error(llm_server: LLMServer) -> None:
     with pytest.raises(ResearchUnavailable, match="invalid key"):
         run(llm_server, providers=[BrokenProvider()])
+
+
+class FlakyProvider:
+    """Fails with a retryable error ``failures`` times, then searches the fixture documents."""
+
+    name = "flaky"
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.calls = 0
+        self.docs = LocalDocs(FIXTURE_DOCS)
+
+    async def search(self, query: str, limit: int) -> list[SearchHit]:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise SearchError(self.name, "HTTP 429: slow down", retryable=True)
+        return await self.docs.search(query, limit)
+
+
+def test_a_retryable_failure_is_retried_within_the_iterations_retries(llm_server: LLMServer) -> None:
+    ResearchScript(judges=[SUFFICIENT]).install(llm_server)
+    flaky = FlakyProvider(failures=1)
+
+    events, result = run(llm_server, providers=[flaky], min_sources_before_report=2, max_search_retries_per_iteration=1)
+
+    assert result.sources and flaky.calls > 1
+    assert any(e.kind == "research_notice" and "trying again" in e.message for e in events)
+
+
+def test_retries_beyond_the_iterations_allowance_give_up(llm_server: LLMServer) -> None:
+    ResearchScript().install(llm_server)
+
+    with pytest.raises(ResearchUnavailable, match="slow down"):
+        run(llm_server, providers=[FlakyProvider(failures=3)], max_search_retries_per_iteration=2)

@@ -140,3 +140,11 @@ def test_a_spent_budget_gives_a_partial_report_and_exit_3(llm_server: LLMServer,
     result = json.loads(done.stdout)
     assert result["partial"] is True and "Partial report" in result["report"]
     assert all(f"[{s['number']}]" in result["report"] for s in result["sources"])
+
+
+def test_the_docs_provider_without_a_folder_is_a_usage_error(llm_server: LLMServer, tmp_path: Path) -> None:
+    args = [a for a in research_args(llm_server, tmp_path) if a not in ("--docs", str(FIXTURE_DOCS))]
+
+    done = run_hive("research", QUESTION, *args)
+
+    assert done.returncode == 2 and "--docs DIR" in done.stderr and "Traceback" not in done.stderr
