@@ -14,6 +14,9 @@ from engine.research.errors import ProviderConfigError
 from engine.research.options import ResearchOptions
 from engine.research.sources import PageFetcher, SearchProvider
 
+ResearchConfigError = ProviderConfigError
+"""The name the web side's module gives its configuration error; callers catch it by this name."""
+
 
 def build_providers(
     options: ResearchOptions, env: Mapping[str, str], *, docs_dir: Path | None, allow_private_urls: bool

@@ -20,7 +20,7 @@ from engine.policy.guards import ResultGuard
 from engine.policy.injection import PromptInjectionGuard
 from engine.research.options import ResearchOptions
 from engine.research.pipeline import ResearchSetup
-from engine.research.providers import build_providers
+from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchError
 
 
@@ -61,7 +61,7 @@ def build_setup(
         raise UserError(f"--docs {docs_dir}: no such folder")
     try:
         providers, fetcher = build_providers(options, env, docs_dir=docs_dir, allow_private_urls=allow_private_urls)
-    except SearchError as error:
+    except (SearchError, ResearchConfigError) as error:
         raise UserError(str(error)) from None
     return ResearchSetup(
         providers=providers,
