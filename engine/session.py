@@ -56,6 +56,15 @@ class Session:
         conversation.add_tool_result(call_id, guarded.output)
         return guarded.output
 
+    def add_exchange(self, prompt: str, answer: str, usage: Usage | None = None) -> None:
+        """Add a request the host answered itself (``/research``) to the conversation, so the model sees it next
+        turn; ``usage`` (what answering cost) counts in the session's usage."""
+        conversation = self.agent.loop.conversation
+        conversation.append({"role": "user", "content": prompt})
+        conversation.append({"role": "assistant", "content": answer})
+        if usage is not None:
+            self.agent.loop.usage = self.agent.loop.usage + usage
+
     def answer_unanswered(self, output: str) -> int:
         """Give every call still waiting for a result ``output`` (a session killed mid-round); how many there were."""
         return self.agent.loop.conversation.answer_unanswered(output)

@@ -185,6 +185,12 @@ async def _resume(state: ReplState, view: ReplView, arg: str) -> None:
     show_transcript(view, loaded)
 
 
+async def _research(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.repl.research import research_command
+
+    await research_command(state, view, arg)
+
+
 async def _exit(state: ReplState, view: ReplView, arg: str) -> None:
     raise ExitRepl
 
@@ -207,6 +213,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("skills", "the skills hive found", _skills),
     Command("mcp", "the MCP servers' status and tools: /mcp [SERVER]", _mcp),
     Command("permissions", "the permission rules in effect", _permissions),
+    Command("research", "research a question into a cited report: /research [--docs DIR] QUESTION", _research),
     _later_command("undo", "(coming) undo the last change"),
     Command("clear", "start a new conversation", _clear),
     Command("sessions", "saved sessions of this directory", _sessions),
