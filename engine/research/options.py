@@ -28,5 +28,7 @@ class ResearchOptions(BaseModel):
     max_search_retries_per_iteration: int = Field(default=2, ge=0)
     max_iterations: int | None = Field(default=None, gt=0)
     """Iterations per query; the depth preset caps it when unset."""
+    allow_private_urls: bool = False
+    """Fetch pages at private and loopback addresses (an intranet wiki, a local server); ``--allow-private-urls``."""
     max_total_tokens: int | None = Field(default=None, gt=0)
     max_cost_usd: float | None = Field(default=None, gt=0)

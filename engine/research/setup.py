@@ -60,7 +60,8 @@ def build_setup(
     if docs_dir is not None and not docs_dir.is_dir():
         raise UserError(f"--docs {docs_dir}: no such folder")
     try:
-        providers, fetcher = build_providers(options, env, docs_dir=docs_dir, allow_private_urls=allow_private_urls)
+        private = allow_private_urls or options.allow_private_urls
+        providers, fetcher = build_providers(options, env, docs_dir=docs_dir, allow_private_urls=private)
     except (SearchError, ResearchConfigError) as error:
         raise UserError(str(error)) from None
     return ResearchSetup(

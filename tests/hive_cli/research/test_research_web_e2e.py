@@ -1,8 +1,4 @@
-"""`hive research` over the web providers: the fake search server answers as SearXNG, Tavily and Brave.
-
-The fake server and the providers come with the web side of issue #16; until both sides are merged
-these tests are skipped.
-"""
+"""`hive research` over the web providers: the fake search server answers as SearXNG, Tavily and Brave."""
 
 from __future__ import annotations
 
@@ -14,11 +10,10 @@ from typing import Any
 
 import pytest
 
+from tests.support import search_server
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer
 from tests.support.research_model import ResearchScript
-
-search_server: Any = pytest.importorskip("tests.support.search_server")
 
 QUESTION = "How fast do solar sails go?"
 REPORT = "Solar sails reached a record speed [1]. Sourdough rises slowly [2]. See https://made-up.example/x."
@@ -83,3 +78,14 @@ def test_an_unreachable_provider_is_a_clear_error_with_exit_2(llm_server: LLMSer
 
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1].startswith("hive: no search provider answered")
+
+
+def test_the_research_setting_allows_private_urls_too(llm_server: LLMServer, tmp_path: Path, search: Any) -> None:
+    ResearchScript(judges=['{"score": 0.9, "gaps": []}'], report=REPORT).install(llm_server)
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "settings.yaml").write_text("research:\n  allow_private_urls: true\n")
+
+    done = run(llm_server, tmp_path, "searxng", "-o", "json", **provider_env(search, "searxng"))
+
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["sources"]) == 2
