@@ -53,7 +53,7 @@ async def run_delegated(
 def build_child(
     definition: AgentDefinition, provider: AgentsProvider, parent: BuildContext, parent_loop: AgentLoop
 ) -> Agent:
-    """The child agent: its definition's tools among the parent's providers, and its own agents one level deeper."""
+    """The child agent: its definition's tools among the parent's providers and its own agents, one level deeper."""
     config = parent.config
     client = model_client(config, definition.model) if definition.model else parent_loop.client
     child_config = replace(
@@ -64,7 +64,7 @@ def build_child(
     )
     extensions = replace(
         parent.extensions or Extensions(),
-        providers=(OnlyTools(provider.tools, definition.tools), provider.deeper()),
+        providers=(OnlyTools((*provider.tools, provider.deeper()), definition.tools),),
         contributors=(EnvironmentInstructions(),),
         base_instructions=definition.prompt,
         context=None,
