@@ -146,8 +146,17 @@ def read_agent_file(path: Path) -> AgentDefinition:
         yaml_text, body = _split(text)
         data = parse_yaml_mapping(yaml_text)
     except (SkillFileError, AgentFileError) as error:
-        raise AgentFileError(f"agent file {path}: {str(error).replace('SKILL.md', 'the frontmatter')}") from None
+        raise AgentFileError(f"agent file {path}: {_one_line(str(error))}") from None
     return _definition(path, data, body)
+
+
+def _one_line(message: str) -> str:
+    message = " ".join(message.replace("SKILL.md", "the frontmatter").split())
+    if "flow" in message:  # strictyaml's dialect refuses [a, b] and {a: b}; its own message is long
+        line = re.search(r"line (\d+)", message)
+        where = f" (line {line.group(1)})" if line else ""
+        return f"invalid YAML in the frontmatter{where}: write lists in block style, one '- item' per line, not [a, b]"
+    return message
 
 
 def _split(text: str) -> tuple[str, str]:
