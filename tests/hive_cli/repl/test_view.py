@@ -115,6 +115,20 @@ def test_nested_calls_are_indented_under_their_parent() -> None:
     assert output == "   ✓ grep_files TODO  0.50s\n      a.py:1:# TODO"
 
 
+def test_a_delegation_is_shown_as_calling_the_agent_with_its_task() -> None:
+    delegated = ToolCall(id="a1", name="agent_explore", arguments={"task": "find the parser"})
+    scope = ScopeInfo(scope_id="s6", parent_scope_id="s1", depth=1, label="Calling explore Agent", tool_kind="agent")
+    outcome = ToolOutcome(call=delegated, output="src/parse.py", success=True, duration_s=1.5)
+    output = render(
+        [
+            RunStarted(model="m"),
+            ToolCallStarted(call=delegated, scope=scope),
+            ToolCallFinished(outcome=outcome, scope=scope),
+        ]
+    )
+    assert output.splitlines()[0] == " ✓ Calling explore Agent find the parser  1.50s"
+
+
 def test_a_nested_runs_model_turn_does_not_end_the_markdown_block_of_the_parent() -> None:
     nested_turn = ModelTurnStarted(
         index=0, model="m", scope=ScopeInfo(scope_id="s9", parent_scope_id="s2", depth=2), agent="explore"
