@@ -222,3 +222,28 @@ def test_a_broken_agent_file_is_one_clear_notice_and_the_other_agents_stay(
     assert "no system prompt" in notices[1]
     names = offered(llm_server.chat_requests[0].json)
     assert "agent_explore" in names and "agent_broken" not in names and "agent_noprompt" not in names
+
+
+def test_delegated_usage_counts_against_the_sessions_limits_inside_and_after_the_child(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    write(tmp_path / "a.txt", "a\n")
+    llm_server.script(
+        delegate("explore", prompt_tokens=10, completion_tokens=0),
+        tool_calls(call("read_file", {"path": "a.txt"}), usage=Usage(prompt_tokens=95, completion_tokens=0)),
+    )
+    config = config_in(llm_server.base_url, tmp_path, "limits:\n  max_total_tokens: 100\n")
+    session = open_in(config)
+    _, result = run(session, "go")
+
+    assert len(llm_server.chat_requests) == 2  # the child's second turn and the parent's next one are refused
+    (outcome,) = result.tool_outcomes
+    assert outcome.success is False and "token limit reached: 95 tokens used of 90 allowed" in outcome.output
+    assert result.exit_reason == "usage_limit" and session.usage.total_tokens == 105
+
+
+def test_a_long_answer_is_cut_to_max_output_characters(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(delegate("general", "talk"), text("x" * 50), text("done"))
+    config = config_in(llm_server.base_url, tmp_path, "delegation:\n  max_output_characters: 20\n")
+    _, result = run(open_in(config), "go")
+    assert result.tool_outcomes[0].output == "x" * 20 + "\n[answer cut at 20 of 50 characters]"
