@@ -8,7 +8,9 @@ child it builds gets an ``AgentsProvider`` one level deeper, so the depth bound 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from engine.delegate.definitions import AgentDefinition
@@ -35,7 +37,11 @@ TASK_SCHEMA: dict[str, Any] = {
 
 
 class Slots:
-    """At most ``limit`` delegated runs at once across the session (one semaphore per event loop)."""
+    """At most ``limit`` delegated runs working at once across the session (one semaphore per event loop).
+
+    A run that delegates lends its slot to its sub-agent while it waits, and takes one back after, so
+    nested delegation never waits for a slot its own caller holds.
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -47,6 +53,58 @@ class Slots:
         if self._semaphore is None or self._semaphore[0] is not loop:
             self._semaphore = (loop, asyncio.Semaphore(self.limit))
         return self._semaphore[1]
+
+    @asynccontextmanager
+    async def taken(self) -> AsyncIterator[None]:
+        """Hold a slot for the duration of the block (the caller's slot lent meanwhile, if it holds one)."""
+        semaphore = self.semaphore()
+        caller = _holding.get()
+        lender = caller if caller is not None and caller.semaphore is semaphore else None
+        if lender is not None:
+            lender.lend()
+        try:
+            async with _Hold(semaphore).held():
+                yield
+        finally:
+            if lender is not None:
+                await lender.take_back()
+
+
+class _Hold:
+    """One run's slot, which its sub-agents may borrow."""
+
+    def __init__(self, semaphore: asyncio.Semaphore) -> None:
+        self.semaphore = semaphore
+        self.holding = False
+        self.lent = 0
+
+    @asynccontextmanager
+    async def held(self) -> AsyncIterator[None]:
+        await self.semaphore.acquire()
+        self.holding = True
+        token = _holding.set(self)
+        try:
+            yield
+        finally:
+            _holding.reset(token)
+            if self.holding:
+                self.semaphore.release()
+
+    def lend(self) -> None:
+        self.lent += 1
+        if self.holding:
+            self.holding = False
+            self.semaphore.release()
+
+    async def take_back(self) -> None:
+        self.lent -= 1
+        if self.lent == 0 and not self.holding:
+            await self.semaphore.acquire()
+            self.holding = True
+
+
+_holding: ContextVar[_Hold | None] = ContextVar("hive_delegation_slot", default=None)
+"""The slot of the delegated run the running code belongs to (None outside delegated runs)."""
 
 
 class AgentsProvider:
@@ -97,7 +155,7 @@ class AgentTool:
         if not isinstance(task, str) or not task.strip():
             return ToolResult.error(f"{self.spec.name} needs a 'task': the whole task for the agent, as text")
         assert self.provider.slots is not None
-        async with self.provider.slots.semaphore():
+        async with self.provider.slots.taken():
             return await run_delegated(self.definition, task, self.provider, self.parent, ctx)
 
 

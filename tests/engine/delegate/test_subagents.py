@@ -6,8 +6,9 @@ import asyncio
 from pathlib import Path
 
 from engine.delegate.definitions import EXPLORE, READ_ONLY_TOOLS
-from engine.events import ROOT_AGENT, ModelTurnStarted, ToolCallFinished, ToolCallStarted
+from engine.events import ROOT_AGENT, ModelTurnStarted, RunFinished, ToolCallFinished, ToolCallStarted
 from engine.policy.gate import ApprovalRequest, Decision
+from tests.support.agents import collect
 from tests.support.delegation import Router, config_in, offered, open_in, run, write
 from tests.support.llm_server import Completion, LLMServer, Usage, call, text, tool_calls
 
@@ -247,3 +248,22 @@ def test_a_long_answer_is_cut_to_max_output_characters(llm_server: LLMServer, tm
     config = config_in(llm_server.base_url, tmp_path, "delegation:\n  max_output_characters: 20\n")
     _, result = run(open_in(config), "go")
     assert result.tool_outcomes[0].output == "x" * 20 + "\n[answer cut at 20 of 50 characters]"
+
+
+def test_with_max_concurrency_one_a_sub_agent_may_still_delegate_its_caller_lends_it_the_slot(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    router = Router(
+        {
+            "root": [delegate("general", "outer"), text("all done")],
+            "outer": [delegate("explore", "inner"), text("outer done")],
+            "inner": [text("inner done")],
+        }
+    )
+    llm_server.script(*router.replies())
+    session = open_in(config_in(llm_server.base_url, tmp_path, "delegation:\n  max_concurrency: 1\n"))
+    events = asyncio.run(asyncio.wait_for(collect(session.run_streaming("go")), 20))
+
+    assert router.order == ["root", "outer", "inner", "outer", "root"]
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and finished.result.text == "all done"
