@@ -6,11 +6,11 @@ import asyncio
 from pathlib import Path
 
 from engine.delegate.definitions import EXPLORE, READ_ONLY_TOOLS
-from engine.events import ROOT_AGENT, ModelTurnStarted, RunFinished, ToolCallFinished, ToolCallStarted
+from engine.events import ROOT_AGENT, Event, ModelTurnStarted, RunFinished, ToolCallFinished, ToolCallStarted
 from engine.policy.gate import ApprovalRequest, Decision
 from tests.support.agents import collect
 from tests.support.delegation import Router, config_in, offered, open_in, run, write
-from tests.support.llm_server import Completion, LLMServer, Usage, call, text, tool_calls
+from tests.support.llm_server import Completion, LLMServer, Reply, Usage, call, hang, text, tool_calls
 
 TASK = "What does notes.md say?"
 
@@ -267,3 +267,29 @@ def test_with_max_concurrency_one_a_sub_agent_may_still_delegate_its_caller_lend
     assert router.order == ["root", "outer", "inner", "outer", "root"]
     finished = events[-1]
     assert isinstance(finished, RunFinished) and finished.result.text == "all done"
+
+
+def test_cancelling_during_a_delegation_keeps_what_the_child_spent(llm_server: LLMServer, tmp_path: Path) -> None:
+    write(tmp_path / "a.txt", "a\n")
+    session = open_in(config_in(llm_server.base_url, tmp_path))
+
+    async def go() -> list[Event]:
+        loop = asyncio.get_running_loop()
+
+        def cancel_then_hang(body: dict[str, object]) -> Reply:
+            loop.call_soon_threadsafe(session.cancel)
+            return hang(5)
+
+        llm_server.script(
+            delegate("explore", prompt_tokens=10, completion_tokens=1),
+            tool_calls(call("read_file", {"path": "a.txt"}), usage=Usage(prompt_tokens=30, completion_tokens=3)),
+            cancel_then_hang,
+        )
+        return await asyncio.wait_for(collect(session.run_streaming("go")), 20)
+
+    events = asyncio.run(go())
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and finished.result.exit_reason == "cancelled"
+    assert (session.usage.prompt_tokens, session.usage.completion_tokens, session.usage.calls) == (40, 4, 2)
+    (outcome,) = finished.result.tool_outcomes
+    assert outcome.call.name == "agent_explore" and outcome.success is False
