@@ -172,7 +172,7 @@ class RecordingApprover:
         self.asked: list[str] = []
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        self.asked.append(request.call.name)
+        self.asked.append(f"{request.agent}: {request.call.name}")
         return Decision(allowed=True)
 
 
@@ -196,7 +196,7 @@ def test_permissions_hold_inside_a_sub_agent_and_its_asks_reach_the_sessions_app
     results = {e.outcome.call.name: e.outcome for e in events if isinstance(e, ToolCallFinished)}
     assert results["read_file"].success is False and "the password" not in results["read_file"].output
     assert "the password" not in str(llm_server.chat_requests[2].json["messages"])
-    assert approver.asked == ["write_file"] and (tmp_path / "out.md").read_text() == "x"
+    assert approver.asked == ["general: write_file"] and (tmp_path / "out.md").read_text() == "x"
     assert {e.agent for e in events if e.kind in ("approval_requested", "approval_resolved")} == {"general"}
 
 

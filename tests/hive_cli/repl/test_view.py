@@ -149,3 +149,16 @@ def test_a_call_that_asked_shows_its_run_time_and_apart_the_wait_for_the_person(
         ),
     ]
     assert render([RunStarted(model="m"), *asked]) == " ✓ execute_command pytest -q  0.01s, waited 15.9s"
+
+
+def test_an_approval_for_a_sub_agent_says_which_agent_asks() -> None:
+    from engine.policy.gate import ApprovalRequest
+    from engine.tools.base import ToolSpec
+    from hive_cli.repl.approver import describe
+
+    write = ToolCall(id="w1", name="write_file", arguments={"path": "a.md", "content": "x"})
+    spec = ToolSpec(name="write_file", description="", parameters={})
+    request = ApprovalRequest(call=write, spec=spec, summary="write a.md", agent="general")
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(describe(request))
+    assert out.getvalue().splitlines()[0] == "? write_file for the general agent"
