@@ -20,7 +20,10 @@ from engine.events import (
     ToolOutcome,
     Usage,
 )
+from engine.policy.gate import ApprovalRequest
 from engine.reports import UsageReport
+from engine.tools.base import ToolSpec
+from hive_cli.repl.approver import describe
 from hive_cli.repl.view import ReplView
 
 ROOT = ModelTurnStarted(index=0, model="m", scope=ScopeInfo(scope_id="s1", parent_scope_id=None, depth=0))
@@ -152,10 +155,6 @@ def test_a_call_that_asked_shows_its_run_time_and_apart_the_wait_for_the_person(
 
 
 def test_an_approval_for_a_sub_agent_says_which_agent_asks() -> None:
-    from engine.policy.gate import ApprovalRequest
-    from engine.tools.base import ToolSpec
-    from hive_cli.repl.approver import describe
-
     write = ToolCall(id="w1", name="write_file", arguments={"path": "a.md", "content": "x"})
     spec = ToolSpec(name="write_file", description="", parameters={})
     request = ApprovalRequest(call=write, spec=spec, summary="write a.md", agent="general")
