@@ -171,8 +171,7 @@ class AgentLoop:
         return await _final_result(self.continue_streaming(override))
 
     def count_usage(self, usage: Usage) -> None:
-        """Count model calls made for this agent by its tools (a delegated run, the advisor): in the run's and
-        the session's usage, so the usage limits see them."""
+        """Count model calls its tools made (a delegated run, the advisor) in the run's usage and the limits'."""
         if self._state is not None:
             self._state.usage = self._state.usage + usage
         self.usage = self.usage + usage
