@@ -14,6 +14,7 @@ from pathlib import Path
 from engine.checkpoints.options import CheckpointOptions
 from engine.context.options import ContextOptions
 from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.delegate.definitions import AgentCatalog, load_agents
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
 from engine.mcp.config import McpServers, load_servers
@@ -70,6 +71,8 @@ class SessionConfig:
     research: ResearchOptions = field(default_factory=ResearchOptions)
     delegation: DelegationOptions = field(default_factory=DelegationOptions)
     advisor: AdvisorOptions = field(default_factory=AdvisorOptions)
+    agents: AgentCatalog = field(default_factory=AgentCatalog)
+    """The agents the model may delegate to (built-ins and ``.ironhive/agents/*.md``), read once."""
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     sandbox: SandboxStatus
@@ -109,6 +112,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         research=settings.research,
         delegation=settings.delegation,
         advisor=settings.advisor,
+        agents=load_agents(cwd),
         checkpoints=settings.checkpoints,
         webhooks=settings.webhooks,
         sandbox=sandbox,

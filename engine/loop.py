@@ -148,6 +148,7 @@ class AgentLoop:
         """Usage of every run of this loop so far (the session total)."""
         self._task: asyncio.Task[object] | None = None
         self._cancel_requested = False
+        self._state: _RunState | None = None
 
     # --- entry points -------------------------------------------------------------------
 
@@ -169,6 +170,12 @@ class AgentLoop:
         """Buffered ``continue_streaming``."""
         return await _final_result(self.continue_streaming(override))
 
+    def count_usage(self, usage: Usage) -> None:
+        """Count model calls its tools made (a delegated run, the advisor) in the run's usage and the limits'."""
+        if self._state is not None:
+            self._state.usage = self._state.usage + usage
+        self.usage = self.usage + usage
+
     def cancel(self) -> None:
         """Stop the run in progress: running tools are cancelled and the run ends with ``cancelled``."""
         self._cancel_requested = True
@@ -179,7 +186,7 @@ class AgentLoop:
 
     async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncGenerator[Event, None]:
         options = (override or CallOptions()).merged_onto(self.options.call_options)
-        state = _RunState()
+        state = self._state = _RunState()
         trace = self.hooks.begin(self.client.model, self.agent_id)
         self._cancel_requested = False
         self._task = asyncio.current_task()

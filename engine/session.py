@@ -129,7 +129,7 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
-        notices = [self.config.sandbox.notice(), *self.config.mcp_servers.notices]
+        notices = [self.config.sandbox.notice(), *self.config.mcp_servers.notices, *self.config.agents.notices]
         return tuple(n for n in notices if n)
 
     @property

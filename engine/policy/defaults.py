@@ -122,7 +122,11 @@ _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
     ),
     "bash": _BASH,
     "mcp_tools": tuple((name, "ask", "its name says it handles secrets") for name in SECRET_TOOL_NAMES),
-    "tools": tuple((name, "allow", "read-only built-in tool") for name in READ_ONLY_BUILTINS),
+    "tools": (
+        *((name, "allow", "read-only built-in tool") for name in READ_ONLY_BUILTINS),
+        ("agent_*", "allow", "a delegated agent: each of its own tool calls is judged"),
+        ("advisor", "allow", "the advisor only reads the conversation; it has no tools"),
+    ),
 }
 
 

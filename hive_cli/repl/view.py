@@ -164,7 +164,9 @@ class ReplView:
     def _on_tool_call_started(self, event: ToolCallStarted) -> None:
         self.markdown.finish()
         self._waiting_since = None
-        self.timeline.start(event.call, event.scope.depth if event.scope else 1)
+        scope = event.scope
+        shown = scope.label if scope is not None and scope.tool_kind == "agent" else None
+        self.timeline.start(event.call, scope.depth if scope else 1, shown)
 
     def _on_retrying(self, event: Retrying) -> None:
         self.print(Text(f"  {event.message}; retrying in {event.delay_s:.0f}s", style="yellow"))
