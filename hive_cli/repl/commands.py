@@ -42,6 +42,12 @@ async def _help(state: ReplState, view: ReplView, arg: str) -> None:
     for command in COMMANDS:
         table.add_row(Text("/" + command.name, style="bold"), command.help)
     view.print(table)
+    from hive_cli.repl.custom_commands import custom_help
+
+    custom = custom_help(state.cwd)
+    if custom is not None:
+        view.print(Text("Custom commands:", style="bold"))
+        view.print(custom)
     view.print(
         Text("Enter sends · Alt+Enter newline · @path attaches a file · Ctrl-C cancels · Ctrl-D exits", style="dim")
     )
