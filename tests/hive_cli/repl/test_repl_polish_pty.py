@@ -9,7 +9,7 @@ import pexpect
 
 from tests.support.cli import hive_env, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-from tests.support.terminal import leave_repl
+from tests.support.terminal import PROMPT, leave_repl, send_line, spawn_repl
 
 TIMEOUT = 60
 
@@ -85,3 +85,17 @@ def test_help_marks_what_is_coming_and_says_what_to_do_meanwhile(tmp_path: Path)
     child.expect("git restore")
     child.expect("›")
     quit_repl(child)
+
+
+def test_until_the_answer_starts_a_line_says_what_hive_waits_for_and_counts_the_reasoning(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    reasoning = "Weighing the two options carefully before answering. " * 12
+    llm_server.script(text("Option two.", reasoning=reasoning, chunk_size=8, delay=1.5, chunk_delay=0.02))
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "which option?")
+    child.expect(r"Waiting for openai/test-model \d+s")
+    child.expect(r"openai/test-model is thinking \d+s · ~[\d,]+ reasoning tokens")
+    child.expect("Option two.")
+    child.expect(PROMPT)
+    assert leave_repl(child) == 0
