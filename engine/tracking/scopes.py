@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from engine.events import (
     Event,
@@ -23,6 +23,7 @@ from engine.events import (
     ToolCall,
     ToolCallFinished,
     ToolCallStarted,
+    ToolOutcome,
     ToolProgress,
 )
 from engine.reports import RequestOutcome, ToolCallReport, ToolKind, UsageReport, provider_of
@@ -94,32 +95,43 @@ class Scope:
         """Send an event in band (this run's stream and every enclosing run's) and to the observers."""
         if self.emit is not None:
             self.emit(event)
-        self.request.spread(event)
+        if self.request.watched:
+            self.request.spread(event)
 
 
 class ToolScope(Scope):
-    """The scope of one tool call; entered around the call so that it is ambient while the call runs."""
+    """The scope of one tool call, and its ``CallTrace``: entered around the call so that it is ambient.
 
-    __slots__ = ("_token", "call", "kind", "source", "started")
+    Built for every tracked call, so it does only what the run's own stream needs (its ``ScopeInfo``,
+    its report); copies for observers are made only when someone observes.
+    """
 
-    def __init__(
-        self, parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None, label: str
-    ) -> None:
-        super().__init__(parent.request, parent, emit)
+    __slots__ = ("_token", "call", "kind", "scope", "source")
+
+    def __init__(self, parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None) -> None:
+        # Scope.__init__ is not called: this sets every slot itself, building the ScopeInfo once.
+        self.id = scope_id = f"s{next(_ids)}"
+        self.request = parent.request
+        self.parent = parent
+        self.depth = depth = parent.depth + 1
+        self.emit = emit
+        self.usage = None
+        self.children = None
         self.call = call
-        self.kind = kind
+        self.kind = kind = tool_kind(call.name, kind)
         self.source = source
-        self.started = time.monotonic()
-        info = self.info  # built afresh rather than with dataclasses.replace, which is slow per call
-        self.info = ScopeInfo(
-            scope_id=info.scope_id,
-            parent_scope_id=info.parent_scope_id,
-            depth=info.depth,
-            label=label,
+        self._token: Token[Scope | None] | None = None
+        info = frozen(
+            ScopeInfo,
+            scope_id=scope_id,
+            parent_scope_id=parent.id,
+            depth=depth,
+            label=label_for(call.name, kind, source),
             tool_kind=kind,
             source=source,
         )
-        self._token: Token[Scope | None] | None = None
+        self.info = info
+        self.scope: ScopeInfo | None = info
 
     def __enter__(self) -> None:
         self._token = current_scope.set(self)
@@ -130,24 +142,70 @@ class ToolScope(Scope):
         if self._token is not None:
             current_scope.reset(self._token)
 
-    def report(self, succeeded: bool | None, waited_s: float = 0.0) -> ToolCallReport:
-        """The finished call: its own usage plus its children's, how long it ran and how long it waited for a person."""
-        with self.request.lock:
-            usage = self.usage or NO_USAGE
-            children = tuple(self.children) if self.children else ()
-        for child in children:
-            usage = usage + child.usage
-        return ToolCallReport(
-            call_id=self.call.id,
-            tool_name=self.call.name,
+    def started(self, event: ToolCallStarted) -> None:
+        """The call's ``ToolCallStarted``: into the run's stream, enclosing runs' streams and the observers."""
+        self.publish(event)
+
+    def finished(self, event: ToolCallFinished) -> None:
+        """The call ended: its report goes below the parent scope, its event wherever ``started``'s went."""
+        assert self.parent is not None
+        self.parent.add_child(self.report(event.outcome))
+        self.publish(event)
+
+    def report(self, outcome: ToolOutcome) -> ToolCallReport:
+        """The finished call: its own usage plus its children's, its run time and its time waiting for a person."""
+        usage: Usage = NO_USAGE
+        children: tuple[ToolCallReport, ...] = ()
+        if self.usage is not None or self.children:  # most calls report nothing: no lock, no sums
+            with self.request.lock:
+                usage = self.usage or NO_USAGE
+                children = tuple(self.children) if self.children else ()
+            for child in children:
+                usage = usage + child.usage
+        call = self.call
+        return frozen(
+            ToolCallReport,
+            call_id=call.id,
+            tool_name=call.name,
             kind=self.kind,
             source=self.source,
             usage=usage,
             children=children,
-            duration_s=max(time.monotonic() - self.started - waited_s, 0.0),
-            waited_s=waited_s,
-            succeeded=succeeded,
+            duration_s=outcome.duration_s,
+            succeeded=outcome.success,
+            waited_s=outcome.waited_s,
         )
+
+
+def tool_kind(name: str, kind: ToolKind) -> ToolKind:
+    """The kind of a call: the spec's, or "mcp" for an ``mcp__server__tool`` name given as a plain tool."""
+    if kind != "tool":
+        return kind
+    return "mcp" if name.startswith("mcp__") else "tool"
+
+
+def label_for(name: str, kind: ToolKind, source: str | None) -> str:
+    """The label of a call: "Calling {tool} Tool", "Calling {server} MCP" or "Calling {agent} Agent"."""
+    if kind == "mcp":
+        server = source or (name.split("__")[1] if name.count("__") >= 2 else name)
+        return f"Calling {server} MCP"
+    if kind == "agent":
+        return f"Calling {source or name} Agent"
+    return f"Calling {name} Tool"
+
+
+_Frozen = TypeVar("_Frozen")
+
+
+def frozen(cls: type[_Frozen], **fields: object) -> _Frozen:
+    """An instance of the frozen dataclass ``cls``, given every one of its fields (no defaults, no checks).
+
+    A frozen dataclass sets each field through ``object.__setattr__``; one ``__dict__`` update is several
+    times faster, and this runs a few times for every tracked tool call.
+    """
+    instance = object.__new__(cls)
+    instance.__dict__.update(fields)
+    return instance
 
 
 class Request:
@@ -174,18 +232,16 @@ class Request:
         self.by_model: dict[str, Usage] = {}
         self.report: UsageReport | None = None
         self.reported_model = ""
-
-    @property
-    def watched(self) -> bool:
+        self.watched = bool(observers) or parent is not None
         """Whether anyone beyond the run's own stream hears its events (observers or an enclosing run)."""
-        return bool(self.observers) or self.parent is not None
 
     def spread(self, event: Event) -> None:
         """Tell enclosing runs (their streams) and the observers about one of this request's events."""
+        if not self.watched:
+            return
         if self.parent is not None and isinstance(event, FORWARDED):
             self.forward(event)
-        if self.watched:
-            self.notify(private_parts_removed(event, self.options.include_tool_arguments))
+        self.notify(private_parts_removed(event, self.options.include_tool_arguments))
 
     def notify(self, event: Event) -> None:
         """Tell the observers (and a parent request's observers) about an event; observer errors are ignored."""
