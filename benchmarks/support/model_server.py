@@ -16,6 +16,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.support.llm_server import LLMServer, Reply, Usage, call, text, tool_calls
+from tests.support.local_http import RecordedRequest
 
 
 class RoundsServer(LLMServer):
@@ -26,6 +27,9 @@ class RoundsServer(LLMServer):
         self.rounds = rounds
         self.arguments = arguments
         super().__init__()
+
+    def _record(self, request: RecordedRequest) -> None:
+        """Keep no requests: a benchmark's thousands of growing bodies would slow the server (its GC) as it runs."""
 
     def _next_reply(self, body: dict[str, Any]) -> Reply | None:
         messages = body.get("messages", [])
