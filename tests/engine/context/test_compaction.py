@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine.context.compaction import Compactor, cut_point
+from engine.context.compaction import CompactionLimit, Compactor, cut_point
+from engine.context.policy import PreparedRequest
 from engine.conversation import Conversation
 from tests.support.agents import client_for
 from tests.support.llm_server import LLMServer, text
@@ -50,3 +51,12 @@ def test_the_cut_never_splits_a_tool_round() -> None:
     assert cut_point(messages, 2) == 3  # messages[3] is the assistant call of round 1
     assert cut_point(messages, 1) == 3  # keeping only the result would split round 1
     assert cut_point(messages, 10) == 0
+
+
+def test_the_limit_counts_what_each_request_adds_to_the_history_before_it() -> None:
+    limit = CompactionLimit(lambda: "openai/test-model", 0.5, configured_window=1_000)
+    history: list[dict[str, Any]] = [{"role": "user", "content": GOAL}, *round_of(1)]
+    assert not limit.reached(PreparedRequest(messages=tuple(history)))
+    history.append({"role": "user", "content": "every flag " * 300})
+    assert limit.reached(PreparedRequest(messages=tuple(history)))
+    assert not limit.reached(PreparedRequest(messages=tuple(history[:3])))
