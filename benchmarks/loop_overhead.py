@@ -38,6 +38,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from benchmarks.support import model_server
 from benchmarks.support.noop_tool import Noop
+from engine.context.compaction import CompactionLimit, Compactor
+from engine.context.masking import ObservationMasking
+from engine.context.policy import ContextPolicy
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model import litellm_import
@@ -71,13 +74,20 @@ class InstantClient:
         yield ModelReply(text="", tool_calls=(call,), usage=Usage(prompt_tokens=100, completion_tokens=10, calls=1))
 
 
-async def hive_run(client: Any, workdir: Path) -> float:
+def agent_context(client: ModelClient) -> ContextPolicy:
+    """The context policy an agent gets by default: masking, and compaction ahead of time in a known window."""
+    limit = CompactionLimit(lambda: MODEL, 0.8, configured_window=128_000)
+    return ObservationMasking(10, Compactor(lambda: client), limit)
+
+
+async def hive_run(client: Any, workdir: Path, context: ContextPolicy | None = None) -> float:
     loop = AgentLoop(
         client=client,
         toolset=ToolRegistry([Noop()]),
         environment=ToolEnvironment(cwd=workdir, data_dir=workdir),
         instructions="bench",
         options=LoopOptions(max_turns=ROUNDS + 5),
+        context=context,
     )
     started = time.perf_counter()
     result = await loop.run("go")
@@ -200,12 +210,14 @@ async def bare_run(base_url: str) -> float:
 async def measure(base_url: str, workdir: Path) -> dict[str, list[Any]]:
     await bare_run(base_url)  # warm-up: imports, connection pool
     runs: dict[str, list[Any]] = {"hive": [], "own": [], "bare": [], "direct": [], "litellm_growth": []}
-    runs |= {"direct_calls": [], "http_calls": []}
+    runs |= {"own_context": [], "direct_calls": [], "http_calls": []}
     for _ in range(REPEATS):
         via_litellm = Timed(litellm_client(base_url))
         runs["hive"].append(await hive_run(via_litellm, workdir))
         runs["bare"].append(await bare_run(base_url))
         runs["own"].append(await hive_run(InstantClient(), workdir))
+        instant = InstantClient()
+        runs["own_context"].append(await hive_run(instant, workdir, agent_context(instant)))
         direct = Timed(direct_client(base_url))
         runs["direct"].append(await hive_run(direct, workdir))
         runs["direct_calls"].append(direct.calls)
@@ -241,7 +253,9 @@ def main() -> None:
     print(f"  hive AgentLoop      {hive_median:7.3f} s   ({hive_median / (ROUNDS + 1) * 1000:.2f} ms per model call)")
     print(f"  bare litellm loop   {bare_median:7.3f} s   ({bare_median / (ROUNDS + 1) * 1000:.2f} ms per model call)")
     print(f"  loop machinery per round (model answering from memory): {own_ms:.3f} ms")
-    verdict = "met" if max(own_ms, difference_ms) <= 2 else "NOT met"
+    context_ms = statistics.median(runs["own_context"]) / ROUNDS * 1000
+    print(f"    with the agent's context policy (masking, compaction limit): {context_ms:.3f} ms")
+    verdict = "met" if max(own_ms, context_ms, difference_ms) <= 2 else "NOT met"
     print(f"  hive - bare litellm per round (paired):               {difference_ms:+.2f} ms  (goal <= 2 ms: {verdict})")
     print(
         f"  hive AgentLoop, own client {direct_median:7.3f} s   ({direct_median / (ROUNDS + 1) * 1000:.2f} ms per model call)"
