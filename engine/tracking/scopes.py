@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from engine.events import (
     Event,
@@ -86,6 +86,10 @@ class Scope:
 
     def add_child(self, report: ToolCallReport) -> None:
         """Attach a finished tool call below this scope."""
+        children = self.children
+        if children is not None:
+            children.append(report)  # one append is atomic; the lock guards making the list
+            return
         with self.request.lock:
             if self.children is None:
                 self.children = []
@@ -118,19 +122,18 @@ class ToolScope(Scope):
         self.usage = None
         self.children = None
         self.call = call
-        self.kind = kind = tool_kind(call.name, kind)
         self.source = source
         self._token: Token[Scope | None] | None = None
-        info = frozen(
-            ScopeInfo,
-            scope_id=scope_id,
-            parent_scope_id=parent.id,
-            depth=depth,
-            label=label_for(call.name, kind, source),
-            tool_kind=kind,
-            source=source,
-        )
-        self.info = info
+        self.kind, label = _kind_and_label(call.name, kind, source)
+        fields = {
+            "scope_id": scope_id,
+            "parent_scope_id": parent.id,
+            "depth": depth,
+            "label": label,
+            "tool_kind": self.kind,
+            "source": source,
+        }
+        self.info = info = frozen(ScopeInfo, fields)
         self.scope: ScopeInfo | None = info
 
     def __enter__(self) -> None:
@@ -163,18 +166,18 @@ class ToolScope(Scope):
             for child in children:
                 usage = usage + child.usage
         call = self.call
-        return frozen(
-            ToolCallReport,
-            call_id=call.id,
-            tool_name=call.name,
-            kind=self.kind,
-            source=self.source,
-            usage=usage,
-            children=children,
-            duration_s=outcome.duration_s,
-            succeeded=outcome.success,
-            waited_s=outcome.waited_s,
-        )
+        fields = {
+            "call_id": call.id,
+            "tool_name": call.name,
+            "kind": self.kind,
+            "source": self.source,
+            "usage": usage,
+            "children": children,
+            "duration_s": outcome.duration_s,
+            "succeeded": outcome.success,
+            "waited_s": outcome.waited_s,
+        }
+        return frozen(ToolCallReport, fields)
 
 
 def tool_kind(name: str, kind: ToolKind) -> ToolKind:
@@ -194,17 +197,33 @@ def label_for(name: str, kind: ToolKind, source: str | None) -> str:
     return f"Calling {name} Tool"
 
 
+_LABELS: dict[tuple[str, ToolKind, str | None], tuple[ToolKind, str]] = {}
+MAX_LABELS = 4_096
+
+
+def _kind_and_label(name: str, kind: ToolKind, source: str | None) -> tuple[ToolKind, str]:
+    """``tool_kind`` and ``label_for`` of a call, remembered: a run calls the same few tools over and over."""
+    key = (name, kind, source)
+    known = _LABELS.get(key)
+    if known is None:
+        if len(_LABELS) >= MAX_LABELS:
+            _LABELS.clear()
+        kind = tool_kind(name, kind)
+        known = _LABELS[key] = (kind, label_for(name, kind, source))
+    return known
+
+
 _Frozen = TypeVar("_Frozen")
 
 
-def frozen(cls: type[_Frozen], **fields: object) -> _Frozen:
-    """An instance of the frozen dataclass ``cls``, given every one of its fields (no defaults, no checks).
+def frozen(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
+    """An instance of the frozen dataclass ``cls`` whose ``__dict__`` is ``fields``, every field given (no checks).
 
-    A frozen dataclass sets each field through ``object.__setattr__``; one ``__dict__`` update is several
-    times faster, and this runs a few times for every tracked tool call.
+    A frozen dataclass sets each field through ``object.__setattr__``; handing it its whole ``__dict__``
+    is several times faster, and this runs twice for every tracked tool call.
     """
     instance = object.__new__(cls)
-    instance.__dict__.update(fields)
+    object.__setattr__(instance, "__dict__", fields)
     return instance
 
 
