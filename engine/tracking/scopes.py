@@ -29,7 +29,8 @@ from engine.events import (
 from engine.reports import RequestOutcome, ToolCallReport, ToolKind, UsageReport, provider_of
 from engine.usage import NO_USAGE, Usage
 
-_ids = itertools.count(1)
+_ids = map("s{}".format, itertools.count(1))
+"""Scope ids: s1, s2, ..."""
 
 FORWARDED = (ModelTurnStarted, ToolCallStarted, ToolProgress, ToolCallFinished)
 """What a nested run shows in the streams of the runs around it: its model turns and its tool calls."""
@@ -65,7 +66,7 @@ class Scope:
     __slots__ = ("children", "depth", "emit", "id", "info", "parent", "request", "usage")
 
     def __init__(self, request: Request, parent: Scope | None, emit: Emit | None) -> None:
-        self.id = f"s{next(_ids)}"
+        self.id = next(_ids)
         self.request = request
         self.parent = parent
         self.depth: int = 0 if parent is None else parent.depth + 1
@@ -110,11 +111,11 @@ class ToolScope(Scope):
     its report); copies for observers are made only when someone observes.
     """
 
-    __slots__ = ("_token", "call", "kind", "scope", "source")
+    __slots__ = ("_token", "call", "kind", "scope", "shape", "source")
 
     def __init__(self, parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None) -> None:
         # Scope.__init__ is not called: this sets every slot itself, building the ScopeInfo once.
-        self.id = scope_id = f"s{next(_ids)}"
+        self.id = scope_id = next(_ids)
         self.request = parent.request
         self.parent = parent
         self.depth = depth = parent.depth + 1
@@ -124,15 +125,12 @@ class ToolScope(Scope):
         self.call = call
         self.source = source
         self._token: Token[Scope | None] | None = None
-        self.kind, label = _kind_and_label(call.name, kind, source)
-        fields = {
-            "scope_id": scope_id,
-            "parent_scope_id": parent.id,
-            "depth": depth,
-            "label": label,
-            "tool_kind": self.kind,
-            "source": source,
-        }
+        self.shape = shape = _shape_of(call.name, kind, source)
+        self.kind = shape.kind
+        fields = shape.info.copy()
+        fields["scope_id"] = scope_id
+        fields["parent_scope_id"] = parent.id
+        fields["depth"] = depth
         self.info = info = frozen(ScopeInfo, fields)
         self.scope: ScopeInfo | None = info
 
@@ -147,13 +145,19 @@ class ToolScope(Scope):
 
     def started(self, event: ToolCallStarted) -> None:
         """The call's ``ToolCallStarted``: into the run's stream, enclosing runs' streams and the observers."""
-        self.publish(event)
+        if self.emit is not None:  # publish(), inlined: this runs for every call
+            self.emit(event)
+        if self.request.watched:
+            self.request.spread(event)
 
     def finished(self, event: ToolCallFinished) -> None:
         """The call ended: its report goes below the parent scope, its event wherever ``started``'s went."""
         assert self.parent is not None
         self.parent.add_child(self.report(event.outcome))
-        self.publish(event)
+        if self.emit is not None:
+            self.emit(event)
+        if self.request.watched:
+            self.request.spread(event)
 
     def report(self, outcome: ToolOutcome) -> ToolCallReport:
         """The finished call: its own usage plus its children's, its run time and its time waiting for a person."""
@@ -165,18 +169,13 @@ class ToolScope(Scope):
                 children = tuple(self.children) if self.children else ()
             for child in children:
                 usage = usage + child.usage
-        call = self.call
-        fields = {
-            "call_id": call.id,
-            "tool_name": call.name,
-            "kind": self.kind,
-            "source": self.source,
-            "usage": usage,
-            "children": children,
-            "duration_s": outcome.duration_s,
-            "succeeded": outcome.success,
-            "waited_s": outcome.waited_s,
-        }
+        fields = self.shape.report.copy()
+        fields["call_id"] = self.call.id
+        fields["duration_s"] = outcome.duration_s
+        fields["succeeded"] = outcome.success
+        fields["waited_s"] = outcome.waited_s
+        fields["usage"] = usage
+        fields["children"] = children
         return frozen(ToolCallReport, fields)
 
 
@@ -197,20 +196,48 @@ def label_for(name: str, kind: ToolKind, source: str | None) -> str:
     return f"Calling {name} Tool"
 
 
-_LABELS: dict[tuple[str, ToolKind, str | None], tuple[ToolKind, str]] = {}
-MAX_LABELS = 4_096
+class _ToolShape:
+    """What every call of one tool shares: its kind, and the fields of its ScopeInfo and report but the call's own."""
+
+    __slots__ = ("info", "kind", "report")
+
+    def __init__(self, name: str, kind: ToolKind, source: str | None) -> None:
+        self.kind = kind = tool_kind(name, kind)
+        label = label_for(name, kind, source)
+        self.info: dict[str, Any] = {
+            "scope_id": "",
+            "parent_scope_id": None,
+            "depth": 0,
+            "label": label,
+            "tool_kind": kind,
+            "source": source,
+        }
+        self.report: dict[str, Any] = {
+            "call_id": "",
+            "tool_name": name,
+            "kind": kind,
+            "source": source,
+            "usage": NO_USAGE,
+            "children": (),
+            "duration_s": 0.0,
+            "succeeded": None,
+            "waited_s": 0.0,
+        }
 
 
-def _kind_and_label(name: str, kind: ToolKind, source: str | None) -> tuple[ToolKind, str]:
-    """``tool_kind`` and ``label_for`` of a call, remembered: a run calls the same few tools over and over."""
+_SHAPES: dict[tuple[str, ToolKind, str | None], _ToolShape] = {}
+MAX_SHAPES = 4_096
+
+
+def _shape_of(name: str, kind: ToolKind, source: str | None) -> _ToolShape:
+    """The shape of a call, remembered: a run calls the same few tools over and over."""
     key = (name, kind, source)
-    known = _LABELS.get(key)
-    if known is None:
-        if len(_LABELS) >= MAX_LABELS:
-            _LABELS.clear()
-        kind = tool_kind(name, kind)
-        known = _LABELS[key] = (kind, label_for(name, kind, source))
-    return known
+    shape = _SHAPES.get(key)
+    if shape is None:
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = _ToolShape(name, kind, source)
+    return shape
 
 
 _Frozen = TypeVar("_Frozen")
