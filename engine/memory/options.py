@@ -1,0 +1,18 @@
+"""The ``memory`` section of the settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+
+class MemoryOptions(BaseModel):
+    """Long-term memory: the ``remember`` and ``recall`` tools over a store that outlives sessions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    enabled: bool = False
+    embedding_model: str | None = None
+    """A litellm embedding model: recall ranks by cosine similarity instead of BM25."""
+    path: Path | None = None
+    """The SQLite file; ``memory.sqlite3`` in the user data dir when unset."""
