@@ -118,19 +118,27 @@ class SqliteMemory:
         where, args = self._scope_filter(scope)
         with self._connection() as db:
             rows = db.execute(f"SELECT {_COLUMNS}, m.model, m.vector FROM memories m WHERE {where}", args).fetchall()
+        vectors = self._vectors(rows)
+        [wanted] = self._embed([query])
+        scored = [self._memory(row, cosine(wanted, vectors[row[0]])) for row in rows]
+        return sorted(scored, key=lambda memory: (-memory.score, -memory.id))[:limit]
+
+    def _vectors(self, rows: Sequence[tuple[object, ...]]) -> dict[object, list[float]]:
+        """Each row's vector; rows without one of this model are embedded now and their vectors stored."""
+        assert self._embed is not None
         stale = [row for row in rows if row[5] != self._model or row[6] is None]
-        fresh = dict(zip((row[0] for row in stale), self._embed([row[2] for row in stale]), strict=True))
+        fresh = (
+            dict(zip((row[0] for row in stale), self._embed([str(row[2]) for row in stale]), strict=True))
+            if stale
+            else {}
+        )
         if fresh:
             with self._connection() as db:
                 db.executemany(
                     "UPDATE memories SET model = ?, vector = ? WHERE id = ?",
                     [(self._model, json.dumps(vector), memory_id) for memory_id, vector in fresh.items()],
                 )
-        [wanted] = self._embed([query])
-        scored = [
-            self._memory(row, cosine(wanted, fresh[row[0]] if row[0] in fresh else json.loads(row[6]))) for row in rows
-        ]
-        return sorted(scored, key=lambda memory: (-memory.score, -memory.id))[:limit]
+        return {row[0]: fresh[row[0]] if row[0] in fresh else json.loads(str(row[6])) for row in rows}
 
     def _scope_filter(self, scope: MemoryScope | None) -> tuple[str, tuple[str, ...]]:
         if scope == "project":
