@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 
 class MemoryOptions(BaseModel):
@@ -15,4 +15,11 @@ class MemoryOptions(BaseModel):
     embedding_model: str | None = None
     """A litellm embedding model: recall ranks by cosine similarity instead of BM25."""
     path: Path | None = None
-    """The SQLite file; ``memory.sqlite3`` in the user data dir when unset."""
+    """The SQLite file (absolute, or under ``~``); ``memory.sqlite3`` in the user data dir when unset."""
+
+    @field_validator("path")
+    @classmethod
+    def _absolute(cls, path: Path | None) -> Path | None:
+        if path is not None and not path.expanduser().is_absolute():
+            raise ValueError("must be an absolute path (or start with ~)")
+        return path

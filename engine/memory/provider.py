@@ -20,7 +20,7 @@ MEMORY_FILE = "memory.sqlite3"
 def memory_for(options: MemoryOptions, cwd: Path) -> MemoryService:
     """The store the options name, scoped to the repository root of ``cwd`` (or ``cwd`` outside one)."""
     project = repository_root(cwd) or cwd.resolve()
-    path = options.path or user_data_dir() / MEMORY_FILE
+    path = options.path.expanduser() if options.path else user_data_dir() / MEMORY_FILE
     if options.embedding_model:
         from engine.model.embeddings import litellm_embedder
 

@@ -22,9 +22,8 @@ def litellm_embedder(model: str, *, setting: str) -> Embedder:
     def embed(texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        litellm = litellm_import.load()
         try:
-            response = litellm.embedding(model=model, input=list(texts))
+            response = litellm_import.load().embedding(model=model, input=list(texts))
         except Exception as error:
             raise UserError(f"embedding model {model!r} (setting {setting}) failed: {error}") from error
         return [list(item["embedding"]) for item in response.data]

@@ -146,3 +146,9 @@ def test_memories_without_a_vector_of_the_model_are_embedded_once_at_recall(tmp_
     assert texts(memory.recall("deploy")) == ["test the deploy"]
     assert texts(memory.recall("deploy")) == ["test the deploy"]
     assert embed.asked == [["test the deploy"], ["deploy"], ["deploy"]]
+
+
+def test_a_relative_store_path_is_refused_in_the_settings() -> None:
+    with pytest.raises(ValueError, match="absolute"):
+        MemoryOptions(path=Path("notes/memory.sqlite3"))
+    assert MemoryOptions(path=Path("~/m.sqlite3")).path == Path("~/m.sqlite3")
