@@ -45,6 +45,14 @@ _USER_WIDE = ""
 _TERM = re.compile(r"\w+")
 
 
+def current_user() -> str:
+    """The login name memories are kept under (``user`` where the system cannot tell)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no USER/LOGNAME and no password entry (some containers)
+        return "user"
+
+
 class SqliteMemory:
     """Memories of ``user`` in ``project`` (a resolved folder), kept in the SQLite file ``path``.
 
@@ -63,7 +71,7 @@ class SqliteMemory:
     ) -> None:
         self.path = path
         self.project = str(project)
-        self.user = user or getpass.getuser()
+        self.user = user or current_user()
         self._embed = embedder
         self._model = embedding_model
         """Stored with each vector: vectors of another model are made again."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -121,9 +120,12 @@ class ServerProvider:
 
 
 def test_each_request_of_a_session_carries_the_tools_retrieval_chose(llm_server: LLMServer, tmp_path: Path) -> None:
-    config = load_config(tmp_path, Overrides(model="openai/test-model", api_base=llm_server.base_url, api_key="k"))
-    options = ToolRetrievalOptions(max_tools=2, min_scored_slots=1, always_include=["mcp__gh__search_code"])
-    config = dataclasses.replace(config, tool_retrieval=options, persist=False)
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "settings.yaml").write_text(
+        "tool_retrieval:\n  max_tools: 2\n  min_scored_slots: 1\n  always_include: [mcp__gh__search_code]\n"
+    )
+    overrides = Overrides(model="openai/test-model", api_base=llm_server.base_url, api_key="k")
+    config = load_config(tmp_path, overrides, persist=False)
     extensions = Extensions(providers=(BuiltinTools(), ServerProvider()))
     agent = build_agent(config, approver=None, data_dir=tmp_path / "out", extensions=extensions)
     llm_server.script(tool_calls(call("mcp__gh__get_weather")), text("done"))
