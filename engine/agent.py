@@ -43,6 +43,7 @@ from engine.policy.gate import Approver, Policy
 from engine.policy.guards import CallGuard, ResultGuard
 from engine.policy.modes import ModeManager
 from engine.policy.unconfined import RunOutsideOnce, gate_policy
+from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.base import Sandbox
 from engine.sandbox.status import sandbox_for
 from engine.skills.provider import SkillsProvider
@@ -99,6 +100,25 @@ def default_providers() -> list[ToolProvider]:
     """
     tools: list[ToolProvider] = [BuiltinTools(), SkillsProvider(), SharedProvider(McpProvider())]
     return [*tools, AgentsProvider(tools), AdvisorProvider()]
+
+
+def configured_providers(config: SessionConfig) -> list[ToolProvider]:
+    """The default providers, then long-term memory when the settings enable it (only then is it imported)."""
+    providers = default_providers()
+    if config.memory.enabled:
+        from engine.memory.provider import MemoryProvider
+
+        providers.append(MemoryProvider())
+    return providers
+
+
+def retrieving(tools: Toolset, options: ToolRetrievalOptions, conversation: Conversation) -> Toolset:
+    """``tools`` offering each request only the MCP tools that fit it, when retrieval is enabled."""
+    if not options.enabled:
+        return tools
+    from engine.retrieval.toolset import RetrievingToolset, retriever_for
+
+    return RetrievingToolset(tools, options, lambda: conversation.messages, retriever_for(options))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,7 +200,7 @@ def build_agent(
         loop=lambda: loop,
         extensions=extensions,
     )
-    providers = list(extensions.providers) if extensions.providers is not None else default_providers()
+    providers = list(extensions.providers) if extensions.providers is not None else configured_providers(config)
     conversation = conversation if conversation is not None else Conversation()
     toolsets = [t for p in providers if (t := p.toolset(context)) is not None]
     context_policy = extensions.context
@@ -194,10 +214,11 @@ def build_agent(
         history = conversation
         toolsets.append(recall_toolset(lambda: history.messages))
     tools = CombinedToolset(toolsets)
+    offered = retrieving(tools, config.tool_retrieval, conversation)
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
     policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
     toolset = guarded_toolset(
-        tools,
+        offered,
         config.permissions,
         approver,
         modes,

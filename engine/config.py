@@ -19,11 +19,13 @@ from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
 from engine.mcp.config import McpServers, load_servers
 from engine.mcp.options import McpOptions
+from engine.memory.options import MemoryOptions
 from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
 from engine.paths import project_root
 from engine.policy.config import PermissionConfig, load_permissions
 from engine.research.options import ResearchOptions
+from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.settings import LayeredSettings, load_settings
@@ -75,6 +77,8 @@ class SessionConfig:
     """The agents the model may delegate to (built-ins and ``.ironhive/agents/*.md``), read once."""
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
+    tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
     sandbox: SandboxStatus
     """The sandbox asked for and whether it can start here (the permission defaults depend on it)."""
     sources: tuple[Path, ...] = ()
@@ -115,6 +119,8 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         agents=load_agents(cwd),
         checkpoints=settings.checkpoints,
         webhooks=settings.webhooks,
+        memory=settings.memory,
+        tool_retrieval=settings.tool_retrieval,
         sandbox=sandbox,
         sources=layers.sources,
     )

@@ -22,8 +22,10 @@ READ_ONLY_BUILTINS = (
     "todo_write",
     "load_skill",
     "recall_result",
+    "remember",
+    "recall",
 )
-"""The built-in tools that change nothing; plan mode offers them."""
+"""The built-in tools that change nothing (``remember`` only hive's memory store); plan mode offers them."""
 
 _SECRET = "this file usually holds credentials"
 _CREDENTIAL_STORE = "a credential store or private key: never shown to the model"
