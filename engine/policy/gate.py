@@ -26,6 +26,8 @@ from engine.tools.paths import working_directory
 from engine.tools.registry import WrapperToolset
 
 Verdict = Literal["allow", "ask", "deny"]
+NOT_SAVED = "could not save it in the project"
+"""In an approval's reason when the lasting rules it asked for could not be written (the answer holds once)."""
 NOBODY_TO_ASK = "it needs approval and there is nobody to approve it (run hive with --yes to allow it)"
 
 
@@ -225,7 +227,7 @@ class ApprovalGate(WrapperToolset):
         try:
             save_lasting(working_directory(ctx), rules, decision.save)
         except (OSError, ConfigError) as exc:
-            return replace(decision, save=None, reason=f"{decision.reason} (not saved: {exc})")
+            return replace(decision, save=None, reason=f"{decision.reason}, but hive {NOT_SAVED}: {exc}")
         if request.remember is not None:
             (self.remembered if decision.allowed else self.refused).add(request.remember)
         return decision

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from engine.paths import project_dir, project_root
+from engine.paths import project_dir
 from engine.policy.config import LOCAL_NAME, load_permissions_file
 from engine.policy.rules import CATEGORIES, Action, Category, Finding, Layer, Rule, Subject
 from engine.tools.base import FileToolOptions
@@ -115,7 +115,8 @@ def _same(entry: object, rule: LastingRule) -> bool:
 
 def _keep_out_of_git(path: Path) -> None:
     """In a git repository, list the local file in ``.ironhive/.gitignore`` (created if missing)."""
-    if not (project_root(path.parent.parent) / ".git").exists():
+    root = path.parent.parent
+    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
         return
     ignore = path.parent / ".gitignore"
     existing = ignore.read_text(encoding="utf-8") if ignore.is_file() else ""

@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from engine.errors import ConfigError
-from engine.events import ToolCall
+from engine.events import ApprovalResolved, ToolCall
 from engine.policy.compose import guarded_toolset
 from engine.policy.config import load_permissions
-from engine.policy.gate import ApprovalRequest, Decision
+from engine.policy.gate import NOT_SAVED, ApprovalRequest, Decision
 from engine.policy.local_rules import LastingRule, save_lasting
 from engine.policy.modes import ModeManager
 from engine.tools.base import ToolContext, ToolResult
@@ -195,3 +195,23 @@ def test_an_exact_rule_takes_its_pattern_literally(project: Path, ctx: ToolConte
     assert judge("execute_command", command="echo app.py").verdict == "ask"
     assert judge("write_file", path="src/*.py", content="x").verdict == "allow"
     assert judge("write_file", path="src/app.py", content="x").verdict == "ask"
+
+
+def test_when_the_local_file_cannot_be_written_the_answer_holds_once_and_says_so(
+    project: Path, ctx: ToolContext
+) -> None:
+    call = session(ctx, Person(ALWAYS_HERE))
+    path = local_file(project)
+    path.parent.mkdir()
+    path.write_text("permissions: [not, a, section]\n")  # broken by hand while the session runs
+    resolved: list[Any] = []
+    ctx.emit = resolved.append
+    assert "not run" not in call("execute_command", command=PUSH).output
+    (reason,) = [e.reason for e in resolved if isinstance(e, ApprovalResolved)]
+    assert NOT_SAVED in reason and str(path) in reason
+    assert path.read_text() == "permissions: [not, a, section]\n"
+
+
+def test_an_approver_cannot_save_what_it_was_not_offered(project: Path, ctx: ToolContext) -> None:
+    session(ctx, Person(ALWAYS_HERE))("write_file", path=".ironhive/settings.yaml", content="x: 1\n")
+    assert not local_file(project).exists()
