@@ -215,3 +215,11 @@ def test_when_the_local_file_cannot_be_written_the_answer_holds_once_and_says_so
 def test_an_approver_cannot_save_what_it_was_not_offered(project: Path, ctx: ToolContext) -> None:
     session(ctx, Person(ALWAYS_HERE))("write_file", path=".ironhive/settings.yaml", content="x: 1\n")
     assert not local_file(project).exists()
+
+
+def test_the_readme_shows_the_file_as_hive_writes_it(project: Path) -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    example = readme.split("### Approvals that last")[1].split("```yaml\n")[1].split("```")[0]
+    save_lasting(project, [LastingRule("bash", PUSH)], "allow")
+    save_lasting(project, [LastingRule("edit", "notes.txt")], "deny")
+    assert local_file(project).read_text() == example
