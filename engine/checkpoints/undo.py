@@ -149,3 +149,16 @@ def _remove(path: Path) -> bool:
         return True
     path.unlink()
     return True
+
+
+def rewind(store: CheckpointStore, target: Manifest, *, force: bool = False) -> list[UndoReport]:
+    """Undo every turn from the newest back to ``target`` included, the newest first.
+
+    Each turn is checked just before it is reverted; a refusal stops there (the newer ones stay undone).
+    """
+    reports = []
+    for manifest in pending(store):
+        reports.append(revert(manifest, store, force=force))
+        if manifest.id == target.id:
+            break
+    return reports
