@@ -30,8 +30,6 @@ class Command:
     run: Callable[[ReplState, ReplView, str], Awaitable[None]]
 
 
-
-
 async def _help(state: ReplState, view: ReplView, arg: str) -> None:
     from rich.table import Table
 
