@@ -29,6 +29,8 @@ from engine.sandbox.scan import SKIPPED_DIRS
 
 EXCLUDED_DIRS = SKIPPED_DIRS | {".git", SCRATCH_DIR_NAME}
 MAX_ENTRIES = 100_000
+MAX_NEW_BYTES = 512_000_000
+"""Bytes read into the store per snapshot at most: a huge unversioned folder is kept over several commands."""
 _RACY_NS = 2_000_000_000
 """A file changed this recently may change again without its timestamp moving: it is hashed again next time."""
 
@@ -55,30 +57,47 @@ def stat_key(st: os.stat_result) -> StatKey:
 class TreeIndex:
     """Scans roots and keeps the before-state of every path, hashing a file again only when it changed."""
 
-    def __init__(self, store: CheckpointStore, max_file_bytes: int, *, max_entries: int = MAX_ENTRIES) -> None:
+    def __init__(
+        self,
+        store: CheckpointStore,
+        max_file_bytes: int,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        max_new_bytes: int = MAX_NEW_BYTES,
+    ) -> None:
         self.store = store
         self.max_file_bytes = max_file_bytes
         self.max_entries = max_entries
+        self.max_new_bytes = max_new_bytes
         self._known: dict[str, tuple[StatKey, FileState | None]] = {}
         self._lock = threading.Lock()
 
-    def scan(self, roots: Iterable[str]) -> Scan:
-        """A stat-only scan of ``roots`` (the roots themselves included)."""
+    def scan(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
+        """A stat-only scan of ``roots`` (the roots themselves included), leaving out folders named in ``skip``."""
         keys: dict[str, StatKey] = {}
         truncated = False
         for root in roots:
-            truncated = _walk(root, keys, self.max_entries) or truncated
+            truncated = _walk(root, keys, self.max_entries, EXCLUDED_DIRS | skip) or truncated
         return Scan(keys, truncated)
 
-    def snapshot(self, roots: Iterable[str]) -> Scan:
-        """Scan ``roots`` and make sure the store holds the current bytes of every small file found."""
-        found = self.scan(roots)
+    def snapshot(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
+        """Scan ``roots`` and make sure the store holds the current bytes of every small file found.
+
+        Past :attr:`max_new_bytes` read, the files left are not kept this time (a change to them is unrecorded).
+        """
+        found = self.scan(roots, skip)
+        budget = self.max_new_bytes
         now = time.time_ns()
         racy = frozenset(p for p, key in found.keys.items() if stat.S_ISREG(key[0]) and now - key[2] < _RACY_NS)
         with self._lock:
             for path, key in found.keys.items():
                 known = self._known.get(path)
                 if known is not None and known[0] == key:
+                    continue
+                if stat.S_ISREG(key[0]) and key[1] <= self.max_file_bytes:
+                    budget -= key[1]
+                if budget < 0:
+                    self._known[path] = ((-1, 0, 0, 0, 0), None)
                     continue
                 state = capture_state(path, self.store, self.max_file_bytes)
                 self._known[path] = ((-1, 0, 0, 0, 0) if path in racy else key, state)
@@ -116,7 +135,7 @@ def changed_paths(before: Scan, after: Scan) -> list[str]:
     return sorted(path for path in paths if before.keys.get(path) != after.keys.get(path))
 
 
-def _walk(root: str, keys: dict[str, StatKey], limit: int) -> bool:
+def _walk(root: str, keys: dict[str, StatKey], limit: int, excluded: frozenset[str]) -> bool:
     """Add ``root`` and what lies under it to ``keys``; True when the bound was reached."""
     try:
         st = os.lstat(root)
@@ -140,7 +159,7 @@ def _walk(root: str, keys: dict[str, StatKey], limit: int) -> bool:
                 entry_st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if stat.S_ISDIR(entry_st.st_mode) and entry.name in EXCLUDED_DIRS:
+            if stat.S_ISDIR(entry_st.st_mode) and entry.name in excluded:
                 continue
             keys[entry.path] = stat_key(entry_st)
             if stat.S_ISDIR(entry_st.st_mode):

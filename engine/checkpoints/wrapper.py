@@ -74,12 +74,19 @@ class CheckpointToolset(WrapperToolset):
             before = await asyncio.to_thread(self.index.snapshot, roots)
             result = await self.inner.call(call, ctx)
             after = await asyncio.to_thread(self.index.scan, roots)
-            changed = self._record_changes(before, after)
+            changed, unrecorded = self._record_changes(before, after)
         if changed:
             self.recorder.note(f"{SHELL_TOOL} {_short(call)}")
+        notes = []
         if before.truncated or after.truncated:
-            note = "[Checkpoint: the project is too large to scan whole; some changes may not be undoable.]"
-            return ToolResult(end_line(result.output) + note, result.success, result.shown_files)
+            notes.append("[Checkpoint: the project is too large to scan whole; some changes may not be undoable.]")
+        if unrecorded:
+            notes.append(
+                f"[Checkpoint: {unrecorded} changed file(s) had no snapshot (too large, or too much to keep at "
+                "once); undo will refuse for them.]"
+            )
+        if notes:
+            return ToolResult(end_line(result.output) + "\n".join(notes), result.success, result.shown_files)
         return result
 
     def _roots(self, ctx: ToolContext, confined: bool) -> tuple[str, ...]:
@@ -88,11 +95,15 @@ class CheckpointToolset(WrapperToolset):
         roots = dict.fromkeys([project, *(os.path.realpath(root) for root in extra)])
         return tuple(root for root in roots if not any(root != other and _inside(root, other) for other in roots))
 
-    def _record_changes(self, before: Scan, after: Scan) -> int:
+    def _record_changes(self, before: Scan, after: Scan) -> tuple[int, int]:
+        """Record the before-state of every changed path; the count changed, and of those with no snapshot."""
         changed = self.index.changes(before, after)
+        unrecorded = 0
         for path in changed:
-            self.recorder.record(path, self.index.before_state(path, before))
-        return len(changed)
+            state = self.index.before_state(path, before)
+            unrecorded += state is not None and state.kind == "unrecorded"
+            self.recorder.record(path, state)
+        return len(changed), unrecorded
 
 
 def _parser_writes(call: ToolCall, ctx: ToolContext) -> list[Path]:

@@ -95,3 +95,24 @@ def test_old_checkpoints_are_pruned(tmp_path: Path) -> None:
     [turn] = pending(ws.store)
     assert ws.store.prune(30, now=turn.created + 31 * 86400) == 1
     assert ws.store.manifests() == [] and list(ws.store.objects.glob("*/*")) == []
+
+
+def test_files_past_the_snapshot_budget_are_unrecorded_and_the_result_says_so(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    ws.index.max_new_bytes = 5
+    (ws.root / "a.txt").write_text("0123456789")
+    result = ws.call("execute_command", command="echo changed > a.txt")
+    assert "1 changed file(s) had no snapshot" in result.output
+    ws.end_round(first=True)
+    [turn] = pending(ws.store)
+    with pytest.raises(UndoRefused, match="was not snapshotted"):
+        revert(turn, ws.store)
+
+
+def test_a_file_tool_writing_outside_the_project_is_kept_too(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    outside = tmp_path / "elsewhere" / "x.txt"
+    ws.call("write_file", path=str(outside), content="new")
+    ws.end_round(first=True)
+    revert(pending(ws.store)[0], ws.store)
+    assert not (tmp_path / "elsewhere").exists()
