@@ -17,6 +17,8 @@ def with_checkpoints(config: SessionConfig, extensions: Extensions | None) -> Ex
     """``extensions`` plus checkpoints when ``checkpoints.enabled`` (old checkpoints are pruned first).
 
     A session that saves nothing (``persist`` off, as in embedded uses and tests) keeps no checkpoints.
+    An agent built inside the session (a sub-agent) should reuse the wrapper, not the observer: its
+    calls then join the parent's turn, whose rounds alone mark where turns begin.
     """
     extensions = extensions or Extensions()
     options = config.checkpoints

@@ -154,11 +154,17 @@ def _remove(path: Path) -> bool:
 def rewind(store: CheckpointStore, target: Manifest, *, force: bool = False) -> list[UndoReport]:
     """Undo every turn from the newest back to ``target`` included, the newest first.
 
-    Each turn is checked just before it is reverted; a refusal stops there (the newer ones stay undone).
+    Each turn is checked just before it is reverted; a refusal stops there (the newer ones stay undone,
+    and the refusal says how many there were).
     """
-    reports = []
+    reports: list[UndoReport] = []
     for manifest in pending(store):
-        reports.append(revert(manifest, store, force=force))
+        try:
+            reports.append(revert(manifest, store, force=force))
+        except UndoRefused as refused:
+            if reports:
+                refused.args = (f"{refused.args[0]}\n{len(reports)} newer turn(s) were undone before it.",)
+            raise
         if manifest.id == target.id:
             break
     return reports

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.checkpoints.undo import UndoRefused, conflicts, pending, revert
+from engine.checkpoints.undo import UndoRefused, conflicts, pending, revert, rewind
 from tests.engine.checkpoints.helpers import picture, workspace
 
 
@@ -116,3 +116,16 @@ def test_a_file_tool_writing_outside_the_project_is_kept_too(tmp_path: Path) -> 
     ws.end_round(first=True)
     revert(pending(ws.store)[0], ws.store)
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_rewind_stops_at_a_turn_that_would_overwrite_a_change_and_says_what_it_did(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    ws.call("write_file", path="a.txt", content="1")
+    ws.end_round(first=True)
+    ws.call("write_file", path="b.txt", content="2")
+    ws.end_round(first=True)
+    (ws.root / "a.txt").write_text("by hand")
+    newest, oldest = pending(ws.store)
+    with pytest.raises(UndoRefused, match="1 newer turn"):
+        rewind(ws.store, oldest)
+    assert not (ws.root / "b.txt").exists() and (ws.root / "a.txt").read_text() == "by hand"
