@@ -66,7 +66,7 @@ def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
         elif change.before is not None and change.before.kind == "unrecorded":
             found.append(Conflict(path, f"its earlier state was not kept ({change.before.reason})"))
         elif change.before is not None and change.before.kind == "file" and not store.has_blob(change.before.blob):
-            found.append(Conflict(path, "its snapshot is missing from the store"))
+            found.append(Conflict(path, "its kept copy is missing from the store or damaged"))
     return found
 
 

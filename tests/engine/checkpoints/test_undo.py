@@ -129,3 +129,16 @@ def test_a_rewind_stops_at_a_turn_that_would_overwrite_a_change_and_says_what_it
     with pytest.raises(UndoRefused, match="1 newer turn"):
         rewind(ws.store, oldest)
     assert not (ws.root / "b.txt").exists() and (ws.root / "a.txt").read_text() == "by hand"
+
+
+def test_a_damaged_copy_in_the_store_makes_undo_refuse_rather_than_restore_wrong_bytes(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (ws.root / "a.txt").write_text("precious")
+    ws.call("execute_command", command="echo gone > a.txt")
+    ws.end_round(first=True)
+    [turn] = pending(ws.store)
+    before = turn.changes[str(ws.root / "a.txt")].before
+    assert before is not None
+    ws.store.blob_path(before.blob).write_bytes(b"")
+    with pytest.raises(UndoRefused, match="missing from the store or damaged"):
+        revert(turn, ws.store)
