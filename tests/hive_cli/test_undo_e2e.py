@@ -70,3 +70,11 @@ def test_hive_undo_to_goes_back_several_turns(llm_server: LLMServer, tmp_path: P
     one_turn(llm_server, tmp_path, ("execute_command", {"command": "echo 3 > a.txt"}))
     assert run_hive("undo", "--yes", "--to", "2", "-C", str(tmp_path)).returncode == 0
     assert (tmp_path / "a.txt").read_text() == "1"
+
+
+def test_checkpoints_switched_off_in_the_settings_keep_nothing(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "settings.yaml").write_text("checkpoints:\n  enabled: false\n")
+    one_turn(llm_server, tmp_path, ("write_file", {"path": "a.txt", "content": "x"}))
+    listed = run_hive("checkpoints", "list", "-C", str(tmp_path))
+    assert listed.returncode == 0 and listed.stdout == "" and "No checkpoints" in listed.stderr
