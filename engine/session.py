@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 
 from engine.agent import Agent, Extensions, build_agent, model_client
+from engine.checkpoints.attach import with_checkpoints
 from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
@@ -218,6 +219,7 @@ async def open_session(
     if writer is not None:
         conversation.record_to(writer)
     try:
+        extensions = with_checkpoints(config, extensions)
         agent = build_agent(
             config,
             approver=approver,
