@@ -68,10 +68,8 @@ class PlanAndExecute:
                         yield event
             assert attempt is not None
             if not attempt.verdict.ok:
-                executor.mark(index, "pending")
                 yield _stopped(plan, index, attempt)
                 return
-            executor.mark(index, "completed")
         total = len(plan.steps)
         yield PlanFinished(completed=total, total=total, report=f"Plan done: {total} of {total} steps.")
 
@@ -89,6 +87,7 @@ class PlanAndExecute:
             assert result is not None, "a run always ends with RunFinished"
             verdict = await self._judge(step, result)
             retry = not verdict.ok and attempt <= self.retries and result.exit_reason not in NOT_RETRIED
+            executor.mark(index, "completed" if verdict.ok else "pending")
             yield StepFinished(
                 number=index + 1,
                 total=total,

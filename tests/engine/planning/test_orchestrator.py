@@ -36,10 +36,19 @@ def plan_events(events: list[Event | PlanEvent]) -> list[str]:
     ]
 
 
-def execute(orchestrator: PlanAndExecute, session: Session) -> list[Event | PlanEvent]:
+def execute(
+    orchestrator: PlanAndExecute, session: Session, seen: list[list[str]] | None = None
+) -> list[Event | PlanEvent]:
+    """Every event of the plan's execution; ``seen`` gets the todo statuses as each step finished."""
+
     async def run() -> list[Event | PlanEvent]:
+        events: list[Event | PlanEvent] = []
         try:
-            return await collect(orchestrator.execute(plan_from_todos(session.agent.todos.items)))
+            async for event in orchestrator.execute(plan_from_todos(session.agent.todos.items)):
+                events.append(event)
+                if isinstance(event, StepFinished) and seen is not None:
+                    seen.append([item.status for item in session.agent.todos.items])
+            return events
         finally:
             await session.close()
 
@@ -63,8 +72,10 @@ def test_a_plan_approved_and_executed_ticks_off_every_step(llm_server: LLMServer
     )
     session = open_for(llm_server, tmp_path)
     planned(session)
-    events = execute(PlanAndExecute(session, session.agent.todos), session)
+    seen: list[list[str]] = []
+    events = execute(PlanAndExecute(session, session.agent.todos), session, seen)
 
+    assert seen == [["completed", "pending"], ["completed", "completed"]]  # ticked off as each step finishes
     assert plan_events(events) == [
         "plan_step_started 1 1",
         "plan_step_finished 1 1",
