@@ -24,7 +24,9 @@ async def drive_plan(
 ) -> int:
     """Plan ``task``, execute the plan; the exit status (0 when every step was done)."""
     plan = await Planner(session.agent.loop.client).plan(task)
-    _log("hive: plan:", *(f"  {n}. {step}" for n, step in enumerate(plan.steps, start=1)))
+    numbered = [f"{n}. {step}" for n, step in enumerate(plan.steps, start=1)]
+    session.add_exchange(f"Plan this task: {task}", "\n".join(numbered), plan.usage)  # the steps see the task
+    _log("hive: plan:", *(f"  {line}" for line in numbered))
     loop = asyncio.get_running_loop()
     last: RunResult | None = None
     finished: PlanFinished | None = None

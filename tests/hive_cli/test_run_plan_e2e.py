@@ -28,7 +28,12 @@ def test_a_planned_run_executes_every_step_and_exits_zero(llm_server: LLMServer,
     assert done.stderr.strip().splitlines()[-1] == "hive: Plan done: 2 of 2 steps."
     assert (tmp_path / "notes.txt").read_text() == "notes\n"
     assert "tools" not in llm_server.chat_requests[0].json  # the planner's call offers no tools
-    assert llm_server.chat_requests[1].messages[-1]["content"].startswith("Step 1 of 2: Write notes.txt")
+    step_one = llm_server.chat_requests[1].messages
+    assert step_one[-1]["content"].startswith("Step 1 of 2: Write notes.txt")
+    assert step_one[-3:-1] == [
+        {"role": "user", "content": "Plan this task: make notes"},
+        {"role": "assistant", "content": "1. Write notes.txt\n2. Report what it says"},
+    ]
 
 
 def test_a_step_that_fails_twice_stops_the_plan_with_exit_status_one(llm_server: LLMServer, tmp_path: Path) -> None:
