@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, assert_never
 from prompt_toolkit.formatted_text import HTML
 from rich.text import Text
 
-from engine.events import RunResult
+from engine.events import RunFinished, RunResult
 from engine.planning.events import PlanEvent, PlanFinished, StepFinished, StepStarted
 from engine.planning.orchestrator import PlanAndExecute
 from engine.planning.planner import Plan, plan_from_todos
@@ -49,10 +49,10 @@ async def offer_plan(state: ReplState, view: ReplView, session: Session, plan: P
         return
     state.choose_mode("work")
     view.print(Text("mode: work (executing the plan step by step)", style="dim"))
-    await execute_plan(session, view, plan)
+    await execute_plan(state, session, view, plan)
 
 
-async def execute_plan(session: Session, view: ReplView, plan: Plan) -> None:
+async def execute_plan(state: ReplState, session: Session, view: ReplView, plan: Plan) -> None:
     """Run ``plan`` through the session, showing each step's run and the checklist as items are ticked off."""
     orchestrator = PlanAndExecute(session, session.agent.todos)
     try:
@@ -62,6 +62,8 @@ async def execute_plan(session: Session, view: ReplView, plan: Plan) -> None:
                     _show(view, session, event)
                 else:
                     view.handle(event)
+                    if isinstance(event, RunFinished):
+                        state.last_result = event.result  # /cost reports the last step's run
     finally:
         view.pause()
 

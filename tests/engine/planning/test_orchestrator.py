@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 from engine.config import Overrides, load_config
@@ -149,12 +148,9 @@ def test_a_task_is_planned_by_the_model_then_executed(llm_server: LLMServer, tmp
     session = open_for(llm_server, tmp_path)
     orchestrator = PlanAndExecute(session, session.agent.todos, planner=Planner(client_for(llm_server)))
 
-    async def run() -> AsyncIterator[Event | PlanEvent]:
-        return orchestrator.run("tidy up")
-
     async def collected() -> list[Event | PlanEvent]:
         try:
-            return await collect(await run())
+            return await collect(orchestrator.run("tidy up"))
         finally:
             await session.close()
 
