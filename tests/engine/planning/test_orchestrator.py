@@ -6,14 +6,15 @@ import asyncio
 from pathlib import Path
 
 from engine.config import Overrides, load_config
-from engine.events import Event
+from engine.events import Event, ToolCallStarted
 from engine.planning.events import PlanEvent, PlanFinished, StepFinished, StepStarted
 from engine.planning.orchestrator import PlanAndExecute
-from engine.planning.planner import Planner, plan_from_todos
+from engine.planning.planner import Plan, Planner, plan_from_todos
 from engine.policy.gate import ApproveEverything
 from engine.session import Session, open_session
 from tests.support.agents import client_for, collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.processes import gone_within, unique_sleep
 
 TODOS = [
     {"content": "Write notes.txt", "status": "pending"},
@@ -158,3 +159,26 @@ def test_a_task_is_planned_by_the_model_then_executed(llm_server: LLMServer, tmp
     finished = events[-1]
     assert isinstance(finished, PlanFinished) and finished.ok and finished.total == 2
     assert [i.content for i in session.agent.todos.items] == ["Look at the files", "Report"]
+
+
+def test_a_cancelled_step_stops_the_plan_at_once_without_a_retry(llm_server: LLMServer, tmp_path: Path) -> None:
+    sleep = unique_sleep()
+    llm_server.script(tool_calls(call("execute_command", {"command": sleep})), text("unused"))
+    session = open_for(llm_server, tmp_path)
+
+    async def run() -> list[Event | PlanEvent]:
+        events: list[Event | PlanEvent] = []
+        try:
+            async for event in PlanAndExecute(session, session.agent.todos).execute(Plan(steps=("Wait", "Never"))):
+                events.append(event)
+                if isinstance(event, ToolCallStarted):
+                    session.cancel()
+            return events
+        finally:
+            await session.close()
+
+    events = asyncio.run(run())
+    finished = events[-1]
+    assert isinstance(finished, PlanFinished) and finished.cancelled and finished.failed_step == 1
+    assert plan_events(events) == ["plan_step_started 1 1", "plan_step_finished 1 1", "plan_finished"]
+    assert llm_server.remaining == 1 and gone_within(sleep, 5)
