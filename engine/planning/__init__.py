@@ -6,14 +6,16 @@ its todo item; ``evaluator`` judges a step's run; ``orchestrator`` puts them tog
 loop's events with the ``events`` of this package between them.
 """
 
-from engine.planning.evaluator import ModelEvaluator, StepVerdict, evaluate_run
+from engine.planning.evaluator import Evaluator, HeuristicEvaluator, ModelEvaluator, StepVerdict, evaluate_run
 from engine.planning.events import PlanEvent, PlanFinished, StepFinished, StepStarted
 from engine.planning.executor import StepExecutor, StepRunner
 from engine.planning.orchestrator import PlanAndExecute
-from engine.planning.planner import Plan, Planner, parse_plan, plan_from_todos
+from engine.planning.planner import Plan, Planner, PlanningError, parse_plan, plan_from_todos
 from engine.planning.trigger import PlanTrigger, planning_trigger
 
 __all__ = [
+    "Evaluator",
+    "HeuristicEvaluator",
     "ModelEvaluator",
     "Plan",
     "PlanAndExecute",
@@ -21,6 +23,7 @@ __all__ = [
     "PlanFinished",
     "PlanTrigger",
     "Planner",
+    "PlanningError",
     "StepExecutor",
     "StepFinished",
     "StepRunner",
