@@ -190,6 +190,9 @@ def run(
     sandbox: SandboxOpt = None,
     continue_last: ContinueOpt = False,
     resume: ResumeOpt = None,
+    plan: Annotated[
+        bool, typer.Option("--plan", help="Plan the task into steps first, then run them one by one (text output).")
+    ] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
@@ -210,6 +213,7 @@ def run(
             sandbox=_sandbox(sandbox),
             continue_last=continue_last,
             resume=resume,
+            plan=plan,
         )
         raise typer.Exit(run_task(request))
 

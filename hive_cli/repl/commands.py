@@ -206,7 +206,7 @@ async def _exit(state: ReplState, view: ReplView, arg: str) -> None:
 
 COMMANDS: tuple[Command, ...] = (
     Command("help", "list the commands", _help),
-    Command("plan", "plan mode: read-only tools", _plan),
+    Command("plan", "plan mode: read-only tools; a checklist the agent writes is offered to execute", _plan),
     Command("work", "work mode: all tools, judged by the permission rules", _work),
     Command("model", "show the model, or switch: /model NAME", _model),
     Command("context", "what fills the context window", _context),
