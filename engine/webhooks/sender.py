@@ -13,62 +13,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 import httpx
 
-from engine.errors import ConfigError
-from engine.webhooks.options import WebhookEndpoint, WebhookEventType, WebhookOptions
+from engine.webhooks.options import WebhookOptions
 from engine.webhooks.payloads import Payload
 from engine.webhooks.signing import signed_headers
+from engine.webhooks.targets import Target, targets_of
 
 log = logging.getLogger("hive.webhooks")
 
 QUEUE_SIZE = 256
 """Notifications waiting per endpoint before new ones are dropped."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Target:
-    """An endpoint with its secret read from the environment."""
-
-    url: str
-    secret: str | None = field(default=None, repr=False)
-    events: frozenset[WebhookEventType] | None = None
-    """The types it wants; None for all."""
-
-    def wants(self, kind: WebhookEventType) -> bool:
-        """Whether this endpoint is sent notifications of ``kind``."""
-        return self.events is None or kind in self.events
-
-    @property
-    def where(self) -> str:
-        """The endpoint as logs name it: scheme, host and port, never the path or the query."""
-        parts = urlsplit(self.url)
-        return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
-
-
-def targets_of(options: WebhookOptions, environ: Mapping[str, str] | None = None) -> list[Target]:
-    """The configured endpoints with their secrets; ``ConfigError`` when a named secret variable is unset or empty."""
-    env = os.environ if environ is None else environ
-    return [_target(number, endpoint, env) for number, endpoint in enumerate(options.endpoints)]
-
-
-def _target(number: int, endpoint: WebhookEndpoint, env: Mapping[str, str]) -> Target:
-    secret = None
-    if endpoint.secret_env is not None:
-        secret = env.get(endpoint.secret_env, "")
-        if not secret.strip():
-            state = "empty" if endpoint.secret_env in env else "not set"
-            raise ConfigError(
-                f"webhooks.endpoints.{number}.secret_env names {endpoint.secret_env}, which is {state}: "
-                f"set it to the signing secret, or remove secret_env to send unsigned notifications"
-            )
-    events = frozenset(endpoint.events) if endpoint.events is not None else None
-    return Target(url=endpoint.url, secret=secret, events=events)
 
 
 class WebhookSender:

@@ -17,8 +17,9 @@ from engine.policy.gate import ApprovalRequest, Decision
 from engine.session import open_session
 from engine.webhooks.options import WebhookEndpoint, WebhookEventType, WebhookOptions
 from engine.webhooks.payloads import payload
-from engine.webhooks.sender import Target, WebhookSender
+from engine.webhooks.sender import WebhookSender
 from engine.webhooks.signing import signed_headers, verify
+from engine.webhooks.targets import Target
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, auth_error, call, text, tool_calls
 from tests.support.webhook_receiver import WebhookReceiver
