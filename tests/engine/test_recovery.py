@@ -11,8 +11,8 @@ from engine.loop import AgentLoop, ToolEnvironment
 from engine.model.providers import key_env_for
 from engine.recovery import fix_it
 from engine.tools.registry import ToolRegistry
-from tests.support.agents import client_for, run_events
-from tests.support.llm_server import Completion, LLMServer, Usage, auth_error, stream_cut, text
+from tests.support.agents import RecordingTool, client_for, run_events
+from tests.support.llm_server import Completion, LLMServer, Usage, auth_error, call, stream_cut, text, tool_calls
 
 FIRST = "The capital of France is Paris, and the capital of Italy"
 REST = " is Rome."
@@ -93,3 +93,23 @@ def test_an_auth_failure_stops_at_once_naming_the_key_variable(llm_server: LLMSe
 )
 def test_the_auth_fix_it_names_the_providers_key_variable(model: str, variable: str) -> None:
     assert fix_it("auth", key_env_for(model)).startswith(f"set {variable}, or HIVE_API_KEY, or pass --api-key")
+
+
+def test_a_run_resumes_at_most_twice_and_a_cut_with_no_text_is_sent_again_without_a_note(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    cut_call = Completion(calls=(call("echo", {"text": "a long argument"}),), finish_reason="tool_calls", cut_after=2)
+    echo = tool_calls(call("echo", {"text": "ping"}))
+    llm_server.script(cut_call, echo, cut_call, echo, stream_cut(FIRST, after=3))
+    loop = AgentLoop(
+        client=client_for(llm_server, direct=True),
+        toolset=ToolRegistry([RecordingTool()]),
+        environment=ToolEnvironment(cwd=tmp_path, data_dir=tmp_path / ".hive-data"),
+    )
+    events, result = run_events(loop, "go")
+
+    assert [e.attempt for e in events if isinstance(e, Retrying) and e.resumed] == [1, 2]
+    assert result.exit_reason == "error" and len(result.tool_outcomes) == 2
+    first, resent = llm_server.chat_requests[0].messages, llm_server.chat_requests[1].messages
+    assert resent == first  # nothing of the cut call was text: the same request again
+    assert len(llm_server.chat_requests) == 5
