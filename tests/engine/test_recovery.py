@@ -8,11 +8,24 @@ import pytest
 
 from engine.events import ErrorEvent, Retrying, TextDelta
 from engine.loop import AgentLoop, ToolEnvironment
-from engine.model.providers import key_env_for
+from engine.model.client_settings import ModelSettings
+from engine.model.openai_compat import OpenAICompatClient
+from engine.model.providers import key_env_for, openai_compatible_endpoint
 from engine.recovery import fix_it
 from engine.tools.registry import ToolRegistry
-from tests.support.agents import RecordingTool, client_for, run_events
-from tests.support.llm_server import Completion, LLMServer, Usage, auth_error, call, stream_cut, text, tool_calls
+from tests.support.agents import FAST_RETRY, RecordingTool, client_for, run_events
+from tests.support.llm_server import (
+    Completion,
+    HttpError,
+    LLMServer,
+    Usage,
+    auth_error,
+    call,
+    server_error,
+    stream_cut,
+    text,
+    tool_calls,
+)
 
 FIRST = "The capital of France is Paris, and the capital of Italy"
 REST = " is Rome."
@@ -113,3 +126,25 @@ def test_a_run_resumes_at_most_twice_and_a_cut_with_no_text_is_sent_again_withou
     first, resent = llm_server.chat_requests[0].messages, llm_server.chat_requests[1].messages
     assert resent == first  # nothing of the cut call was text: the same request again
     assert len(llm_server.chat_requests) == 5
+
+
+@pytest.mark.parametrize("failure", [server_error(503), server_error(500)], ids=["503", "500"])
+def test_a_buffered_turn_that_fails_transiently_is_retried(
+    llm_server: LLMServer, tmp_path: Path, failure: HttpError
+) -> None:
+    llm_server.script(failure, text("whole answer"))
+    settings = ModelSettings(
+        model="openai/test-model", api_base=llm_server.base_url, api_key="sk-test", streaming=False, retry=FAST_RETRY
+    )
+    endpoint = openai_compatible_endpoint(settings)
+    assert endpoint is not None
+    loop = AgentLoop(
+        client=OpenAICompatClient(settings, endpoint),
+        toolset=ToolRegistry([]),
+        environment=ToolEnvironment(cwd=tmp_path, data_dir=tmp_path / ".hive-data"),
+    )
+    events, result = run_events(loop, "hi")
+
+    assert result.exit_reason == "completed" and result.text == "whole answer"
+    assert [(e.category, e.resumed) for e in events if isinstance(e, Retrying)] == [("transient", False)]
+    assert [r.json.get("stream") for r in llm_server.chat_requests] == [False, False]
