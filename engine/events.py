@@ -220,7 +220,7 @@ class ToolCallFinished(_AgentEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class Retrying(_AgentEvent):
-    """A model call failed in a way worth retrying; the engine waits and tries again."""
+    """A model call failed in a way worth retrying; the engine waits and tries again, or resumes a cut reply."""
 
     kind: Literal["retrying"] = "retrying"
     category: ErrorCategory
