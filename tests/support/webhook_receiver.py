@@ -11,6 +11,7 @@ import hmac
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from tests.support.local_http import LocalServer, RecordedRequest, ResponseWriter
@@ -77,3 +78,12 @@ class WebhookReceiver(LocalServer):
     def types(self) -> list[str]:
         """The event types delivered, in arrival order."""
         return [d.type for d in self.deliveries]
+
+
+def write_settings(workdir: Path, url: str, secret_env: str, events: str = "") -> None:
+    """A project ``settings.yaml`` with one webhook endpoint (``events``: a YAML flow list's items)."""
+    (workdir / ".ironhive").mkdir(exist_ok=True)
+    lines = ["webhooks:", "  endpoints:", f"    - url: {url}", f"      secret_env: {secret_env}"]
+    if events:
+        lines.append(f"      events: [{events}]")
+    (workdir / ".ironhive" / "settings.yaml").write_text("\n".join(lines) + "\n")
