@@ -6,6 +6,9 @@ Workloads against a model that answers from memory (so only hive's own work is m
     the cheapest real tool;
   * the same 1,000 calls of a tool that does nothing at all: the worst case, shown for honesty.
 Goal: at most 5% overhead (stream and real tool calls).
+
+Times are the process's CPU time (its threads included), not the clock's: the model answers from
+memory, so a run never waits, and on a shared machine the clock also counts other processes' turns.
 """
 
 from __future__ import annotations
@@ -86,10 +89,10 @@ async def one_run(make_model: Callable[[], Any], tracked: bool, workdir: Path) -
         hooks=Tracker(model.model) if tracked else None,
     )
     events = loop.run_streaming("go")
-    started = time.perf_counter()
+    started = time.process_time()
     async for _ in events:
         pass
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
 def measure(name: str, make_model: Callable[[], Any], workdir: Path) -> float:
@@ -109,7 +112,7 @@ def measure(name: str, make_model: Callable[[], Any], workdir: Path) -> float:
 
 
 def main() -> None:
-    print(f"tracking overhead, median of {REPEATS} paired runs (order alternating)")
+    print(f"tracking overhead, median of {REPEATS} paired runs (order alternating), CPU time")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         (workdir / "small.py").write_text("".join(f"line_{i} = {i}\n" for i in range(40)))

@@ -25,8 +25,10 @@ from engine.context.recall import recall_toolset
 from engine.context.reminder import GoalReminder
 from engine.context.window import Windows
 from engine.conversation import Conversation
+from engine.delegate.advisor import AdvisorProvider
+from engine.delegate.provider import AgentsProvider, SharedProvider
 from engine.events import ROOT_AGENT
-from engine.instructions import InstructionContributor, build_instructions, default_contributors
+from engine.instructions import BASE_INSTRUCTIONS, InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.mcp.provider import McpProvider
 from engine.model.anthropic_client import AnthropicClient
@@ -41,6 +43,7 @@ from engine.policy.gate import Approver, Policy
 from engine.policy.guards import CallGuard, ResultGuard
 from engine.policy.modes import ModeManager
 from engine.policy.unconfined import RunOutsideOnce, gate_policy
+from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.base import Sandbox
 from engine.sandbox.status import sandbox_for
 from engine.skills.provider import SkillsProvider
@@ -65,6 +68,14 @@ class BuildContext:
     """What confines shell commands (no sandbox when it is off or cannot start)."""
     mcp_call_guards: tuple[CallGuard, ...] = ()
     """Guards every MCP call passes before it is sent and whose verdict its result passes afterwards."""
+    approver: Approver | None = None
+    """Who decides the calls the rules ask about (a sub-agent's calls reach the same one)."""
+    data_dir: Path | None = None
+    """Where tools keep files for the model."""
+    loop: Callable[[], AgentLoop] | None = None
+    """The agent's loop once built, for tools that act for the agent when called (its model, usage, history)."""
+    extensions: Extensions | None = None
+    """What the host added to the agent (a sub-agent keeps its wrappers and guards)."""
 
 
 class ToolProvider(Protocol):
@@ -83,8 +94,31 @@ class BuiltinTools:
 
 
 def default_providers() -> list[ToolProvider]:
-    """What every session offers: the built-in tools, the skills, then the MCP servers' tools."""
-    return [BuiltinTools(), SkillsProvider(), McpProvider()]
+    """What every session offers: the built-in tools, the skills, the MCP servers' tools, the agents, the advisor.
+
+    The agents' runs get their tools from the same providers (the MCP servers' toolset is shared, not reopened).
+    """
+    tools: list[ToolProvider] = [BuiltinTools(), SkillsProvider(), SharedProvider(McpProvider())]
+    return [*tools, AgentsProvider(tools), AdvisorProvider()]
+
+
+def configured_providers(config: SessionConfig) -> list[ToolProvider]:
+    """The default providers, then long-term memory when the settings enable it (only then is it imported)."""
+    providers = default_providers()
+    if config.memory.enabled:
+        from engine.memory.provider import MemoryProvider
+
+        providers.append(MemoryProvider())
+    return providers
+
+
+def retrieving(tools: Toolset, options: ToolRetrievalOptions, conversation: Conversation) -> Toolset:
+    """``tools`` offering each request only the MCP tools that fit it, when retrieval is enabled."""
+    if not options.enabled:
+        return tools
+    from engine.retrieval.toolset import RetrievingToolset, retriever_for
+
+    return RetrievingToolset(tools, options, lambda: conversation.messages, retriever_for(options))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +129,8 @@ class Extensions:
     """Where the tools come from; None means ``default_providers()``."""
     contributors: tuple[InstructionContributor, ...] | None = None
     """System-prompt sections before the providers' own; None means ``default_contributors()``."""
+    base_instructions: str = BASE_INSTRUCTIONS
+    """What the system prompt starts with (a sub-agent's is its definition's body)."""
     approved_call_wrappers: tuple[ToolsetWrapper, ...] = ()
     """Wrappers that see each call after it was approved, just before it runs (checkpoints)."""
     result_guards: tuple[ResultGuard, ...] = ()
@@ -159,8 +195,12 @@ def build_agent(
         todos=todos,
         sandbox=sandbox_for(config.sandbox),
         mcp_call_guards=extensions.mcp_call_guards,
+        approver=approver,
+        data_dir=data_dir,
+        loop=lambda: loop,
+        extensions=extensions,
     )
-    providers = list(extensions.providers) if extensions.providers is not None else default_providers()
+    providers = list(extensions.providers) if extensions.providers is not None else configured_providers(config)
     conversation = conversation if conversation is not None else Conversation()
     toolsets = [t for p in providers if (t := p.toolset(context)) is not None]
     context_policy = extensions.context
@@ -174,10 +214,11 @@ def build_agent(
         history = conversation
         toolsets.append(recall_toolset(lambda: history.messages))
     tools = CombinedToolset(toolsets)
+    offered = retrieving(tools, config.tool_retrieval, conversation)
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
     policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
     toolset = guarded_toolset(
-        tools,
+        offered,
         config.permissions,
         approver,
         modes,
@@ -195,7 +236,7 @@ def build_agent(
         client=client or model_client(config),
         toolset=toolset,
         environment=ToolEnvironment(cwd=config.cwd, data_dir=data_dir, file_options=config.file_options),
-        instructions=build_instructions(config.cwd, contributors),
+        instructions=build_instructions(config.cwd, contributors, extensions.base_instructions),
         options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
         conversation=conversation,
         turn_observers=extensions.turn_observers,

@@ -14,15 +14,18 @@ from pathlib import Path
 from engine.checkpoints.options import CheckpointOptions
 from engine.context.options import ContextOptions
 from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.delegate.definitions import AgentCatalog, load_agents
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
 from engine.mcp.config import McpServers, load_servers
 from engine.mcp.options import McpOptions
+from engine.memory.options import MemoryOptions
 from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
 from engine.paths import project_root
 from engine.policy.config import PermissionConfig, load_permissions
 from engine.research.options import ResearchOptions
+from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.settings import LayeredSettings, load_settings
@@ -71,8 +74,12 @@ class SessionConfig:
     research: ResearchOptions = field(default_factory=ResearchOptions)
     delegation: DelegationOptions = field(default_factory=DelegationOptions)
     advisor: AdvisorOptions = field(default_factory=AdvisorOptions)
+    agents: AgentCatalog = field(default_factory=AgentCatalog)
+    """The agents the model may delegate to (built-ins and ``.ironhive/agents/*.md``), read once."""
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
+    tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
     sandbox: SandboxStatus
     """The sandbox asked for and whether it can start here (the permission defaults depend on it)."""
     sources: tuple[Path, ...] = ()
@@ -111,8 +118,11 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         research=settings.research,
         delegation=settings.delegation,
         advisor=settings.advisor,
+        agents=load_agents(cwd),
         checkpoints=settings.checkpoints,
         webhooks=settings.webhooks,
+        memory=settings.memory,
+        tool_retrieval=settings.tool_retrieval,
         sandbox=sandbox,
         sources=layers.sources,
     )

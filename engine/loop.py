@@ -42,7 +42,7 @@ from engine.model.types import (
     ModelRequest,
 )
 from engine.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
-from engine.resume import cut_messages, cut_usage
+from engine.resume import cut_messages, cut_usage, resumed_event
 from engine.run_hooks import NoHooks, RunHooks, RunTrace
 from engine.run_state import Received, RoundInProgress, RunState, stream_event
 from engine.tool_round import run_tool_round
@@ -111,6 +111,7 @@ class AgentLoop:
         """Usage of every run of this loop so far (the session total)."""
         self._task: asyncio.Task[object] | None = None
         self._cancel_requested = False
+        self._state: RunState | None = None
 
     # --- entry points -------------------------------------------------------------------
 
@@ -132,6 +133,12 @@ class AgentLoop:
         """Buffered ``continue_streaming``."""
         return await _final_result(self.continue_streaming(override))
 
+    def count_usage(self, usage: Usage) -> None:
+        """Count model calls its tools made (a delegated run, the advisor) in the run's usage and the limits'."""
+        if self._state is not None:
+            self._state.usage = self._state.usage + usage
+        self.usage = self.usage + usage
+
     def cancel(self) -> None:
         """Stop the run in progress: running tools are cancelled and the run ends with ``cancelled``."""
         self._cancel_requested = True
@@ -142,7 +149,7 @@ class AgentLoop:
 
     async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncGenerator[Event, None]:
         options = (override or CallOptions()).merged_onto(self.options.call_options)
-        state = RunState()
+        state = self._state = RunState()
         trace = self.hooks.begin(self.client.model, self.agent_id)
         self._cancel_requested = False
         self._task = asyncio.current_task()
@@ -264,14 +271,7 @@ class AgentLoop:
         if received.text:
             for cut in cut_messages(received.text):
                 self.conversation.append(cut)
-        return Retrying(
-            category=error.category,
-            message=f"{error}; resuming where it stopped",
-            attempt=state.resumes,
-            delay_s=0.0,
-            resumed=True,
-            agent=self.agent_id,
-        )
+        return resumed_event(error, state.resumes, self.agent_id)
 
     async def _maintained(self, request: ModelRequest, state: RunState, trace: RunTrace) -> ContextCompacted | None:
         """The context policy's compaction ahead of the call, if the request has grown too large."""

@@ -11,6 +11,8 @@ from dataclasses import replace
 
 from engine.context.estimated_usage import with_estimated_usage
 from engine.context.tokens import counter_for
+from engine.errors import ProviderError
+from engine.events import Retrying
 from engine.model.types import Message, ModelReply, ModelRequest
 from engine.usage import Usage
 
@@ -29,3 +31,9 @@ def cut_usage(request: ModelRequest, text: str, reasoning: str, model: str) -> U
     """An estimate of what the cut call cost: the request it answered and the output that arrived."""
     estimated = with_estimated_usage(ModelReply(text=text, reasoning=reasoning), request, counter_for(model))
     return replace(estimated.usage, calls=1)
+
+
+def resumed_event(error: ProviderError, attempt: int, agent: str) -> Retrying:
+    """The event announcing the ``attempt``-th resume of ``agent``'s run after ``error`` cut a reply."""
+    message = f"{error}; resuming where it stopped"
+    return Retrying(category=error.category, message=message, attempt=attempt, delay_s=0.0, resumed=True, agent=agent)

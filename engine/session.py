@@ -12,6 +12,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from engine.agent import Agent, Extensions, build_agent, model_client
+from engine.checkpoints.attach import with_checkpoints
 from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
@@ -151,7 +152,7 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
-        notices = [self.config.sandbox.notice(), *self.config.mcp_servers.notices]
+        notices = [self.config.sandbox.notice(), *self.config.mcp_servers.notices, *self.config.agents.notices]
         return tuple(n for n in notices if n)
 
     @property
@@ -253,6 +254,7 @@ async def open_session(
     if writer is not None:
         conversation.record_to(writer)
     try:
+        extensions = with_checkpoints(config, extensions)
         agent = build_agent(
             config,
             approver=approver,

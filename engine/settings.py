@@ -21,8 +21,10 @@ from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
 from engine.mcp.options import McpOptions
+from engine.memory.options import MemoryOptions
 from engine.paths import project_dir, user_config_dir
 from engine.research.options import ResearchOptions
+from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxSettings
 from engine.skills.options import SkillsFile
 from engine.webhooks.options import WebhookOptions
@@ -64,6 +66,8 @@ class SettingsFile(BaseModel):
     advisor: AdvisorOptions = Field(default_factory=AdvisorOptions)
     checkpoints: CheckpointOptions = Field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = Field(default_factory=WebhookOptions)
+    memory: MemoryOptions = Field(default_factory=MemoryOptions)
+    tool_retrieval: ToolRetrievalOptions = Field(default_factory=ToolRetrievalOptions)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     """How shell commands are confined (``--sandbox`` wins over the mode)."""
 

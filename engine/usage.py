@@ -110,3 +110,12 @@ class UsageLimits:
         if self.max_cost_usd is not None and cost >= self.max_cost_usd:
             return f"cost limit reached: ${cost:.4f} spent of ${self.max_cost_usd:.4f} allowed"
         return None
+
+    def after(self, spent: Usage) -> UsageLimits:
+        """What is left of these limits once ``spent`` is used (the budget of a run counted into the same session)."""
+        tokens = self.max_total_tokens
+        cost = self.max_cost_usd
+        return UsageLimits(
+            max_total_tokens=None if tokens is None else max(tokens - (spent.total_tokens or 0), 0),
+            max_cost_usd=None if cost is None else max(cost - (spent.cost_usd or 0.0), 0.0),
+        )

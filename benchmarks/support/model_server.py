@@ -17,6 +17,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.support.llm_server import LLMServer, Reply, Usage, call, text, tool_calls
+from tests.support.local_http import RecordedRequest
 
 SHELL_TOOLS: dict[str, dict[str, Any]] = {"exec_command": {"cmd": "ls"}, "shell": {"command": ["ls"]}}
 """Other agents' shell tools (Codex's), called with ``ls`` when TOOL is not offered."""
@@ -30,6 +31,9 @@ class RoundsServer(LLMServer):
         self.rounds = rounds
         self.arguments = arguments
         super().__init__()
+
+    def _record(self, request: RecordedRequest) -> None:
+        """Keep no requests: a benchmark's thousands of growing bodies would slow the server (its GC) as it runs."""
 
     def _next_reply(self, body: dict[str, Any]) -> Reply | None:
         usage = Usage(prompt_tokens=100, completion_tokens=10)

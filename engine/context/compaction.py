@@ -48,6 +48,8 @@ class CompactionLimit:
         self.model = model
         self.share = share
         self.windows = windows or Windows()
+        self._sizes: dict[int, tuple[Message, int]] = {}
+        """The JSON size of each message of the last request, by identity (the message is kept, so its id is not reused)."""
 
     def reached(self, request: PreparedRequest) -> bool:
         """Whether ``request`` is at or over the limit."""
@@ -56,7 +58,7 @@ class CompactionLimit:
         if not window.known:
             return False
         limit = window.tokens * self.share
-        if _characters(request) < limit * MIN_CHARS_PER_TOKEN:
+        if self._characters(request) < limit * MIN_CHARS_PER_TOKEN:
             return False  # cannot be reached: spare loading the tokenizer (a fifth of a second)
         return counter_for(model).request(request.messages, request.tools) >= limit
 
@@ -77,6 +79,22 @@ class CompactionLimit:
         fixed = counter.request([m for m in request.messages if m.get("role") == "system"], request.tools)
         budget = self.windows.of(model).tokens * TARGET_SHARE - fixed
         return lambda kept: counter.messages(kept) <= budget
+
+    def _characters(self, request: PreparedRequest) -> int:
+        """The request's size in JSON; messages seen in the last request are not encoded again.
+
+        Every request repeats the history before it, and the history's messages are never rewritten:
+        encoding each of them before every model call made a long session's calls ever slower.
+        """
+        sizes: dict[int, tuple[Message, int]] = {}
+        total = len(json.dumps(request.tools))
+        for message in request.messages:
+            known = self._sizes.get(id(message))
+            size = known[1] if known is not None and known[0] is message else len(json.dumps(message, default=str))
+            sizes[id(message)] = (message, size)
+            total += size
+        self._sizes = sizes
+        return total
 
 
 class Compactor:
@@ -136,10 +154,6 @@ class Compactor:
                 if isinstance(item, ModelReply):
                     reply = item
         return reply
-
-
-def _characters(request: PreparedRequest) -> int:
-    return sum(len(json.dumps(m, default=str)) for m in request.messages) + len(json.dumps(request.tools))
 
 
 def cut_point(messages: Sequence[Message], keep: int) -> int:

@@ -63,12 +63,15 @@ class ObservationMasking:
         """Compacts the history when the provider refuses a request as too long (None: the error stands)."""
         self.limit = limit
         """When to compact ahead of time (None: only after an overflow)."""
-        self._masked: dict[tuple[str, int], Message] = {}
-        """Placeholder messages made so far, by (call id, result size), so each request reuses them."""
+        self._masked: dict[tuple[str, int], Message | None] = {}
+        """Placeholder messages made so far, by (call id, result size), so each request reuses them (None: a
+        result shorter than its placeholder, sent whole)."""
+        self._keys: dict[tuple[str, str], str] = {}
+        """Key arguments found so far, by (tool name, arguments text), so each request reuses them."""
 
     def prepare(self, history: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PreparedRequest:
         """``history`` with the old results masked (a new tuple; the messages given are not changed)."""
-        calls = _old_calls(history, self.protected_rounds, self.batch_rounds)
+        calls = self._old_calls(history)
         if not calls:
             return PreparedRequest(messages=tuple(history), tools=tuple(tools))
         messages = tuple(self._masked_or_whole(m, calls) for m in history)
@@ -98,29 +101,34 @@ class ObservationMasking:
         if message.get("role") != "tool" or call_id not in calls or not isinstance(content, str):
             return message
         key = (str(call_id), len(content))
-        masked = self._masked.get(key)
-        if masked is None:
+        if key not in self._masked:
             tool, argument = calls[str(call_id)]
             text = placeholder(tool, argument, len(content), str(call_id))
-            if len(text) >= len(content):
-                return message
-            masked = self._masked[key] = {**message, "content": text}
-        return masked
+            self._masked[key] = {**message, "content": text} if len(text) < len(content) else None
+        masked = self._masked[key]
+        return message if masked is None else masked
 
+    def _old_calls(self, history: Sequence[Message]) -> dict[str, tuple[str, str]]:
+        """(tool name, key argument) of every call made before the latest ``protected_rounds`` tool rounds, by id,
+        counted in whole batches of ``batch_rounds``."""
+        rounds = [m for m in history if m.get("role") == "assistant" and m.get("tool_calls")]
+        unprotected = max(0, len(rounds) - self.protected_rounds)
+        old = rounds[: unprotected - unprotected % self.batch_rounds]
+        calls: dict[str, tuple[str, str]] = {}
+        for message in old:
+            for call in message.get("tool_calls") or ():
+                function = call.get("function") or {}
+                name = str(function.get("name") or "")
+                calls[str(call.get("id"))] = (name, self._key_argument(name, function.get("arguments")))
+        return calls
 
-def _old_calls(history: Sequence[Message], protected_rounds: int, batch: int = 1) -> dict[str, tuple[str, str]]:
-    """(tool name, key argument) of every call made before the latest ``protected_rounds`` tool rounds, by id,
-    counted in whole batches of ``batch`` rounds."""
-    rounds = [m for m in history if m.get("role") == "assistant" and m.get("tool_calls")]
-    unprotected = max(0, len(rounds) - protected_rounds)
-    old = rounds[: unprotected - unprotected % batch]
-    calls: dict[str, tuple[str, str]] = {}
-    for message in old:
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            name = str(function.get("name") or "")
-            calls[str(call.get("id"))] = (name, key_argument(function.get("arguments")))
-    return calls
+    def _key_argument(self, name: str, arguments: object) -> str:
+        if not isinstance(arguments, str):
+            return key_argument(arguments)
+        key = self._keys.get((name, arguments))
+        if key is None:
+            key = self._keys[(name, arguments)] = key_argument(arguments)
+        return key
 
 
 def key_argument(arguments: object) -> str:

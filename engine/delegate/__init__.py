@@ -1,1 +1,1 @@
-"""Sub-agents and the advisor (issue #17), built with ``engine.agent.build_agent``; so far, the settings."""
+"""Sub-agents (``agent_{name}`` tools run by ``build_agent``) and the advisor tool (issue #17)."""

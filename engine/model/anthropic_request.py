@@ -127,6 +127,8 @@ def text_blocks(content: Any) -> list[Block]:
             blocks.append({"type": "text", "text": part})
         elif isinstance(part, dict) and part.get("type") == "text":
             blocks.append(_with_cache_point({"type": "text", "text": part.get("text", "")}, part))
+        elif isinstance(part, dict) and part.get("type") == "image_url":
+            blocks.append(_with_cache_point(image_block(part.get("image_url")), part))
         elif isinstance(part, dict):
             blocks.append(dict(part))
     return blocks
@@ -157,6 +159,16 @@ def tool_result(message: Message) -> Block:
     content = message.get("content")
     result = content if isinstance(content, str) else text_blocks(content)
     return {"type": "tool_result", "tool_use_id": message.get("tool_call_id"), "content": result}
+
+
+def image_block(image: Any) -> Block:
+    """An OpenAI ``image_url`` (a data URL or a web address) as an Anthropic image block."""
+    url = image.get("url", "") if isinstance(image, dict) else str(image or "")
+    header, comma, data = url.partition(",")
+    if url.startswith("data:") and comma and header.endswith(";base64"):
+        media_type = header[len("data:") : -len(";base64")]
+        return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    return {"type": "image", "source": {"type": "url", "url": url}}
 
 
 def _with_cache_point(block: Block, source: dict[str, Any]) -> Block:

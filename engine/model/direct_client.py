@@ -159,22 +159,42 @@ async def read_body(response: Any, record: WireRecord) -> bytes:
     return bytes(body)
 
 
+DRAIN_S = 1.0
+"""How long to wait for the body's end after ``data: [DONE]`` before giving the connection up."""
+
+
 async def sse_events(response: Any, record: WireRecord) -> AsyncIterator[dict[str, Any]]:
     """The JSON objects of a server-sent event stream, up to ``data: [DONE]``."""
     pending = b""
-    async for piece in response.aiter_bytes():
+    pieces = response.aiter_bytes()
+    async for piece in pieces:
         record.take(piece)
         lines = (pending + piece).split(b"\n")
         pending = lines.pop()
         for line in lines:
             event = _event_of(line.strip())
             if event is _DONE:
+                await _drain(pieces, record)
                 return
             if event is not None:
                 yield event
     event = _event_of(pending.strip())
     if isinstance(event, dict):
         yield event
+
+
+async def _drain(pieces: AsyncIterator[bytes], record: WireRecord) -> None:
+    """Read the body to its end (normally only the closing chunk), so the connection goes back to the pool.
+
+    A response closed before its end closes its connection: every call would then open a new one
+    (a new TLS handshake, against a real provider).
+    """
+    try:
+        async with asyncio.timeout(DRAIN_S):
+            async for piece in pieces:
+                record.take(piece)
+    except TimeoutError:
+        return  # a server that keeps the stream open past [DONE]: its connection is closed instead
 
 
 _DONE: Any = object()

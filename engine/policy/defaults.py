@@ -22,8 +22,10 @@ READ_ONLY_BUILTINS = (
     "todo_write",
     "load_skill",
     "recall_result",
+    "remember",
+    "recall",
 )
-"""The built-in tools that change nothing; plan mode offers them."""
+"""The built-in tools that change nothing (``remember`` only hive's memory store); plan mode offers them."""
 
 _SECRET = "this file usually holds credentials"
 _CREDENTIAL_STORE = "a credential store or private key: never shown to the model"
@@ -122,7 +124,11 @@ _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
     ),
     "bash": _BASH,
     "mcp_tools": tuple((name, "ask", "its name says it handles secrets") for name in SECRET_TOOL_NAMES),
-    "tools": tuple((name, "allow", "read-only built-in tool") for name in READ_ONLY_BUILTINS),
+    "tools": (
+        *((name, "allow", "read-only built-in tool") for name in READ_ONLY_BUILTINS),
+        ("agent_*", "allow", "a delegated agent: each of its own tool calls is judged"),
+        ("advisor", "allow", "the advisor only reads the conversation; it has no tools"),
+    ),
 }
 
 

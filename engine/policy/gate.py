@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager, null
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from engine.events import ApprovalRequested, ApprovalResolved, ToolCall
+from engine.events import ROOT_AGENT, ApprovalRequested, ApprovalResolved, ToolCall
 from engine.policy.modes import ModeManager
 from engine.policy.summary import diff_for_call, summarize_call
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
@@ -62,6 +62,8 @@ class ApprovalRequest:
     """For ``write_file``/``edit_file``: a unified diff from the file as it is now."""
     remember: str | None = None
     """The exact pattern "always for this session" records; None when it cannot be offered."""
+    agent: str = ROOT_AGENT
+    """The agent making the call: ``root``, or the sub-agent it was delegated to."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,6 +241,7 @@ async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: To
         source=judgement.source,
         diff=await asyncio.to_thread(diff_for_call, call, ctx),
         remember=judgement.remember,
+        agent=ctx.agent_id,
     )
 
 

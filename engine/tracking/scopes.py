@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from engine.events import (
     Event,
@@ -23,12 +23,14 @@ from engine.events import (
     ToolCall,
     ToolCallFinished,
     ToolCallStarted,
+    ToolOutcome,
     ToolProgress,
 )
 from engine.reports import RequestOutcome, ToolCallReport, ToolKind, UsageReport, provider_of
 from engine.usage import NO_USAGE, Usage
 
-_ids = itertools.count(1)
+_ids = map("s{}".format, itertools.count(1))
+"""Scope ids: s1, s2, ..."""
 
 FORWARDED = (ModelTurnStarted, ToolCallStarted, ToolProgress, ToolCallFinished)
 """What a nested run shows in the streams of the runs around it: its model turns and its tool calls."""
@@ -64,7 +66,7 @@ class Scope:
     __slots__ = ("children", "depth", "emit", "id", "info", "parent", "request", "usage")
 
     def __init__(self, request: Request, parent: Scope | None, emit: Emit | None) -> None:
-        self.id = f"s{next(_ids)}"
+        self.id = next(_ids)
         self.request = request
         self.parent = parent
         self.depth: int = 0 if parent is None else parent.depth + 1
@@ -85,6 +87,10 @@ class Scope:
 
     def add_child(self, report: ToolCallReport) -> None:
         """Attach a finished tool call below this scope."""
+        children = self.children
+        if children is not None:
+            children.append(report)  # one append is atomic; the lock guards making the list
+            return
         with self.request.lock:
             if self.children is None:
                 self.children = []
@@ -94,32 +100,39 @@ class Scope:
         """Send an event in band (this run's stream and every enclosing run's) and to the observers."""
         if self.emit is not None:
             self.emit(event)
-        self.request.spread(event)
+        if self.request.watched:
+            self.request.spread(event)
 
 
 class ToolScope(Scope):
-    """The scope of one tool call; entered around the call so that it is ambient while the call runs."""
+    """The scope of one tool call, and its ``CallTrace``: entered around the call so that it is ambient.
 
-    __slots__ = ("_token", "call", "kind", "source", "started")
+    Built for every tracked call, so it does only what the run's own stream needs (its ``ScopeInfo``,
+    its report); copies for observers are made only when someone observes.
+    """
 
-    def __init__(
-        self, parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None, label: str
-    ) -> None:
-        super().__init__(parent.request, parent, emit)
+    __slots__ = ("_token", "call", "kind", "scope", "shape", "source")
+
+    def __init__(self, parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None) -> None:
+        # Scope.__init__ is not called: this sets every slot itself, building the ScopeInfo once.
+        self.id = scope_id = next(_ids)
+        self.request = parent.request
+        self.parent = parent
+        self.depth = depth = parent.depth + 1
+        self.emit = emit
+        self.usage = None
+        self.children = None
         self.call = call
-        self.kind = kind
         self.source = source
-        self.started = time.monotonic()
-        info = self.info  # built afresh rather than with dataclasses.replace, which is slow per call
-        self.info = ScopeInfo(
-            scope_id=info.scope_id,
-            parent_scope_id=info.parent_scope_id,
-            depth=info.depth,
-            label=label,
-            tool_kind=kind,
-            source=source,
-        )
         self._token: Token[Scope | None] | None = None
+        self.shape = shape = _shape_of(call.name, kind, source)
+        self.kind = shape.kind
+        fields = shape.info.copy()
+        fields["scope_id"] = scope_id
+        fields["parent_scope_id"] = parent.id
+        fields["depth"] = depth
+        self.info = info = frozen(ScopeInfo, fields)
+        self.scope: ScopeInfo | None = info
 
     def __enter__(self) -> None:
         self._token = current_scope.set(self)
@@ -130,24 +143,115 @@ class ToolScope(Scope):
         if self._token is not None:
             current_scope.reset(self._token)
 
-    def report(self, succeeded: bool | None, waited_s: float = 0.0) -> ToolCallReport:
-        """The finished call: its own usage plus its children's, how long it ran and how long it waited for a person."""
-        with self.request.lock:
-            usage = self.usage or NO_USAGE
-            children = tuple(self.children) if self.children else ()
-        for child in children:
-            usage = usage + child.usage
-        return ToolCallReport(
-            call_id=self.call.id,
-            tool_name=self.call.name,
-            kind=self.kind,
-            source=self.source,
-            usage=usage,
-            children=children,
-            duration_s=max(time.monotonic() - self.started - waited_s, 0.0),
-            waited_s=waited_s,
-            succeeded=succeeded,
-        )
+    def started(self, event: ToolCallStarted) -> None:
+        """The call's ``ToolCallStarted``: into the run's stream, enclosing runs' streams and the observers."""
+        if self.emit is not None:  # publish(), inlined: this runs for every call
+            self.emit(event)
+        if self.request.watched:
+            self.request.spread(event)
+
+    def finished(self, event: ToolCallFinished) -> None:
+        """The call ended: its report goes below the parent scope, its event wherever ``started``'s went."""
+        assert self.parent is not None
+        self.parent.add_child(self.report(event.outcome))
+        if self.emit is not None:
+            self.emit(event)
+        if self.request.watched:
+            self.request.spread(event)
+
+    def report(self, outcome: ToolOutcome) -> ToolCallReport:
+        """The finished call: its own usage plus its children's, its run time and its time waiting for a person."""
+        usage: Usage = NO_USAGE
+        children: tuple[ToolCallReport, ...] = ()
+        if self.usage is not None or self.children:  # most calls report nothing: no lock, no sums
+            with self.request.lock:
+                usage = self.usage or NO_USAGE
+                children = tuple(self.children) if self.children else ()
+            for child in children:
+                usage = usage + child.usage
+        fields = self.shape.report.copy()
+        fields["call_id"] = self.call.id
+        fields["duration_s"] = outcome.duration_s
+        fields["succeeded"] = outcome.success
+        fields["waited_s"] = outcome.waited_s
+        fields["usage"] = usage
+        fields["children"] = children
+        return frozen(ToolCallReport, fields)
+
+
+def tool_kind(name: str, kind: ToolKind) -> ToolKind:
+    """The kind of a call: the spec's, or "mcp" for an ``mcp__server__tool`` name given as a plain tool."""
+    if kind != "tool":
+        return kind
+    return "mcp" if name.startswith("mcp__") else "tool"
+
+
+def label_for(name: str, kind: ToolKind, source: str | None) -> str:
+    """The label of a call: "Calling {tool} Tool", "Calling {server} MCP" or "Calling {agent} Agent"."""
+    if kind == "mcp":
+        server = source or (name.split("__")[1] if name.count("__") >= 2 else name)
+        return f"Calling {server} MCP"
+    if kind == "agent":
+        return f"Calling {source or name} Agent"
+    return f"Calling {name} Tool"
+
+
+class _ToolShape:
+    """What every call of one tool shares: its kind, and the fields of its ScopeInfo and report but the call's own."""
+
+    __slots__ = ("info", "kind", "report")
+
+    def __init__(self, name: str, kind: ToolKind, source: str | None) -> None:
+        self.kind = kind = tool_kind(name, kind)
+        label = label_for(name, kind, source)
+        self.info: dict[str, Any] = {
+            "scope_id": "",
+            "parent_scope_id": None,
+            "depth": 0,
+            "label": label,
+            "tool_kind": kind,
+            "source": source,
+        }
+        self.report: dict[str, Any] = {
+            "call_id": "",
+            "tool_name": name,
+            "kind": kind,
+            "source": source,
+            "usage": NO_USAGE,
+            "children": (),
+            "duration_s": 0.0,
+            "succeeded": None,
+            "waited_s": 0.0,
+        }
+
+
+_SHAPES: dict[tuple[str, ToolKind, str | None], _ToolShape] = {}
+MAX_SHAPES = 4_096
+
+
+def _shape_of(name: str, kind: ToolKind, source: str | None) -> _ToolShape:
+    """The shape of a call, remembered: a run calls the same few tools over and over."""
+    key = (name, kind, source)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        if len(_SHAPES) >= MAX_SHAPES:
+            _SHAPES.clear()
+        shape = _SHAPES[key] = _ToolShape(name, kind, source)
+    return shape
+
+
+_Frozen = TypeVar("_Frozen")
+
+
+def frozen(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
+    """An instance of the frozen dataclass ``cls`` whose ``__dict__`` is ``fields``, every field given (no checks).
+
+    A frozen dataclass sets each field through ``object.__setattr__``; handing it its whole ``__dict__``
+    is several times faster, and this runs twice for every tracked tool call.
+    """
+    instance = object.__new__(cls)
+    object.__setattr__(instance, "__dict__", fields)
+    return instance
 
 
 class Request:
@@ -174,18 +278,16 @@ class Request:
         self.by_model: dict[str, Usage] = {}
         self.report: UsageReport | None = None
         self.reported_model = ""
-
-    @property
-    def watched(self) -> bool:
+        self.watched = bool(observers) or parent is not None
         """Whether anyone beyond the run's own stream hears its events (observers or an enclosing run)."""
-        return bool(self.observers) or self.parent is not None
 
     def spread(self, event: Event) -> None:
         """Tell enclosing runs (their streams) and the observers about one of this request's events."""
+        if not self.watched:
+            return
         if self.parent is not None and isinstance(event, FORWARDED):
             self.forward(event)
-        if self.watched:
-            self.notify(private_parts_removed(event, self.options.include_tool_arguments))
+        self.notify(private_parts_removed(event, self.options.include_tool_arguments))
 
     def notify(self, event: Event) -> None:
         """Tell the observers (and a parent request's observers) about an event; observer errors are ignored."""

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextvars import Token
 from dataclasses import replace
-from types import TracebackType
 
-from engine.events import Event, ExitReason, RunResult, ScopeInfo, ToolCall, ToolCallFinished, ToolCallStarted
+from engine.events import Event, ExitReason, RunResult, ScopeInfo, ToolCall
 from engine.reports import RequestOutcome, ToolKind
 from engine.run_hooks import CallTrace, Emit, RunTrace
 from engine.tracking.scopes import Request, Scope, ToolScope, TrackingObserver, TrackingOptions, current_scope
@@ -68,7 +67,7 @@ class _RunTracking:
         self.request.record_turn(usage, self.request.model, reported_model)
 
     def call(self, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit) -> CallTrace:
-        return open_call(self.request.root, call, kind, source, emit)
+        return ToolScope(self.request.root, call, kind, source, emit)
 
     def finished(self, result: RunResult) -> RunResult:
         report = self.request.finish(_OUTCOMES[result.exit_reason])
@@ -89,51 +88,6 @@ class _RunTracking:
             pass
 
 
-def tool_kind(name: str, kind: ToolKind) -> ToolKind:
-    """The kind of a call: the spec's, or "mcp" for an ``mcp__server__tool`` name given as a plain tool."""
-    if kind != "tool":
-        return kind
-    return "mcp" if name.startswith("mcp__") else "tool"
-
-
-def label_for(name: str, kind: ToolKind, source: str | None) -> str:
-    """The label of a call: "Calling {tool} Tool", "Calling {server} MCP" or "Calling {agent} Agent"."""
-    if kind == "mcp":
-        server = source or (name.split("__")[1] if name.count("__") >= 2 else name)
-        return f"Calling {server} MCP"
-    if kind == "agent":
-        return f"Calling {source or name} Agent"
-    return f"Calling {name} Tool"
-
-
-def open_call(parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None) -> TrackedCall:
+def open_call(parent: Scope, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit | None) -> ToolScope:
     """Open a tool call's scope below ``parent``; its events go to ``emit`` (the run's stream) and beyond."""
-    kind = tool_kind(call.name, kind)
-    return TrackedCall(ToolScope(parent, call, kind, source, emit, label_for(call.name, kind, source)))
-
-
-class TrackedCall:
-    """A tracked tool call (a ``CallTrace``): its scope is ambient while the call runs."""
-
-    __slots__ = ("scope", "tool_scope")
-
-    def __init__(self, scope: ToolScope) -> None:
-        self.tool_scope = scope
-        self.scope: ScopeInfo | None = scope.info
-
-    def __enter__(self) -> None:
-        self.tool_scope.__enter__()
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.tool_scope.__exit__(kind, error, trace)
-
-    def started(self, event: ToolCallStarted) -> None:
-        self.tool_scope.publish(event)
-
-    def finished(self, event: ToolCallFinished) -> None:
-        report = self.tool_scope.report(event.outcome.success, event.outcome.waited_s)
-        assert self.tool_scope.parent is not None
-        self.tool_scope.parent.add_child(report)
-        self.tool_scope.publish(event)
+    return ToolScope(parent, call, kind, source, emit)

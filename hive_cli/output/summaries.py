@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.events import RunResult, ToolCall, ToolOutcome, Usage
 
-KEY_ARGUMENTS = ("command", "path", "pattern", "name")
+KEY_ARGUMENTS = ("command", "path", "pattern", "name", "task")
 MAX_KEY_CHARS = 80
 SHOWN_WAIT_S = 0.05
 """Waits for a person shorter than this are not worth a word."""

@@ -47,11 +47,11 @@ class TextRenderer:
             case TextDelta(text=text):
                 self._answer(text)
             case ToolCallStarted(call=call, scope=scope):
-                self._log(f"{_indent(scope)}→ {call.name} {key_argument(call)}".rstrip())
+                self._log(f"{_indent(scope)}→ {_shown(call.name, scope)} {key_argument(call)}".rstrip())
             case ToolCallFinished(outcome=outcome, scope=scope):
                 mark = {True: "✓", False: "✗", None: "?"}[outcome.success]
                 detail = "" if outcome.success else f": {_first_line(outcome.output)}"
-                self._log(f"{_indent(scope)}  {mark} {outcome.call.name} ({timing(outcome)}){detail}")
+                self._log(f"{_indent(scope)}  {mark} {_shown(outcome.call.name, scope)} ({timing(outcome)}){detail}")
             case ToolProgress(status=status, scope=scope):
                 if status:
                     self._log(f"{_indent(scope)}    {status}")
@@ -95,6 +95,11 @@ class TextRenderer:
             self._out_at_line_start = True
         self.err.write(line + "\n")
         self.err.flush()
+
+
+def _shown(name: str, scope: ScopeInfo | None) -> str:
+    """A call's name as shown: the tool's, or "Calling explore Agent" for a delegation."""
+    return scope.label if scope is not None and scope.tool_kind == "agent" and scope.label else name
 
 
 def _indent(scope: ScopeInfo | None) -> str:

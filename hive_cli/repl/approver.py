@@ -27,6 +27,7 @@ from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
+from engine.events import ROOT_AGENT
 from engine.policy.gate import ApprovalRequest, Decision
 
 MAX_DIFF_LINES = 60
@@ -90,6 +91,8 @@ def describe(request: ApprovalRequest) -> RenderableType:
     """What will happen if the call is allowed."""
     header = Text("? ", style="bold magenta")
     header.append(f"{request.call.name}", style="bold")
+    if request.agent != ROOT_AGENT:
+        header.append(f" for the {request.agent} agent")
     if request.reason:
         header.append(f"  ({request.reason})", style="dim")
     parts: list[RenderableType] = [header]

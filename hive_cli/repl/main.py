@@ -24,12 +24,14 @@ from engine import __version__
 from engine.errors import HiveError, NoModelError
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output.summaries import total_tokens_text
-from hive_cli.repl.commands import COMMANDS, ExitRepl, run_command
+from hive_cli.repl.commands import ExitRepl, run_command
+from hive_cli.repl.custom_commands import command_choices, find_command
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
 from hive_cli.repl.state import ReplOptions, ReplState
 
 if TYPE_CHECKING:  # the view (markdown, syntax highlighting) loads after the prompt is up
+    from engine.custom_commands import CustomCommand
     from engine.policy.gate import Approver
     from engine.session import Session
     from hive_cli.repl.view import ReplView
@@ -49,7 +51,7 @@ class Repl:
         self.state = ReplState(options)
         self.console = console or Console(highlight=False)
         self._view: ReplView | None = None
-        self.prompt = make_prompt(options.cwd, [(c.name, c.help) for c in COMMANDS], self._status)
+        self.prompt = make_prompt(options.cwd, command_choices(options.cwd), self._status)
         self._last_ctrl_c = 0.0
         self._leaving = False
         self._last_prompt_tokens: int | None = None
@@ -125,7 +127,7 @@ class Repl:
             from hive_cli.repl.mcp_view import McpNotices, offer_prompts
 
             McpNotices(manager, self._say)
-            base = [(c.name, c.help) for c in COMMANDS]
+            base = command_choices(self.state.cwd)
             manager.listen(lambda: offer_prompts(self.prompt.completer, base, manager))
             offer_prompts(self.prompt.completer, base, manager)
 
@@ -217,10 +219,26 @@ class Repl:
             if expanded is not None:
                 await self._run_turn(expanded, attach=False)
             return
+        if line.startswith("/") and (custom := find_command(line, self.state.cwd)) is not None:
+            await self._run_custom(*custom)
+            return
         if line.startswith("/"):
             await run_command(line.strip(), self.state, self.view)
             return
         await self._run_turn(line)
+
+    async def _run_custom(self, command: CustomCommand, arguments: str) -> None:
+        """Send a custom command's request, in its mode and (for this request only) with its model."""
+        if command.mode in ("plan", "work"):
+            self.state.choose_mode("plan" if command.mode == "plan" else "work")
+        previous = self.state.model_name if command.model else None
+        if command.model:
+            self.state.choose_model(command.model)
+        try:
+            await self._run_turn(command.expand(arguments))
+        finally:
+            if previous is not None and previous != "…":
+                self.state.choose_model(previous)
 
     async def _run_turn(self, line: str, *, attach: bool = True) -> None:
         if self.state.session is None:

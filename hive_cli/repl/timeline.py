@@ -51,9 +51,10 @@ class Timeline:
         self.running: dict[str, RunningCall] = {}
         self._spinner = Spinner("dots", style="cyan")
 
-    def start(self, call: ToolCall, depth: int = 1) -> None:
-        """A call began."""
-        self.running[call.id] = RunningCall(call_id=call.id, name=call.name, detail=key_argument(call), depth=depth)
+    def start(self, call: ToolCall, depth: int = 1, shown: str | None = None) -> None:
+        """A call began; ``shown`` names it instead of the tool's name ("Calling explore Agent")."""
+        name = shown or call.name
+        self.running[call.id] = RunningCall(call_id=call.id, name=name, detail=key_argument(call), depth=depth)
 
     def update(self, event: ToolProgress) -> None:
         """A running call reported progress."""
@@ -74,7 +75,8 @@ class Timeline:
         running = self.running.pop(outcome.call.id, None)
         depth = running.depth if running else 1
         detail = running.detail if running else key_argument(outcome.call)
-        return finished_line(outcome.call.name, detail, outcome.success, timing(outcome), outcome.output, depth)
+        name = running.name if running else outcome.call.name
+        return finished_line(name, detail, outcome.success, timing(outcome), outcome.output, depth)
 
     def live(self) -> RenderableType | None:
         """The running calls, for the live region."""

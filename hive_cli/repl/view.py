@@ -42,6 +42,27 @@ from hive_cli.repl.timeline import Timeline
 REFRESH_PER_SECOND = 12
 
 
+class WaitingLine:
+    """What hive waits for until the answer starts: the stage, the seconds so far, the reasoning streamed."""
+
+    def __init__(self) -> None:
+        self.spinner = Spinner("dots", style="cyan")
+        self.what = "Thinking…"
+        self.since = time.monotonic()
+        self.reasoning_chars = 0
+
+    def start(self, what: str) -> None:
+        """Wait for something new from now on."""
+        self.what, self.since, self.reasoning_chars = what, time.monotonic(), 0
+
+    def __rich__(self) -> RenderableType:
+        line = f"{self.what} {time.monotonic() - self.since:.0f}s"
+        if self.reasoning_chars:
+            line += f" · ~{max(1, self.reasoning_chars // 4):,} reasoning tokens"
+        self.spinner.update(text=Text(line, style="dim"))
+        return self.spinner
+
+
 class ReplView:
     """Renders the events of one run after another onto a Rich console."""
 
@@ -52,7 +73,7 @@ class ReplView:
         self.markdown: TextStream = MarkdownStream(console) if console.is_terminal else PlainTextStream(console)
         self._live: Live | None = None
         self._waiting_since: float | None = None
-        self._spinner = Spinner("dots", text=Text("Thinking…", style="dim"), style="cyan")
+        self._waiting = WaitingLine()
 
     # --- the live region ------------------------------------------------------------------
 
@@ -65,7 +86,7 @@ class ReplView:
         if running is not None:
             parts.append(running)
         elif self._waiting_since is not None and pending is None:
-            parts.append(self._spinner)
+            parts.append(self._waiting)
         return Group(*parts)
 
     def _start_live(self) -> None:
@@ -95,7 +116,7 @@ class ReplView:
 
     def waiting(self, what: str) -> None:
         """Show a spinner saying what hive waits for (before a run starts, e.g. the model library loading)."""
-        self._spinner.update(text=Text(what, style="dim"))
+        self._waiting.start(what)
         self._waiting_since = time.monotonic()
         self._start_live()
 
@@ -115,7 +136,7 @@ class ReplView:
             case TextDelta():
                 self._on_text_delta(event)
             case ReasoningDelta():
-                pass  # the spinner already says the model is thinking; its reasoning stays out of the way
+                self._on_reasoning_delta(event)
             case ToolCallStarted():
                 self._on_tool_call_started(event)
             case ToolProgress():
@@ -140,7 +161,7 @@ class ReplView:
                 assert_never(event)
 
     def _on_run_started(self, event: RunStarted) -> None:
-        self._spinner.update(text=Text("Thinking…", style="dim"))
+        self._waiting.start(f"Waiting for {event.model}")
         self._waiting_since = time.monotonic()
         self._start_live()
 
@@ -148,7 +169,14 @@ class ReplView:
         if event.scope is not None and event.scope.depth > 0:
             return  # a nested run's turn: its tool calls show under the call that runs it
         self.markdown.finish()
+        self._waiting.start(f"Waiting for {event.model}")
         self._waiting_since = time.monotonic()
+
+    def _on_reasoning_delta(self, event: ReasoningDelta) -> None:
+        """The reasoning itself stays out of the way; the waiting line counts it."""
+        if self._waiting.reasoning_chars == 0:
+            self._waiting.what = f"{self._waiting.what.removeprefix('Waiting for ')} is thinking"
+        self._waiting.reasoning_chars += len(event.text)
 
     def _on_text_delta(self, event: TextDelta) -> None:
         self._waiting_since = None
@@ -157,7 +185,9 @@ class ReplView:
     def _on_tool_call_started(self, event: ToolCallStarted) -> None:
         self.markdown.finish()
         self._waiting_since = None
-        self.timeline.start(event.call, event.scope.depth if event.scope else 1)
+        scope = event.scope
+        shown = scope.label if scope is not None and scope.tool_kind == "agent" else None
+        self.timeline.start(event.call, scope.depth if scope else 1, shown)
 
     def _on_retrying(self, event: Retrying) -> None:
         then = "" if event.resumed else f"; retrying in {event.delay_s:.0f}s"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from engine.context.compaction import Compactor, cut_point, fitting_cut_point
+from engine.context.compaction import CompactionLimit, Compactor, cut_point, fitting_cut_point
+from engine.context.policy import PreparedRequest
+from engine.context.window import Windows
 from engine.conversation import Conversation
 from engine.model.types import Message
 from tests.support.agents import client_for
@@ -54,16 +56,25 @@ def test_the_cut_never_splits_a_tool_round() -> None:
 
 
 def test_the_kept_messages_are_cut_until_they_fit_without_splitting_a_round() -> None:
-    def round_of(i: int, size: int) -> list[Message]:
+    def sized_round(i: int, size: int) -> list[Message]:
         call = {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
         return [
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": f"c{i}", "content": "x" * size},
         ]
 
-    messages: list[Message] = [{"role": "user", "content": "go"}, *round_of(0, 10), *round_of(1, 5000)]
-    messages += round_of(2, 10)
+    messages: list[Message] = [{"role": "user", "content": "go"}, *sized_round(0, 10), *sized_round(1, 5000)]
+    messages += sized_round(2, 10)
     small = lambda kept: sum(len(str(m.get("content") or "")) for m in kept) <= 100  # noqa: E731
     assert fitting_cut_point(messages, 1, small) == 5  # the big round goes into the ledger, the last one stays
     assert fitting_cut_point(messages, 1, lambda kept: not kept) == len(messages)
     assert fitting_cut_point(messages, 1, lambda kept: True) == 1
+
+
+def test_the_limit_counts_what_each_request_adds_to_the_history_before_it() -> None:
+    limit = CompactionLimit(lambda: "openai/test-model", 0.5, Windows(1_000))
+    history: list[dict[str, Any]] = [{"role": "user", "content": GOAL}, *round_of(1)]
+    assert not limit.reached(PreparedRequest(messages=tuple(history)))
+    history.append({"role": "user", "content": "every flag " * 300})
+    assert limit.reached(PreparedRequest(messages=tuple(history)))
+    assert not limit.reached(PreparedRequest(messages=tuple(history[:3])))

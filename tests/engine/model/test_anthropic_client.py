@@ -216,3 +216,16 @@ def test_a_rate_limit_waits_as_long_as_retry_after_says_then_gives_up() -> None:
     assert isinstance(error, ProviderError) and (error.category, error.status_code) == ("rate_limit", 429)
     assert error.retry_after_s == 0.01 and str(error).endswith("Slow down.")
     assert [item.delay_s for item in items if isinstance(item, StreamRetry)] == [0.01]
+
+
+def test_openai_image_parts_become_anthropic_image_blocks() -> None:
+    parts = [
+        {"type": "text", "text": "What is in these?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg"}},
+    ]
+    body = body_for(ModelRequest(messages=({"role": "user", "content": parts},)))
+    assert body["messages"][0]["content"][1:] == [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.jpg"}},
+    ]

@@ -88,6 +88,17 @@ def test_parallel_tool_calls_assemble_whatever_the_server_quirks(
     assert reply.finish_reason == "tool_calls"
 
 
+def test_consecutive_calls_reuse_one_connection(llm_server: LLMServer) -> None:
+    llm_server.script(text("one"), text("two"), text("three"))
+
+    async def go() -> list[str]:
+        client = client_for(llm_server, direct=DIRECT["direct"])
+        return [reply_of([item async for item in client.stream(REQUEST)]).text for _ in range(3)]
+
+    assert asyncio.run(go()) == ["one", "two", "three"]
+    assert len({request.client_port for request in llm_server.chat_requests}) == 1
+
+
 @pytest.mark.parametrize("call_id", ["", None], ids=["empty-id", "missing-id"])
 def test_calls_without_an_id_get_distinct_generated_ids(llm_server: LLMServer, call_id: str | None) -> None:
     llm_server.script(tool_calls(call("a", {}, id=call_id), call("b", {"x": 1}, id=call_id)))

@@ -9,7 +9,7 @@ import pexpect
 
 from tests.support.cli import hive_env, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-from tests.support.terminal import leave_repl
+from tests.support.terminal import PROMPT, leave_repl, send_line, spawn_repl
 
 TIMEOUT = 60
 
@@ -76,12 +76,27 @@ def test_a_resumed_session_shows_a_refused_call_as_refused(llm_server: LLMServer
     quit_repl(child)
 
 
-def test_help_marks_what_is_coming_and_says_what_to_do_meanwhile(tmp_path: Path) -> None:
+def test_help_lists_undo_and_rewind_and_undo_says_when_there_is_nothing(tmp_path: Path) -> None:
     child = spawn(tmp_path, "--model", "openai/test-model", "--api-base", "http://127.0.0.1:9/v1")
     child.send("/help\r")
-    child.expect("\\(coming\\) undo the last change")
+    child.expect("/undo")
+    child.expect("/rewind")
     child.expect("›")
     child.send("/undo\r")
-    child.expect("git restore")
+    child.expect("Nothing to undo in this directory")
     child.expect("›")
     quit_repl(child)
+
+
+def test_until_the_answer_starts_a_line_says_what_hive_waits_for_and_counts_the_reasoning(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    reasoning = "Weighing the two options carefully before answering. " * 12
+    llm_server.script(text("Option two.", reasoning=reasoning, chunk_size=8, delay=1.5, chunk_delay=0.02))
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "which option?")
+    child.expect(r"Waiting for openai/test-model \d+s")
+    child.expect(r"openai/test-model is thinking \d+s · ~[\d,]+ reasoning tokens")
+    child.expect("Option two.")
+    child.expect(PROMPT)
+    assert leave_repl(child) == 0

@@ -20,8 +20,11 @@ from engine.events import (
     ToolOutcome,
     Usage,
 )
+from engine.policy.gate import ApprovalRequest
 from engine.recovery import fix_it
 from engine.reports import UsageReport
+from engine.tools.base import ToolSpec
+from hive_cli.repl.approver import describe
 from hive_cli.repl.view import ReplView
 
 ROOT = ModelTurnStarted(index=0, model="m", scope=ScopeInfo(scope_id="s1", parent_scope_id=None, depth=0))
@@ -120,6 +123,20 @@ def test_nested_calls_are_indented_under_their_parent() -> None:
     assert output == "   ✓ grep_files TODO  0.50s\n      a.py:1:# TODO"
 
 
+def test_a_delegation_is_shown_as_calling_the_agent_with_its_task() -> None:
+    delegated = ToolCall(id="a1", name="agent_explore", arguments={"task": "find the parser"})
+    scope = ScopeInfo(scope_id="s6", parent_scope_id="s1", depth=1, label="Calling explore Agent", tool_kind="agent")
+    outcome = ToolOutcome(call=delegated, output="src/parse.py", success=True, duration_s=1.5)
+    output = render(
+        [
+            RunStarted(model="m"),
+            ToolCallStarted(call=delegated, scope=scope),
+            ToolCallFinished(outcome=outcome, scope=scope),
+        ]
+    )
+    assert output.splitlines()[0] == " ✓ Calling explore Agent find the parser  1.50s"
+
+
 def test_a_nested_runs_model_turn_does_not_end_the_markdown_block_of_the_parent() -> None:
     nested_turn = ModelTurnStarted(
         index=0, model="m", scope=ScopeInfo(scope_id="s9", parent_scope_id="s2", depth=2), agent="explore"
@@ -140,3 +157,12 @@ def test_a_call_that_asked_shows_its_run_time_and_apart_the_wait_for_the_person(
         ),
     ]
     assert render([RunStarted(model="m"), *asked]) == " ✓ execute_command pytest -q  0.01s, waited 15.9s"
+
+
+def test_an_approval_for_a_sub_agent_says_which_agent_asks() -> None:
+    write = ToolCall(id="w1", name="write_file", arguments={"path": "a.md", "content": "x"})
+    spec = ToolSpec(name="write_file", description="", parameters={})
+    request = ApprovalRequest(call=write, spec=spec, summary="write a.md", agent="general")
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(describe(request))
+    assert out.getvalue().splitlines()[0] == "? write_file for the general agent"

@@ -1,0 +1,164 @@
+"""Custom slash commands: markdown files whose body, with the arguments filled in, is sent as the request.
+
+Found in the user config dir's ``commands/`` and the project's ``.ironhive/commands/``; Claude Code's
+``~/.claude/commands/`` and ``.claude/commands/`` are read as they are. A subfolder makes a namespace
+(``git/review.md`` is ``/git:review``). A project command shadows a user one of the same name, and
+``.ironhive`` shadows ``.claude`` in the same place; every shadowing is recorded so it can be shown.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.paths import project_root, user_config_dir
+
+Scope = Literal["user", "project"]
+MAX_COMMAND_BYTES = 256 * 1024
+_POSITIONAL = re.compile(r"\$(\d)")
+_NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CustomCommand:
+    """One command file."""
+
+    name: str
+    """What follows the slash: ``review``, or ``git:review`` for ``git/review.md``."""
+    body: str
+    path: Path
+    scope: Scope
+    description: str = ""
+    argument_hint: str = ""
+    model: str | None = None
+    """The model for the request this command sends (the session's when unset)."""
+    mode: str | None = None
+    """``plan`` or ``work``: the mode the command switches to before sending."""
+
+    def expand(self, arguments: str) -> str:
+        """The request: ``$ARGUMENTS`` and ``$1``..``$9`` filled in; arguments no placeholder took are appended."""
+        words = _split(arguments)
+        used = "$ARGUMENTS" in self.body or _POSITIONAL.search(self.body) is not None
+        text = self.body.replace("$ARGUMENTS", arguments)
+        text = _POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1] if 0 < int(m.group(1)) <= len(words) else "", text)
+        if arguments and not used:
+            text = f"{text}\n\nARGUMENTS: {arguments}"
+        return text
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shadowed:
+    """A command file that another of the same name hides."""
+
+    name: str
+    hidden: Path
+    by: Path | None
+    """The file that wins; None when a built-in command has the name."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandCatalog:
+    """The custom commands of a directory, what is shadowed, and the files that could not be read."""
+
+    commands: dict[str, CustomCommand] = field(default_factory=dict)
+    shadowed: tuple[Shadowed, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+def command_roots(cwd: Path, home: Path | None = None) -> list[tuple[Path, Scope]]:
+    """The folders commands come from, the weakest first (a later one shadows an earlier one)."""
+    home = home if home is not None else Path.home()
+    root = project_root(cwd)
+    return [
+        (home / ".claude" / "commands", "user"),
+        (user_config_dir() / "commands", "user"),
+        (root / ".claude" / "commands", "project"),
+        (root / ".ironhive" / "commands", "project"),
+    ]
+
+
+def discover_commands(cwd: Path, builtins: frozenset[str] = frozenset(), home: Path | None = None) -> CommandCatalog:
+    """Every custom command for ``cwd``; ``builtins`` are names a command file cannot take."""
+    found: dict[str, CustomCommand] = {}
+    shadowed: list[Shadowed] = []
+    problems: list[str] = []
+    for folder, scope in command_roots(cwd, home):
+        for path in sorted(folder.rglob("*.md")) if folder.is_dir() else ():
+            try:
+                command = read_command(path, folder, scope)
+            except CommandFileError as error:
+                problems.append(str(error))
+                continue
+            if command.name in found:
+                shadowed.append(Shadowed(name=command.name, hidden=found[command.name].path, by=path))
+            found[command.name] = command
+    for name in sorted(builtins & found.keys()):
+        shadowed.append(Shadowed(name=name, hidden=found.pop(name).path, by=None))
+    return CommandCatalog(commands=found, shadowed=tuple(shadowed), problems=tuple(problems))
+
+
+class CommandFileError(Exception):
+    """A command file that cannot be used: its message names the file and the problem."""
+
+
+def read_command(path: Path, folder: Path, scope: Scope) -> CustomCommand:
+    """The command in ``path`` (under ``folder``); raises ``CommandFileError``."""
+    relative = path.relative_to(folder).with_suffix("")
+    if not all(_NAME_PART.match(part) for part in relative.parts):
+        raise CommandFileError(f"{path}: a command name may hold letters, digits, '.', '_' and '-' only")
+    try:
+        if path.stat().st_size > MAX_COMMAND_BYTES:
+            raise CommandFileError(f"{path}: larger than {MAX_COMMAND_BYTES // 1024} KB")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandFileError(f"{path}: cannot be read ({error})") from None
+    meta, body = _frontmatter(text, path)
+    return CustomCommand(
+        name=":".join(relative.parts),
+        body=body,
+        path=path,
+        scope=scope,
+        description=_text(meta.get("description")),
+        argument_hint=_text(meta.get("argument-hint")),
+        model=_text(meta.get("model")) or None,
+        mode=_mode(meta.get("mode"), path),
+    )
+
+
+def _frontmatter(text: str, path: Path) -> tuple[dict[str, Any], str]:
+    if not text.startswith("---"):
+        return {}, text.strip()
+    import yaml  # only for a file with frontmatter: the prompt comes up before it is needed
+
+    parts = text.split("---", 2)
+    if len(parts) < 3:
+        raise CommandFileError(f"{path}: the frontmatter is not closed with ---")
+    try:
+        meta = yaml.safe_load(parts[1]) or {}
+    except yaml.YAMLError as error:
+        raise CommandFileError(f"{path}: the frontmatter is not valid YAML ({error})".replace("\n", " ")) from None
+    if not isinstance(meta, dict):
+        raise CommandFileError(f"{path}: the frontmatter must be a mapping")
+    return meta, parts[2].strip()
+
+
+def _mode(value: object, path: Path) -> str | None:
+    if value is None:
+        return None
+    if value not in ("plan", "work"):
+        raise CommandFileError(f"{path}: mode must be plan or work, not {value!r}")
+    return str(value)
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _split(arguments: str) -> list[str]:
+    try:
+        return shlex.split(arguments)
+    except ValueError:  # an unclosed quote: plain words rather than an error
+        return arguments.split()

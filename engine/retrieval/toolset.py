@@ -1,0 +1,98 @@
+"""The retrieving toolset: offers each request the MCP tools that fit the user's latest request.
+
+Only MCP tools are candidates (the built-in tools, skills, agents and memory are always offered),
+and only when there are more than ``max_tools`` of them. The query is the latest user message of
+the conversation; tools the conversation already called stay offered. A call to a tool that was
+not offered this request still runs: the model may know it from earlier, and filtering is about
+what the request carries, not what is allowed (the policy decides that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from engine.model.types import Message
+from engine.retrieval.options import ToolRetrievalOptions
+from engine.retrieval.select import SelectionRule, select_tools
+from engine.tools.base import Toolset, ToolSpec
+from engine.tools.registry import WrapperToolset
+
+
+class Retriever(Protocol):
+    """Scores tools against a query (higher is more relevant, 0 to 1)."""
+
+    def scores(self, query: str, specs: Sequence[ToolSpec]) -> dict[str, float]: ...
+
+
+class RetrievingToolset(WrapperToolset):
+    """``inner`` with its MCP tools narrowed to those ``retriever`` rates relevant to the latest request."""
+
+    def __init__(
+        self,
+        inner: Toolset,
+        options: ToolRetrievalOptions,
+        history: Callable[[], Sequence[Message]],
+        retriever: Retriever,
+    ) -> None:
+        super().__init__(inner)
+        self.options = options
+        self.rule = SelectionRule(
+            max_tools=options.max_tools,
+            min_relevance_score=options.min_relevance_score,
+            min_scored_slots=options.min_scored_slots,
+        )
+        self._history = history
+        self._retriever = retriever
+
+    def specs(self) -> Sequence[ToolSpec]:
+        specs = self.inner.specs()
+        candidates = [spec for spec in specs if spec.kind == "mcp"]
+        if len(candidates) <= self.options.max_tools:
+            return specs
+        messages = self._history()
+        scores = self._retriever.scores(latest_request(messages), candidates)
+        pinned = [*self.options.always_include, *used_tools(messages)]
+        chosen = set(select_tools([spec.name for spec in candidates], scores, pinned, self.rule))
+        return [spec for spec in specs if spec.kind != "mcp" or spec.name in chosen]
+
+
+def latest_request(messages: Sequence[Message]) -> str:
+    """The text of the latest user message ('' when there is none)."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return message_text(message)
+    return ""
+
+
+def message_text(message: Message) -> str:
+    """A message's text, whether its content is a string or a list of parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def used_tools(messages: Sequence[Message]) -> list[str]:
+    """The names of the tools the conversation's assistant messages called, first call first."""
+    names: dict[str, None] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            if isinstance(call, dict):
+                name = call.get("function", {}).get("name")
+                if isinstance(name, str):
+                    names.setdefault(name)
+    return list(names)
+
+
+def retriever_for(options: ToolRetrievalOptions) -> Retriever:
+    """The embedding retriever when an embedding model is configured, else the keyword retriever."""
+    if options.embedding_model:
+        from engine.retrieval.embedding import EmbeddingRetriever
+
+        return EmbeddingRetriever(options.embedding_model)
+    from engine.retrieval.keywords import KeywordRetriever
+
+    return KeywordRetriever()

@@ -1,0 +1,75 @@
+"""Custom slash commands: where they are found, how names and shadowing work, how arguments are filled in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.custom_commands import discover_commands
+from engine.paths import user_config_dir
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HIVE_HOME", str(tmp_path / "hive_home"))
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_project_user_and_claude_commands_with_namespaces_and_shadowing(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    claude_user = write(home / ".claude" / "commands" / "review.md", "Review (claude, user).")
+    hive_user = write(user_config_dir() / "commands" / "review.md", "Review (hive, user).")
+    write(user_config_dir() / "commands" / "standup.md", "Summarise yesterday's commits.")
+    write(project / ".claude" / "commands" / "git" / "log.md", "Show the log.")
+    project_review = write(project / ".ironhive" / "commands" / "review.md", "Review (project).")
+    write(project / ".ironhive" / "commands" / "help.md", "Not /help.")
+
+    found = discover_commands(project / "src", frozenset({"help"}), home=home)
+
+    assert sorted(found.commands) == ["git:log", "review", "standup"]
+    review = found.commands["review"]
+    assert (review.body, review.scope, review.path) == ("Review (project).", "project", project_review)
+    assert found.commands["standup"].scope == "user"
+    hidden = [(s.name, s.hidden, s.by) for s in found.shadowed]
+    assert ("review", claude_user, hive_user) in hidden and ("review", hive_user, project_review) in hidden
+    assert ("help", project / ".ironhive" / "commands" / "help.md", None) in hidden
+
+
+def test_arguments_fill_the_placeholders_or_are_appended(project: Path, tmp_path: Path) -> None:
+    folder = project / ".ironhive" / "commands"
+    write(
+        folder / "fix.md",
+        "---\ndescription: Fix an issue\nargument-hint: ISSUE [AREA]\n---\nFix #$1 in $2. All: $ARGUMENTS",
+    )
+    write(folder / "plain.md", "Explain the code.")
+    found = discover_commands(project, home=tmp_path)
+
+    fix = found.commands["fix"]
+    assert (fix.description, fix.argument_hint) == ("Fix an issue", "ISSUE [AREA]")
+    assert fix.expand('123 "the parser"') == 'Fix #123 in the parser. All: 123 "the parser"'
+    assert fix.expand("7") == "Fix #7 in . All: 7"
+    plain = found.commands["plain"]
+    assert plain.expand("") == "Explain the code."
+    assert plain.expand("src/a.py") == "Explain the code.\n\nARGUMENTS: src/a.py"
+
+
+def test_a_broken_file_is_reported_by_name_and_the_others_still_load(project: Path, tmp_path: Path) -> None:
+    folder = project / ".ironhive" / "commands"
+    broken = write(folder / "broken.md", "---\ndescription: [unclosed\n---\nbody")
+    write(folder / "wrong-mode.md", "---\nmode: yolo\n---\nbody")
+    write(folder / "fine.md", "---\nmodel: openai/gpt-4o-mini\nmode: plan\nallowed-tools: Bash\n---\nbody")
+    found = discover_commands(project, home=tmp_path)
+
+    assert list(found.commands) == ["fine"]
+    assert (found.commands["fine"].model, found.commands["fine"].mode) == ("openai/gpt-4o-mini", "plan")
+    assert any(str(broken) in p and "not valid YAML" in p for p in found.problems)
+    assert any("mode must be plan or work" in p for p in found.problems)
