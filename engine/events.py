@@ -103,6 +103,8 @@ class RunResult:
     addenda: tuple[str, ...] = ()
     """Text that turn observers added for the caller; never part of the history."""
     error: str | None = None
+    fix: str | None = None
+    """What the person can change so that a run that stopped goes through (the key, the setting)."""
     report: UsageReport | None = None
     """The usage report, when the run was tracked."""
 
@@ -218,13 +220,15 @@ class ToolCallFinished(_AgentEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class Retrying(_AgentEvent):
-    """A model call failed in a way worth retrying; the engine waits and tries again."""
+    """A model call failed in a way worth retrying; the engine waits and tries again, or resumes a cut reply."""
 
     kind: Literal["retrying"] = "retrying"
     category: ErrorCategory
     message: str
     attempt: int
     delay_s: float
+    resumed: bool = False
+    """The reply was cut after output: a new turn continues it from where its text stopped (no wait)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -290,6 +294,8 @@ class ErrorEvent(_AgentEvent):
     kind: Literal["error"] = "error"
     category: ErrorCategory
     message: str
+    fix: str = ""
+    """What the person can change (which key, which setting); empty when there is nothing to say."""
 
 
 @dataclass(frozen=True, kw_only=True)

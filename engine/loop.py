@@ -11,7 +11,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.context.policy import ContextPolicy, PassThrough, PreparedRequest
@@ -25,28 +25,26 @@ from engine.events import (
     Event,
     ExitReason,
     ModelTurnStarted,
-    ReasoningDelta,
     Retrying,
     RunFinished,
     RunResult,
     RunStarted,
-    TextDelta,
     ToolCall,
-    ToolOutcome,
     TurnCompleted,
     TurnRecord,
     Usage,
 )
+from engine.model.providers import key_env_for
 from engine.model.types import (
     CallOptions,
     ModelClient,
     ModelReply,
     ModelRequest,
-    StreamReasoning,
-    StreamRetry,
-    StreamText,
 )
+from engine.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
+from engine.resume import cut_messages, cut_usage, resumed_event
 from engine.run_hooks import NoHooks, RunHooks, RunTrace
+from engine.run_state import Received, RoundInProgress, RunState, stream_event
 from engine.tool_round import run_tool_round
 from engine.tools.base import FileToolOptions, ToolContext, Toolset
 from engine.usage import UsageLimits
@@ -77,41 +75,6 @@ class ToolEnvironment:
         """A fresh context for one call."""
         return ToolContext(
             cwd=self.cwd, data_dir=self.data_dir, file_options=self.file_options, call_id=call.id, agent_id=agent_id
-        )
-
-
-@dataclass(kw_only=True)
-class _RoundInProgress:
-    """The tool round running now, so that a cancellation can keep what its calls produced."""
-
-    index: int
-    reply: ModelReply
-    host_run: frozenset[str]
-    """Names of the declared-only tools: their calls are left for the host."""
-    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
-
-
-class _RunState:
-    """What one run has gathered so far."""
-
-    def __init__(self) -> None:
-        self.turns: list[TurnRecord] = []
-        self.usage = Usage()
-        self.addenda: list[str] = []
-        self.ending: RunResult | None = None
-        """Set when the run has decided to stop, with the result it stops with."""
-        self.round: _RoundInProgress | None = None
-
-    def result(self, reason: ExitReason, *, error: str | None = None, pending: Sequence[ToolCall] = ()) -> RunResult:
-        text = self.turns[-1].text if self.turns else ""
-        return RunResult(
-            text=text,
-            exit_reason=reason,
-            turns=tuple(self.turns),
-            usage=self.usage,
-            pending_calls=tuple(pending),
-            addenda=tuple(self.addenda),
-            error=error,
         )
 
 
@@ -148,7 +111,7 @@ class AgentLoop:
         """Usage of every run of this loop so far (the session total)."""
         self._task: asyncio.Task[object] | None = None
         self._cancel_requested = False
-        self._state: _RunState | None = None
+        self._state: RunState | None = None
 
     # --- entry points -------------------------------------------------------------------
 
@@ -186,7 +149,7 @@ class AgentLoop:
 
     async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncGenerator[Event, None]:
         options = (override or CallOptions()).merged_onto(self.options.call_options)
-        state = self._state = _RunState()
+        state = self._state = RunState()
         trace = self.hooks.begin(self.client.model, self.agent_id)
         self._cancel_requested = False
         self._task = asyncio.current_task()
@@ -207,22 +170,23 @@ class AgentLoop:
             self.conversation.answer_unanswered("Cancelled by the user before it finished.")
             state.ending = state.result("cancelled")
         except ProviderError as error:
-            yield ErrorEvent(category=error.category, message=str(error), agent=self.agent_id)
-            state.ending = state.result("error", error=str(error))
+            fix = fix_it(error.category, key_env_for(self.client.model))
+            yield ErrorEvent(category=error.category, message=str(error), fix=fix, agent=self.agent_id)
+            state.ending = state.result("error", error=str(error), fix=fix)
         except BaseException:  # the consumer left (GeneratorExit) or something unexpected broke the run
             trace.abandoned()
             raise
         assert state.ending is not None
         yield RunFinished(result=trace.finished(state.ending), agent=self.agent_id)
 
-    async def _turns(self, options: CallOptions, state: _RunState, trace: RunTrace) -> AsyncGenerator[Event, None]:
+    async def _turns(self, options: CallOptions, state: RunState, trace: RunTrace) -> AsyncGenerator[Event, None]:
         """Model turn, tool round, repeat; sets ``state.ending`` when the run should stop."""
         for index in range(self.options.max_turns):
             self._task = asyncio.current_task()
             refusal = self.options.limits.check(self.usage)
             if refusal:
-                yield ErrorEvent(category="limit", message=refusal, agent=self.agent_id)
-                state.ending = state.result("usage_limit", error=refusal)
+                yield ErrorEvent(category="limit", message=refusal, fix=fix_it("limit"), agent=self.agent_id)
+                state.ending = state.result("usage_limit", error=refusal, fix=fix_it("limit"))
                 return
             turn = ModelTurnStarted(index=index, model=self.client.model, scope=trace.scope, agent=self.agent_id)
             trace.observe(turn)
@@ -233,27 +197,13 @@ class AgentLoop:
                 yield compacted
                 request = self._request(options)
             reply = None
-            for attempt in (1, 2):  # a second time only after the context policy shrank a refused overflow
-                streamed = False
-                if attempt == 2:
-                    request = self._request(options)
-                try:
-                    async with aclosing(self.client.stream(request)) as items:
-                        async for item in items:
-                            if isinstance(item, ModelReply):
-                                reply = item
-                            else:
-                                streamed = streamed or not isinstance(item, StreamRetry)
-                                yield self._event_of(item)
-                    break
-                except ContextOverflowError as overflow:
-                    shrunk = await self._shrunk(overflow, request, retry_allowed=attempt == 1 and not streamed)
-                    self._pay_for(shrunk, state, trace)
-                    yield shrunk
+            async with aclosing(self._model_call(options, request, state, trace)) as items:
+                async for item in items:
+                    if isinstance(item, ModelReply):
+                        reply = item
+                    else:
+                        yield item
             assert reply is not None
-            trace.replied(reply.usage, reply.model)
-            self._count(reply.usage, state)
-            self.conversation.append(reply.to_message())
             async with aclosing(self._tool_turn(index, reply, state, trace)) as events:
                 async for event in events:
                     yield event
@@ -264,17 +214,73 @@ class AgentLoop:
                 return
         turns = self.options.max_turns
         message = f"stopped after {turns} model turn{'' if turns == 1 else 's'} (raise --max-turns to allow more)"
-        yield ErrorEvent(category="limit", message=message, agent=self.agent_id)
-        state.ending = state.result("max_turns", error=message)
+        yield ErrorEvent(category="limit", message=message, fix=fix_it("limit"), agent=self.agent_id)
+        state.ending = state.result("max_turns", error=message, fix=fix_it("limit"))
 
-    async def _maintained(self, request: ModelRequest, state: _RunState, trace: RunTrace) -> ContextCompacted | None:
+    async def _model_call(
+        self, options: CallOptions, request: ModelRequest, state: RunState, trace: RunTrace
+    ) -> AsyncGenerator[Event | ModelReply, None]:
+        """The model call of one turn, its reply added to the history and yielded last.
+
+        A refused overflow is compacted and sent once more; a reply cut after output is resumed once
+        (``engine.recovery``), and the reply yielded then carries the text of both parts.
+        """
+        cut_text, overflow_retried, resumed = "", False, False
+        while True:
+            received = Received()
+            try:
+                async with aclosing(self.client.stream(request)) as items:
+                    async for item in items:
+                        if isinstance(item, ModelReply):
+                            self._add_reply(item, state, trace)
+                            yield replace(item, text=cut_text + item.text)
+                        else:
+                            received.add(item)
+                            yield stream_event(item, self.agent_id)
+                return
+            except ContextOverflowError as overflow:
+                retry_allowed = not overflow_retried and not received.any
+                shrunk = await self._shrunk(overflow, request, retry_allowed=retry_allowed)
+                overflow_retried = True
+                self._pay_for(shrunk, state, trace)
+                yield shrunk
+            except ProviderError as error:
+                if error.after_output:
+                    self._pay_for_cut(request, received, state, trace)
+                if resumed or state.resumes >= MAX_RESUMES_PER_RUN or strategy_for(error) != "resume":
+                    raise
+                resumed = True
+                state.resumes += 1
+                yield self._resume(error, received, state)
+                cut_text += received.text
+            request = self._request(options)
+
+    def _add_reply(self, reply: ModelReply, state: RunState, trace: RunTrace) -> None:
+        trace.replied(reply.usage, reply.model)
+        self._count(reply.usage, state)
+        self.conversation.append(reply.to_message())
+
+    def _pay_for_cut(self, request: ModelRequest, received: Received, state: RunState, trace: RunTrace) -> None:
+        """A cut call reported no usage but cost tokens: they count, estimated."""
+        usage = cut_usage(request, received.text, received.reasoning, self.client.model)
+        trace.replied(usage, "")
+        self._count(usage, state)
+
+    def _resume(self, error: ProviderError, received: Received, state: RunState) -> Retrying:
+        """Keep the cut text in the history with a note saying where it stopped."""
+        if received.text:
+            for cut in cut_messages(received.text):
+                self.conversation.append(cut)
+        return resumed_event(error, state.resumes, self.agent_id)
+
+    async def _maintained(self, request: ModelRequest, state: RunState, trace: RunTrace) -> ContextCompacted | None:
         """The context policy's compaction ahead of the call, if the request has grown too large."""
         prepared = PreparedRequest(messages=request.messages, tools=request.tools)
         compacted = await self.context.maintain(self.conversation, prepared)
         self._pay_for(compacted, state, trace)
         return compacted
 
-    def _pay_for(self, event: Event | None, state: _RunState, trace: RunTrace) -> None:
+    def _pay_for(self, event: Event | None, state: RunState, trace: RunTrace) -> None:
         """A compaction's summary is a model call: its usage counts."""
         if isinstance(event, ContextCompacted) and event.usage is not None:
             trace.replied(event.usage, "")
@@ -288,7 +294,7 @@ class AgentLoop:
             raise overflow
         return compacted
 
-    def _keep_interrupted_round(self, state: _RunState) -> None:
+    def _keep_interrupted_round(self, state: RunState) -> None:
         """A cancelled round keeps what its calls produced (partial output included) in the history."""
         if state.round is not None:
             state.turns.append(self._record_round(state.round))
@@ -303,10 +309,10 @@ class AgentLoop:
         return True
 
     async def _tool_turn(
-        self, index: int, reply: ModelReply, state: _RunState, trace: RunTrace
+        self, index: int, reply: ModelReply, state: RunState, trace: RunTrace
     ) -> AsyncGenerator[Event, None]:
         host_run = frozenset(s.name for s in self.toolset.specs() if s.declared_only)
-        state.round = current = _RoundInProgress(index=index, reply=reply, host_run=host_run)
+        state.round = current = RoundInProgress(index=index, reply=reply, host_run=host_run)
         runnable = [c for c in reply.tool_calls if c.name not in host_run]
         if runnable:
             round_events = run_tool_round(runnable, self.toolset, self._tool_context, trace, current.outcomes)
@@ -321,7 +327,7 @@ class AgentLoop:
             state.addenda.append(addendum)
         yield TurnCompleted(turn=record, addendum=addendum, agent=self.agent_id)
 
-    def _record_round(self, current: _RoundInProgress) -> TurnRecord:
+    def _record_round(self, current: RoundInProgress) -> TurnRecord:
         """Put a round's results in the history (in the order the model asked) and describe the turn."""
         reply, outcomes = current.reply, current.outcomes
         pending = tuple(c for c in reply.tool_calls if c.name in current.host_run)
@@ -364,7 +370,7 @@ class AgentLoop:
             specs = [s for s in specs if s.name in allowed]
         return tuple(s.to_openai() for s in specs)
 
-    def _count(self, usage: Usage, state: _RunState) -> None:
+    def _count(self, usage: Usage, state: RunState) -> None:
         state.usage = state.usage + usage
         self.usage = self.usage + usage
 
@@ -377,20 +383,6 @@ class AgentLoop:
             if addendum:
                 parts.append(addendum)
         return "\n".join(parts) or None
-
-    def _event_of(self, item: StreamText | StreamReasoning | StreamRetry) -> Event:
-        """The host event for a stream item."""
-        if isinstance(item, StreamText):
-            return TextDelta(text=item.text, agent=self.agent_id)
-        if isinstance(item, StreamReasoning):
-            return ReasoningDelta(text=item.text, agent=self.agent_id)
-        return Retrying(
-            category=item.category,
-            message=item.message,
-            attempt=item.attempt,
-            delay_s=item.delay_s,
-            agent=self.agent_id,
-        )
 
 
 async def _final_result(events: AsyncIterator[Event]) -> RunResult:

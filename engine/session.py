@@ -7,9 +7,12 @@ the model or the mode, read the usage and the context breakdown, and ``await clo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import TYPE_CHECKING
 
 from engine.agent import Agent, Extensions, build_agent, model_client
+from engine.checkpoints.attach import with_checkpoints
 from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
@@ -22,15 +25,27 @@ from engine.policy.guards import apply_guards
 from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
 from engine.tools.base import ToolResult
 from engine.usage import Usage
+from engine.webhooks.payloads import event_payload, payload
+
+if TYPE_CHECKING:
+    from engine.webhooks.sender import WebhookSender
 
 
 class Session:
     """An agent plus the session file it writes to."""
 
-    def __init__(self, agent: Agent, writer: SessionWriter | None, config: SessionConfig) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        writer: SessionWriter | None,
+        config: SessionConfig,
+        webhooks: WebhookSender | None = None,
+    ) -> None:
         self.agent = agent
         self.writer = writer
         self.config = config
+        self.webhooks = webhooks
+        """Sends the session's notifications in the background; None when no endpoint is configured."""
         self._started = False
         self._closed = False
 
@@ -38,11 +53,19 @@ class Session:
 
     def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
         """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``."""
-        return self.agent.loop.run_streaming(prompt, override)
+        return self._notifying(self.agent.loop.run_streaming(prompt, override))
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
         """Continue from the history (after the host added results for its own tools)."""
-        return self.agent.loop.continue_streaming(override)
+        return self._notifying(self.agent.loop.continue_streaming(override))
+
+    async def _notifying(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        """``events``, each also handed to the webhooks (which only queue it)."""
+        async with aclosing(events) as stream:
+            async for event in stream:
+                if self.webhooks is not None and (notification := event_payload(event, self.id)) is not None:
+                    self.webhooks.send(notification)
+                yield event
 
     def cancel(self) -> None:
         """Stop the run in progress; it ends with ``cancelled`` and keeps what its calls produced."""
@@ -179,6 +202,10 @@ class Session:
         if not self._started:
             self._started = True
             await self.agent.start()
+            if self.webhooks is not None:
+                self.webhooks.start()
+                data = {"model": self.model, "cwd": str(self.config.cwd), "mode": self.mode}
+                self.webhooks.send(payload("session_started", self.id, data))
 
     async def close(self) -> None:
         """Stop the toolsets and close the session file (records already written stay); safe to call twice."""
@@ -190,6 +217,14 @@ class Session:
         finally:
             if self.writer is not None:
                 self.writer.close()
+            await self._close_webhooks()
+
+    async def _close_webhooks(self) -> None:
+        """Send ``session_finished`` and give the deliveries still queued a short bound."""
+        if self.webhooks is None:
+            return
+        self.webhooks.send(payload("session_finished", self.id, {"usage": self.usage.to_dict()}))
+        await self.webhooks.close()
 
 
 async def open_session(
@@ -210,6 +245,7 @@ async def open_session(
     """
     if resume is not None and history:
         raise ValueError("give either a session to resume or a history, not both")
+    webhooks = _webhook_sender(config)
     writer = _open_writer(config, title, resume) if config.persist else None
     if resume is not None:
         conversation = Conversation(resume.messages, resume.compactions)
@@ -218,6 +254,7 @@ async def open_session(
     if writer is not None:
         conversation.record_to(writer)
     try:
+        extensions = with_checkpoints(config, extensions)
         agent = build_agent(
             config,
             approver=approver,
@@ -226,13 +263,22 @@ async def open_session(
             client=client,
             conversation=conversation,
         )
-        session = Session(agent, writer, config)
+        session = Session(agent, writer, config, webhooks)
         await session.start()
     except BaseException:
         if writer is not None:
             writer.close()
         raise
     return session
+
+
+def _webhook_sender(config: SessionConfig) -> WebhookSender | None:
+    """The sender for the configured endpoints; ``ConfigError`` for a secret variable that is unset or empty."""
+    if not config.webhooks.endpoints:
+        return None
+    from engine.webhooks.sender import WebhookSender  # httpx only for sessions that send webhooks
+
+    return WebhookSender.from_options(config.webhooks)
 
 
 def _open_writer(config: SessionConfig, title: str, resume: LoadedSession | None) -> SessionWriter:

@@ -36,6 +36,8 @@ app.add_typer(permissions_app, name="permissions")
 sandbox_app = typer.Typer(help="The OS sandbox around shell commands.", no_args_is_help=True)
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(mcp_app, name="mcp")
+checkpoints_app = typer.Typer(help="The snapshots hive keeps of the files each turn changed.", no_args_is_help=True)
+app.add_typer(checkpoints_app, name="checkpoints")
 
 
 class OutputFormat(StrEnum):
@@ -188,6 +190,9 @@ def run(
     sandbox: SandboxOpt = None,
     continue_last: ContinueOpt = False,
     resume: ResumeOpt = None,
+    plan: Annotated[
+        bool, typer.Option("--plan", help="Plan the task into steps first, then run them one by one (text output).")
+    ] = False,
     debug: DebugOpt = False,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
@@ -208,6 +213,7 @@ def run(
             sandbox=_sandbox(sandbox),
             continue_last=continue_last,
             resume=resume,
+            plan=plan,
         )
         raise typer.Exit(run_task(request))
 
@@ -335,6 +341,34 @@ def sessions_list(
         from hive_cli.sessions_command import list_sessions
 
         list_sessions(cwd, all_projects)
+
+
+@app.command("undo")
+def undo_command(
+    cwd: CwdOpt = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Undo without asking first.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Undo even over files changed since hive touched them.")
+    ] = False,
+    to: Annotated[
+        str | None,
+        typer.Option("--to", metavar="N|ID", help="Undo every turn back to this one (see `hive checkpoints list`)."),
+    ] = None,
+) -> None:
+    """Revert the most recent turn that changed files here; refuses (exit 1) over files changed since, unless --force."""
+    with exit_on_error(False):
+        from hive_cli.checkpoints_command import undo
+
+        undo(cwd, yes=yes, force=force, to=to)
+
+
+@checkpoints_app.command("list")
+def checkpoints_list(cwd: CwdOpt = None) -> None:
+    """List the turns that changed files here, the newest first, numbered as `hive undo --to` takes them."""
+    with exit_on_error(False):
+        from hive_cli.checkpoints_command import list_checkpoints
+
+        list_checkpoints(cwd)
 
 
 SkillPathsArg = Annotated[

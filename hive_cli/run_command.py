@@ -51,6 +51,8 @@ class RunRequest:
     """Continue this directory's last session (``--continue``)."""
     resume: str | None = None
     """Continue the session with this id (``--resume ID``)."""
+    plan: bool = False
+    """Plan the task into steps first, then run them one by one (``--plan``)."""
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -66,16 +68,18 @@ class RunRequest:
 
 def run_task(request: RunRequest) -> int:
     """Run the task and return the exit status (128 + the signal's number when SIGTERM or SIGHUP stopped it)."""
+    if request.plan and request.output_format != "text":
+        raise UserError("--plan shows its steps as text: use it with --output-format text")
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
     config = load_config(cwd, request.overrides())
     if needs_litellm(config):
         litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()
-    result = asyncio.run(_run(config, request, saved, ending))
+    status = asyncio.run(_run(config, request, saved, ending))
     if ending.received is not None:
         sys.stderr.write(f"hive: stopped by {ending.received.name}\n")
-    return ending.exit_status or EXIT_CODES[result.exit_reason]
+    return ending.exit_status or status
 
 
 def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
@@ -92,7 +96,7 @@ def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
     return store.load(session_id)
 
 
-async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending) -> RunResult:
+async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending) -> int:
     session = await open_session(config, approver=_approver(request), title=request.task, resume=saved)
     if saved is not None:
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
@@ -106,7 +110,13 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
             sandbox=session.sandbox,
             notices=(*session.notices, *mcp_notices),
         )
-        return await _drive(session, request.task, make_renderer(request.output_format, info), ending)
+        renderer = make_renderer(request.output_format, info)
+        if request.plan:
+            from hive_cli.run_plan import drive_plan
+
+            return await drive_plan(session, request.task, renderer, ending, EXIT_CODES)
+        result = await _drive(session, request.task, renderer, ending)
+        return EXIT_CODES[result.exit_reason]
     finally:
         await session.close()
 

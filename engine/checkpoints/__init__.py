@@ -1,1 +1,2 @@
-"""Checkpoints and undo (issue #18), attached in the policy's approved-call slot; so far, the settings."""
+"""Checkpoints and undo (issue #18): ``store`` (blobs and per-turn manifests), ``tree`` (the shell-command
+snapshot), ``wrapper`` (the approved-call slot), ``recorder`` (turn boundaries), ``undo``, ``attach``."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import ContextOverflowError, ErrorCategory, ProviderError
+from engine.recovery import recovery_for, retried_by_model_layer
 
 _OVERFLOW_PHRASES = (
     "context length",
@@ -103,19 +104,8 @@ def _category_of_status(status: int | None) -> ErrorCategory:
     return "unknown"
 
 
-_CATEGORY_HINTS: dict[ErrorCategory, str] = {
-    "rate_limit": "rate limited by the provider",
-    "transient": "the provider failed",
-    "context_overflow": "the conversation does not fit in the model's context window",
-    "auth": "the provider refused the credentials (check the API key, its permissions and its credit)",
-    "not_found": "the provider does not know this model or endpoint (check --model and --api-base)",
-    "bad_request": "the provider rejected the request",
-    "unknown": "the model call failed",
-}
-
-
 def _user_message(category: ErrorCategory, detail: str, model: str) -> str:
-    hint = _CATEGORY_HINTS.get(category, "the model call failed")
+    hint = recovery_for(category).summary
     where = f" ({model})" if model else ""
     detail = _strip_litellm_prefix(detail)
     return f"{hint}{where}: {detail}" if detail else f"{hint}{where}"
@@ -215,8 +205,8 @@ def _parse_retry_after(value: str) -> float | None:
 class RetryPolicy:
     """How hive retries model calls that failed before producing output.
 
-    Rate limits wait for the provider's Retry-After (capped); transient failures back off
-    exponentially with jitter. Nothing else is retried.
+    ``engine.recovery`` decides what is retried: rate limits wait for the provider's Retry-After
+    (capped), transient failures back off exponentially with jitter. Nothing else is retried here.
     """
 
     max_attempts: int = 4
@@ -226,7 +216,7 @@ class RetryPolicy:
 
     def delay_for(self, error: ProviderError, attempt: int) -> float | None:
         """Seconds to wait before attempt ``attempt + 1``, or None to give up."""
-        if not error.retryable or error.after_output or attempt >= self.max_attempts:
+        if not retried_by_model_layer(error) or attempt >= self.max_attempts:
             return None
         if error.retry_after_s is not None:
             return min(error.retry_after_s, self.retry_after_cap_s)

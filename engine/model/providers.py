@@ -138,3 +138,19 @@ def anthropic_endpoint(settings: ModelSettings, *, force_litellm: bool = False) 
 
 def _litellm_forced(force_litellm: bool) -> bool:
     return force_litellm or os.environ.get(FORCE_LITELLM_ENV, "").strip().lower() == "litellm"
+
+
+def key_env_for(model: str) -> str | None:
+    """The environment variable that holds the key for ``model``'s provider; None for local servers.
+
+    Providers hive knows name their own; for the rest, litellm's convention (``<PROVIDER>_API_KEY``).
+    """
+    provider_name, slash, _ = model.partition("/")
+    if not slash:
+        return None
+    if provider_name == "anthropic":
+        return ANTHROPIC.key_env
+    known = OPENAI_COMPATIBLE.get(provider_name)
+    if known is not None:
+        return known.key_env
+    return f"{provider_name.upper()}_API_KEY"

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+WebhookEventType = Literal["session_started", "session_finished", "turn_completed", "approval_requested", "error"]
+"""What a webhook can be sent for."""
 
 
 class WebhookEndpoint(BaseModel):
@@ -11,8 +16,9 @@ class WebhookEndpoint(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     url: str = Field(pattern=r"^https?://\S+$")
     secret_env: str | None = None
-    """Name of the environment variable holding the signing secret (secrets never belong in files)."""
-    events: list[str] | None = None
+    """Name of the environment variable holding the signing secret (secrets never belong in files).
+    Unset: deliveries carry no signature. Set, the variable must hold a secret when the session opens."""
+    events: list[WebhookEventType] | None = None
     """Event types to send; every type when unset."""
 
 
@@ -22,4 +28,8 @@ class WebhookOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     endpoints: list[WebhookEndpoint] = Field(default_factory=list)
     timeout: float = Field(default=10.0, gt=0)
+    """Seconds one delivery attempt may take."""
     max_attempts: int = Field(default=3, gt=0)
+    """Attempts per delivery (with backoff between them) before it is given up and logged."""
+    drain_timeout: float = Field(default=2.0, ge=0)
+    """Seconds the session's close waits for deliveries still queued; what is left then is dropped and logged."""

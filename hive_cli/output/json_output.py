@@ -30,6 +30,7 @@ class JsonRenderer:
             "exit_reason": result.exit_reason,
             "text": whole_answer(result),
             "error": result.error,
+            "fix": result.fix,
             "tool_calls": [outcome_dict(o) for o in result.tool_outcomes],
             "pending_calls": [
                 {"call_id": c.id, "name": c.name, "arguments": c.arguments} for c in result.pending_calls

@@ -123,6 +123,7 @@ def _record(event: Event) -> dict[str, Any] | None:
                 "message": event.message,
                 "attempt": event.attempt,
                 "delay_s": event.delay_s,
+                "resumed": event.resumed,
             }
         case ContextCompacted():
             return {
@@ -150,7 +151,7 @@ def _record(event: Event) -> dict[str, Any] | None:
                 "allowed": event.allowed,
                 "reason": event.reason,
             }
-        case ErrorEvent(category=category, message=message):
-            return {"type": "error", "category": category, "message": message}
+        case ErrorEvent(category=category, message=message, fix=fix):
+            return {"type": "error", "category": category, "message": message, "fix": fix}
         case _:
             assert_never(event)

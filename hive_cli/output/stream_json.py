@@ -46,6 +46,7 @@ class StreamJsonRenderer:
                 "exit_reason": result.exit_reason,
                 "text": result.text,
                 "error": result.error,
+                "fix": result.fix,
                 "usage": usage_report(result, duration_s, self.info.model),
             }
         )

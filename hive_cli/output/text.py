@@ -57,12 +57,14 @@ class TextRenderer:
                     self._log(f"{_indent(scope)}    {status}")
             case ContextCompacted(reason=reason, summarised_messages=summarised):
                 self._log(f"hive: context compacted ({reason}): {summarised} messages summarised")
+            case Retrying(message=message, resumed=True):
+                self._log(f"hive: {message}", end_answer_line=False)  # the answer goes on where it stopped
             case Retrying(message=message, delay_s=delay):
                 self._log(f"hive: {message}; retrying in {delay:.1f}s")
             case ApprovalResolved(allowed=False, reason=reason):
                 self._log(f"  refused: {reason}")
-            case ErrorEvent(message=message):
-                self._log(f"hive: {message}")
+            case ErrorEvent(message=message, fix=fix):
+                self._log(f"hive: {message}" + (f"\n  to fix: {fix}" if fix else ""))
             case ModeChanged(previous="hitl") | ModeChanged(current="hitl"):
                 pass  # the approval question already says it is waiting for the person
             case ModeChanged(current=current):
@@ -86,8 +88,8 @@ class TextRenderer:
         self.out.flush()
         self._out_at_line_start = text.endswith("\n")
 
-    def _log(self, line: str) -> None:
-        if not self._out_at_line_start:
+    def _log(self, line: str, *, end_answer_line: bool = True) -> None:
+        if end_answer_line and not self._out_at_line_start:
             self.out.write("\n")
             self.out.flush()
             self._out_at_line_start = True

@@ -17,11 +17,12 @@ from __future__ import annotations
 import os
 import signal
 import termios
+from collections.abc import Mapping
 from contextlib import suppress
 from typing import Protocol
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.formatted_text import HTML
+from prompt_toolkit.formatted_text import HTML, AnyFormattedText
 from prompt_toolkit.input import Input
 from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -47,7 +48,6 @@ LOCAL_FILE = ".ironhive/permissions.local.yaml"
 
 
 def _answer_keys(request: ApprovalRequest) -> KeyBindings:
-    bindings = _interrupt_keys()
     answers = {"y": "yes", "n": "no", "escape": "no"}
     if request.remember:
         answers["a"] = "always"
@@ -55,7 +55,12 @@ def _answer_keys(request: ApprovalRequest) -> KeyBindings:
         answers["p"] = "project"
     if request.lasting_deny:
         answers["d"] = "deny-project"
+    return answer_keys(answers)
 
+
+def answer_keys(answers: Mapping[str, str], *, interrupt: bool = True) -> KeyBindings:
+    """Each key of ``answers`` ends the question with its answer; Ctrl-C cancels the run (when ``interrupt``)."""
+    bindings = _interrupt_keys() if interrupt else KeyBindings()
     for key, answer in answers.items():
 
         def _answer(event: KeyPressEvent, answer: str = answer) -> None:
@@ -63,6 +68,20 @@ def _answer_keys(request: ApprovalRequest) -> KeyBindings:
 
         bindings.add(key, eager=True)(_answer)
     return bindings
+
+
+async def ask_key(question: AnyFormattedText, keys: KeyBindings) -> str | None:
+    """Put ``question`` and wait for one of ``keys`` (keys typed before it showed are discarded); None at end of input."""
+    session = PromptSession[str]()
+    try:
+        return await session.prompt_async(
+            question,
+            key_bindings=keys,
+            pre_run=lambda: discard_type_ahead(session.app.input),
+            handle_sigint=False,
+        )
+    except EOFError:
+        return None
 
 
 def _interrupt(event: KeyPressEvent) -> None:
@@ -173,16 +192,7 @@ class ReplApprover:
             self.view.resume()
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
-        session = PromptSession[str]()
-        try:
-            answer = await session.prompt_async(
-                question(request),
-                key_bindings=_answer_keys(request),
-                pre_run=lambda: discard_type_ahead(session.app.input),
-                handle_sigint=False,
-            )
-        except EOFError:
-            answer = "no"
+        answer = await ask_key(question(request), _answer_keys(request)) or "no"
         if answer == "yes":
             return Decision(allowed=True, reason="allowed once by the user")
         if answer == "always":

@@ -30,11 +30,6 @@ class Command:
     run: Callable[[ReplState, ReplView, str], Awaitable[None]]
 
 
-LATER = {
-    "undo": "Undo is coming; until then, git shows and reverts what changed: git status, git diff, git restore FILE.",
-}
-
-
 async def _help(state: ReplState, view: ReplView, arg: str) -> None:
     from rich.table import Table
 
@@ -138,8 +133,16 @@ async def _mcp(state: ReplState, view: ReplView, arg: str) -> None:
     await show_mcp(state, view, arg)
 
 
-async def _later(state: ReplState, view: ReplView, arg: str, *, name: str) -> None:
-    view.print(Text(LATER[name], style="dim"))
+async def _undo(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.repl.undo import undo_command
+
+    await undo_command(state, view, arg)
+
+
+async def _rewind(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.repl.undo import rewind_command
+
+    await rewind_command(state, view, arg)
 
 
 async def _clear(state: ReplState, view: ReplView, arg: str) -> None:
@@ -201,16 +204,9 @@ async def _exit(state: ReplState, view: ReplView, arg: str) -> None:
     raise ExitRepl
 
 
-def _later_command(name: str, help_text: str) -> Command:
-    async def run(state: ReplState, view: ReplView, arg: str) -> None:
-        await _later(state, view, arg, name=name)
-
-    return Command(name, help_text, run)
-
-
 COMMANDS: tuple[Command, ...] = (
     Command("help", "list the commands", _help),
-    Command("plan", "plan mode: read-only tools", _plan),
+    Command("plan", "plan mode: read-only tools; a checklist the agent writes is offered to execute", _plan),
     Command("work", "work mode: all tools, judged by the permission rules", _work),
     Command("model", "show the model, or switch: /model NAME", _model),
     Command("context", "what fills the context window", _context),
@@ -220,7 +216,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("mcp", "the MCP servers' status and tools: /mcp [SERVER]", _mcp),
     Command("permissions", "the permission rules in effect", _permissions),
     Command("research", "research a question into a cited report: /research [--docs DIR] QUESTION", _research),
-    _later_command("undo", "(coming) undo the last change"),
+    Command("undo", "revert the files the last turn changed: /undo [--force]", _undo),
+    Command("rewind", "revert every turn back to an earlier one: /rewind [N] [--force]", _rewind),
     Command("clear", "start a new conversation", _clear),
     Command("sessions", "saved sessions of this directory", _sessions),
     Command("resume", "continue a saved session: /resume [ID or number]", _resume),

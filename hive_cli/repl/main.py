@@ -57,6 +57,7 @@ class Repl:
         self._last_prompt_tokens: int | None = None
         self._running: Session | None = None
         """The session whose run is in progress, if one is."""
+        self._hinted_planning = False
         self.ending = Ending()
         self.state.approver = self._approver
         self.state.on_open.append(self._watch_mcp)
@@ -252,6 +253,7 @@ class Repl:
         for notice in self.state.take_notices():
             self.view.print(Text(f"! {notice}", style="yellow"))
         prompt = await self._with_attachments(line, session) if attach else line
+        self._hint_planning(line)
         self._running = session
         try:
             with cancel_on_ctrl_c(asyncio.get_running_loop(), session.cancel):
@@ -265,6 +267,41 @@ class Repl:
             self._running = None
             self._catch_ctrl_c_between_prompts()
             self.view.pause()
+        await self._offer_plan(session)
+
+    async def _offer_plan(self, session: Session) -> None:
+        """After a plan-mode request that wrote a todo list: approve it and it is executed step by step."""
+        result = self.state.last_result
+        if session.mode != "plan" or self._leaving or result is None or result.exit_reason != "completed":
+            return
+        from hive_cli.repl.plan_run import offer_plan, written_plan
+
+        plan = written_plan(session, result)
+        if plan is None:
+            return
+        self._running = session
+        try:
+            await offer_plan(self.state, self.view, session, plan)
+        finally:
+            self._running = None
+            self._catch_ctrl_c_between_prompts()
+
+    def _hint_planning(self, line: str) -> None:
+        """Once per REPL, in work mode: a request that looks like several steps gets a hint about /plan."""
+        if self._hinted_planning or self.state.mode != "work":
+            return
+        from engine.planning.trigger import planning_trigger
+
+        trigger = planning_trigger(line)
+        if trigger is not None:
+            self._hinted_planning = True
+            self.view.print(
+                Text(
+                    f"  tip: this looks like several steps ({trigger.reason}); /plan first writes a "
+                    "checklist you approve before hive works through it",
+                    style="dim",
+                )
+            )
 
     async def _with_attachments(self, line: str, session: Session) -> str:
         """``line`` with the ``@`` files the read rules let through (an ask is asked); says what was left out."""

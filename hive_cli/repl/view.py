@@ -41,13 +41,6 @@ from hive_cli.render.plain_stream import PlainTextStream
 from hive_cli.repl.timeline import Timeline
 
 REFRESH_PER_SECOND = 12
-ERROR_HINTS = {
-    "auth": "check the API key (--api-key, HIVE_API_KEY or the provider's variable)",
-    "not_found": "check the model name with /model",
-    "context_overflow": "the conversation is too long for this model: /clear starts a new one",
-    "rate_limit": "the provider is rate limiting; wait a moment and try again",
-    "limit": "raise the limit in .ironhive/settings.yaml, or start a new conversation with /clear",
-}
 
 
 class WaitingLine:
@@ -198,7 +191,8 @@ class ReplView:
         self.timeline.start(event.call, scope.depth if scope else 1, shown)
 
     def _on_retrying(self, event: Retrying) -> None:
-        self.print(Text(f"  {event.message}; retrying in {event.delay_s:.0f}s", style="yellow"))
+        then = "" if event.resumed else f"; retrying in {event.delay_s:.0f}s"
+        self.print(Text(f"  {event.message}{then}", style="yellow"))
 
     def _on_context_compacted(self, event: ContextCompacted) -> None:
         self.print(
@@ -224,9 +218,8 @@ class ReplView:
         self.markdown.finish()
         line = Text("✗ ", style="bold red")
         line.append(event.message, style="red")
-        hint = ERROR_HINTS.get(event.category)
-        if hint:
-            line.append(f"\n  {hint}", style="dim")
+        if event.fix:
+            line.append(f"\n  {event.fix}", style="dim")
         self.print(line)
 
     def _on_run_finished(self, event: RunFinished) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.cli import run_hive
-from tests.support.llm_server import LLMServer, Usage, call, raw, raw_sse, stream_cut, text, tool_calls
+from tests.support.llm_server import LLMServer, Usage, auth_error, call, raw, raw_sse, stream_cut, text, tool_calls
 
 
 def model_args(server: LLMServer, workdir: Path) -> list[str]:
@@ -19,20 +19,40 @@ def chunk(content: str, finish: str | None = None) -> dict[str, Any]:
     return {"id": "c1", "object": "chat.completion.chunk", "model": "test-model", "choices": [choice]}
 
 
-def test_a_reply_cut_mid_answer_exits_1_as_an_error(llm_server: LLMServer, tmp_path: Path) -> None:
-    llm_server.script(stream_cut("This answer is cut off before it ends", after=3))
+def test_a_reply_cut_mid_answer_twice_exits_1_as_an_error(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(stream_cut("This answer is cut off before it ends", after=3), stream_cut("again", after=2))
     done = run_hive("run", "explain", "-o", "json", *model_args(llm_server, tmp_path))
     assert done.returncode == 1, done.stderr
     result = json.loads(done.stdout)
     assert result["exit_reason"] == "error" and "broke off" in result["error"]
     assert llm_server.base_url in result["error"]
+    assert "api_base" in result["fix"]
+
+
+def test_a_reply_cut_once_is_resumed_and_the_answer_is_whole(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(stream_cut("The answer is forty", after=3), text("-two."))
+    done = run_hive("run", "explain", *model_args(llm_server, tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "The answ-two."  # the role chunk and two 4-character pieces, then the rest
+    assert "resuming where it stopped" in done.stderr
+
+
+def test_refused_credentials_exit_1_naming_the_key_variable_and_the_setting(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(auth_error())
+    done = run_hive("run", "explain", *model_args(llm_server, tmp_path))
+    assert done.returncode == 1
+    assert "to fix: set OPENAI_API_KEY" in done.stderr and "api_key_env in settings.yaml" in done.stderr
+    assert "sk-test" not in done.stderr.replace("Incorrect API key provided: sk-test", "")
 
 
 def test_a_stream_that_stops_unfinished_exits_1(llm_server: LLMServer, tmp_path: Path) -> None:
-    llm_server.script(raw_sse(chunk("Hello "), chunk("wor"), done=False))
+    llm_server.script(raw_sse(chunk("Hello "), chunk("wor"), done=False), raw_sse(chunk("ld"), done=False))
     done = run_hive("run", "explain", *model_args(llm_server, tmp_path))
     assert done.returncode == 1
     assert "broke off after 9 characters: the stream ended unfinished" in done.stderr
+    assert "broke off after 2 characters: the stream ended unfinished" in done.stderr
 
 
 def test_an_html_page_with_status_200_exits_1_quoting_it(llm_server: LLMServer, tmp_path: Path) -> None:
@@ -71,7 +91,7 @@ def test_a_server_that_streams_no_usage_gives_estimates_and_one_model_name(
     assert usage["total"]["prompt_tokens"] > 0 and usage["total"]["completion_tokens"] > 0
     assert (usage["model"], usage["reported_model"]) == ("openai/test-model", "test-model")
 
-    llm_server.script(stream_cut(after=2))
+    llm_server.script(stream_cut(after=2), stream_cut(after=2))
     failed = json.loads(run_hive("run", "hello", "-o", "json", *model_args(llm_server, tmp_path)).stdout)
     assert failed["usage"]["model"] == "openai/test-model"
 

@@ -76,13 +76,14 @@ def test_a_resumed_session_shows_a_refused_call_as_refused(llm_server: LLMServer
     quit_repl(child)
 
 
-def test_help_marks_what_is_coming_and_says_what_to_do_meanwhile(tmp_path: Path) -> None:
+def test_help_lists_undo_and_rewind_and_undo_says_when_there_is_nothing(tmp_path: Path) -> None:
     child = spawn(tmp_path, "--model", "openai/test-model", "--api-base", "http://127.0.0.1:9/v1")
     child.send("/help\r")
-    child.expect("\\(coming\\) undo the last change")
+    child.expect("/undo")
+    child.expect("/rewind")
     child.expect("›")
     child.send("/undo\r")
-    child.expect("git restore")
+    child.expect("Nothing to undo in this directory")
     child.expect("›")
     quit_repl(child)
 

@@ -21,6 +21,7 @@ from engine.events import (
     Usage,
 )
 from engine.policy.gate import ApprovalRequest
+from engine.recovery import fix_it
 from engine.reports import UsageReport
 from engine.tools.base import ToolSpec
 from hive_cli.repl.approver import describe
@@ -94,13 +95,17 @@ def test_errors_are_one_line_with_a_hint_and_cancellation_says_so() -> None:
     output = render(
         [
             RunStarted(model="m"),
-            events.ErrorEvent(category="auth", message="the provider refused the credentials: invalid x-api-key"),
+            events.ErrorEvent(
+                category="auth",
+                message="the provider refused the credentials: invalid x-api-key",
+                fix=fix_it("auth", "OPENAI_API_KEY"),
+            ),
             RunFinished(result=RunResult(text="", exit_reason="cancelled")),
         ]
     )
     lines = output.splitlines()
     assert lines[0] == "✗ the provider refused the credentials: invalid x-api-key"
-    assert lines[1].startswith("  check the API key")
+    assert lines[1].startswith("  set OPENAI_API_KEY")
     assert "(cancelled)" in output
     assert "Traceback" not in output
 

@@ -1,0 +1,86 @@
+"""The checkpoint of the turn in progress: before-states gathered call by call, saved at the end of every round.
+
+A turn, for undo, is one request of the person: every model round of one run. The loop tells each
+finished round to the turn observers (``TurnRecord.index`` 0 is a run's first round), so the
+recorder opens a new checkpoint on round 0 and, after every round, records the after-state of
+each path the turn touched and rewrites the turn's manifest. A round cut short (an interrupt, a
+crash) never reaches the observers: what its calls captured joins the next turn's checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from pathlib import Path
+
+from engine.checkpoints.states import capture_state, current_state
+from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest, new_turn_id
+from engine.events import TurnRecord
+
+MAX_LABEL = 120
+
+
+class TurnRecorder:
+    """Gathers the before-state of every path the current turn changes, and saves the turn's manifest."""
+
+    def __init__(self, store: CheckpointStore, cwd: Path, max_file_bytes: int) -> None:
+        self.store = store
+        self.cwd = cwd
+        self.max_file_bytes = max_file_bytes
+        self.current: Manifest | None = None
+        self._pending: dict[str, FileState | None] = {}
+        self._labels: list[str] = []
+        self._lock = threading.Lock()
+
+    def seen(self, path: str) -> bool:
+        """Whether the round already holds a before-state for ``path`` (the first one is the one kept)."""
+        return path in self._pending
+
+    def capture(self, path: Path) -> None:
+        """Keep what is at ``path`` now, and mark the missing folders above it as absent (a write creates them)."""
+        with self._lock:
+            text = str(path)
+            if not self.seen(text):
+                self._pending[text] = capture_state(text, self.store, self.max_file_bytes)
+            parent = path.parent
+            while parent != parent.parent and not os.path.lexists(parent) and not self.seen(str(parent)):
+                self._pending[str(parent)] = None
+                parent = parent.parent
+
+    def record(self, path: str, before: FileState | None) -> None:
+        """Keep ``before`` as the state ``path`` had before the turn touched it (unless one is already kept)."""
+        with self._lock:
+            if not self.seen(path):
+                self._pending[path] = before
+
+    def note(self, label: str) -> None:
+        """Add what a call did to the turn's label."""
+        self._labels.append(label)
+
+    def end_round(self, record: TurnRecord) -> None:
+        """A round ended: open a new checkpoint on a run's first round, then save the after-states."""
+        with self._lock:
+            if record.index == 0 or self.current is None:
+                self.current = Manifest(id=new_turn_id(), created=time.time(), cwd=str(self.cwd))
+            manifest = self.current
+            for path, before in self._pending.items():
+                manifest.changes.setdefault(path, Change(before, None))  # an earlier round's state is older
+            self._pending.clear()
+            for path, change in manifest.changes.items():
+                manifest.changes[path] = Change(change.before, current_state(path))
+            if self._labels:
+                manifest.label = _label(manifest.label, self._labels)
+                self._labels.clear()
+            if manifest.effective:
+                self.store.save(manifest)
+
+    async def __call__(self, record: TurnRecord) -> None:
+        """The recorder as a turn observer (the hashing runs off the event loop)."""
+        await asyncio.to_thread(self.end_round, record)
+
+
+def _label(old: str, new: list[str]) -> str:
+    text = "; ".join([old, *new] if old else new)
+    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"

@@ -1,0 +1,241 @@
+"""The checkpoint store: content-addressed blobs and one manifest per turn, under the user data dir.
+
+Layout, per project (the project root's real path, hashed)::
+
+    <user data dir>/checkpoints/<project hash>/
+        objects/<sha256[:2]>/<sha256[2:]>   file contents, each stored once
+        turns/<turn id>.json               one manifest per turn that changed files
+
+Nothing here uses the user's git, so checkpoints work in any folder. Every file is written under a
+temporary name and renamed into place, so a crash leaves either the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from engine.paths import project_root, user_data_dir
+
+StateKind = Literal["file", "dir", "link", "unrecorded"]
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileState:
+    """What was at a path: a file (its blob and mode), a folder, a symbolic link, or something not recorded."""
+
+    kind: StateKind
+    blob: str = ""
+    """The sha256 of a file's bytes."""
+    mode: int = 0
+    """The permission bits of a file or a folder."""
+    target: str = ""
+    """Where a symbolic link points."""
+    reason: str = ""
+    """Why an ``unrecorded`` state could not be kept (a file larger than ``max_file_bytes``, say)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest entry for this state."""
+        data: dict[str, Any] = {"kind": self.kind}
+        for key in ("blob", "mode", "target", "reason"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> FileState | None:
+        """The state a manifest entry describes (None for a path that did not exist)."""
+        if data is None:
+            return None
+        return cls(
+            kind=data["kind"],
+            blob=data.get("blob", ""),
+            mode=data.get("mode", 0),
+            target=data.get("target", ""),
+            reason=data.get("reason", ""),
+        )
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path a turn changed: its state before the turn (None: absent) and at the turn's end."""
+
+    before: FileState | None
+    after: FileState | None
+
+
+@dataclass(kw_only=True)
+class Manifest:
+    """One turn's checkpoint: the paths it changed, each with its before- and after-state."""
+
+    id: str
+    created: float
+    cwd: str
+    label: str = ""
+    """What the turn did, for people (the tool calls, shortened)."""
+    changes: dict[str, Change] = field(default_factory=dict)
+    undone: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as written to disk."""
+        return {
+            "version": MANIFEST_VERSION,
+            "id": self.id,
+            "created": self.created,
+            "cwd": self.cwd,
+            "label": self.label,
+            "undone": self.undone,
+            "files": {
+                path: {
+                    "before": change.before.to_json() if change.before else None,
+                    "after": change.after.to_json() if change.after else None,
+                }
+                for path, change in sorted(self.changes.items())
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
+        """A manifest read back from disk."""
+        changes = {
+            path: Change(FileState.from_json(entry["before"]), FileState.from_json(entry["after"]))
+            for path, entry in data["files"].items()
+        }
+        return cls(
+            id=data["id"],
+            created=data["created"],
+            cwd=data["cwd"],
+            label=data.get("label", ""),
+            changes=changes,
+            undone=data.get("undone", False),
+        )
+
+    @property
+    def effective(self) -> dict[str, Change]:
+        """The changes that changed something (a path written back as it was is left out)."""
+        return {path: change for path, change in self.changes.items() if change.before != change.after}
+
+
+def new_turn_id() -> str:
+    """A fresh turn id that sorts by time."""
+    return f"{time.time_ns():020d}-{secrets.token_hex(3)}"
+
+
+def project_key(cwd: Path) -> str:
+    """The folder name of a project's store: a hash of its root's real path."""
+    root = os.path.realpath(project_root(cwd))
+    return hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def checkpoints_dir(cwd: Path) -> Path:
+    """Where the checkpoints of the project of ``cwd`` are kept."""
+    return user_data_dir() / "checkpoints" / project_key(cwd)
+
+
+class CheckpointStore:
+    """The blobs and manifests of one project."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.objects = root / "objects"
+        self.turns = root / "turns"
+
+    @classmethod
+    def for_project(cls, cwd: Path) -> CheckpointStore:
+        """The store of the project ``cwd`` belongs to."""
+        return cls(checkpoints_dir(cwd))
+
+    def blob_path(self, digest: str) -> Path:
+        """Where the blob ``digest`` is (or would be) kept."""
+        return self.objects / digest[:2] / digest[2:]
+
+    def put_bytes(self, data: bytes) -> str:
+        """Keep ``data`` (once, however often it is given); return its sha256."""
+        digest = hashlib.sha256(data).hexdigest()
+        target = self.blob_path(digest)
+        if not target.exists():
+            # Not synced (a command may keep thousands): a blob a crash damaged fails its check on reading.
+            _write_atomic(target, data, sync=False)
+        return digest
+
+    def read_blob(self, digest: str) -> bytes:
+        """The bytes of a blob, checked against their hash; raises ``OSError`` when missing or damaged."""
+        data = self.blob_path(digest).read_bytes()
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise OSError(f"the kept copy {digest[:12]} is damaged")
+        return data
+
+    def has_blob(self, digest: str) -> bool:
+        """Whether the blob is kept and intact."""
+        try:
+            self.read_blob(digest)
+        except OSError:
+            return False
+        return True
+
+    def save(self, manifest: Manifest) -> None:
+        """Write (or rewrite) a manifest atomically."""
+        data = json.dumps(manifest.to_json(), indent=1, sort_keys=True).encode("utf-8")
+        _write_atomic(self.turns / f"{manifest.id}.json", data)
+
+    def manifests(self) -> list[Manifest]:
+        """Every readable manifest, the oldest first (unreadable ones are skipped)."""
+        found = []
+        for path in sorted(self.turns.glob("*.json")) if self.turns.is_dir() else []:
+            try:
+                found.append(Manifest.from_json(json.loads(path.read_text(encoding="utf-8"))))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        return found
+
+    def prune(self, keep_days: int, *, now: float | None = None) -> int:
+        """Remove manifests older than ``keep_days``, and blobs as old that no manifest uses; the manifests removed.
+
+        Snapshots taken before shell commands keep blobs no manifest names (the files the command left
+        alone); those go once they are as old as a manifest would be.
+        """
+        cutoff = (time.time() if now is None else now) - keep_days * 86400
+        kept, removed = [], 0
+        for manifest in self.manifests():
+            if manifest.created < cutoff:
+                (self.turns / f"{manifest.id}.json").unlink(missing_ok=True)
+                removed += 1
+            else:
+                kept.append(manifest)
+        self._drop_unused_blobs(kept, cutoff)
+        return removed
+
+    def _drop_unused_blobs(self, kept: list[Manifest], cutoff: float) -> None:
+        used = {
+            state.blob
+            for manifest in kept
+            for change in manifest.changes.values()
+            for state in (change.before, change.after)
+            if state is not None and state.blob
+        }
+        for blob in self.objects.glob("*/*") if self.objects.is_dir() else []:
+            if blob.parent.name + blob.name in used or blob.name.startswith("."):
+                continue
+            try:
+                if blob.stat().st_mtime < cutoff:
+                    blob.unlink()
+            except OSError:
+                continue
+
+
+def _write_atomic(target: Path, data: bytes, *, sync: bool = True) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    with open(partial, "wb") as out:
+        out.write(data)
+        if sync:
+            out.flush()
+            os.fsync(out.fileno())
+    os.replace(partial, target)

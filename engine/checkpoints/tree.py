@@ -1,0 +1,167 @@
+"""A stat-scan of the folders a shell command may write, with the bytes of every small file kept beforehand.
+
+A shell command's writes cannot be known before it runs, and a file's old bytes cannot be read once
+it has been overwritten, so before each command the tree is scanned and every file the store does
+not have yet is kept (content-addressed, so a file kept once costs nothing the next time). A file
+is read again only when its size, modification time, inode or mode changed since it was last
+hashed. After the command a stat-only scan finds what changed, and the before-states of exactly
+those paths go into the turn's checkpoint.
+
+Left out of the scan, and so of undo: ``.git`` (the repository's own database), hive's scratch
+folder ``.hive`` and the dependency and cache folders the sandbox scan skips (``node_modules``,
+``.venv``...); symbolic links to folders are recorded as links, never followed. The scan stops after
+:data:`MAX_ENTRIES` entries and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine.checkpoints.states import capture_state, current_state
+from engine.checkpoints.store import CheckpointStore, FileState
+from engine.paths import SCRATCH_DIR_NAME
+from engine.sandbox.scan import SKIPPED_DIRS
+
+EXCLUDED_DIRS = SKIPPED_DIRS | {".git", SCRATCH_DIR_NAME}
+MAX_ENTRIES = 100_000
+MAX_NEW_BYTES = 512_000_000
+"""Bytes read into the store per snapshot at most: a huge unversioned folder is kept over several commands."""
+_RACY_NS = 2_000_000_000
+"""A file changed this recently may change again without its timestamp moving: it is hashed again next time."""
+
+StatKey = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The paths under the roots with their stat keys, and whether the scan stopped at its bound."""
+
+    keys: dict[str, StatKey]
+    truncated: bool = False
+    racy: frozenset[str] = frozenset()
+    """Files modified so recently that a change in the same clock tick would not show in their stat keys."""
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    """What tells whether a path changed: type and mode, size, modification time, inode (folders: type and mode)."""
+    if stat.S_ISDIR(st.st_mode):
+        return (st.st_mode, 0, 0, 0, 0)
+    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
+
+
+class TreeIndex:
+    """Scans roots and keeps the before-state of every path, hashing a file again only when it changed."""
+
+    def __init__(
+        self,
+        store: CheckpointStore,
+        max_file_bytes: int,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        max_new_bytes: int = MAX_NEW_BYTES,
+    ) -> None:
+        self.store = store
+        self.max_file_bytes = max_file_bytes
+        self.max_entries = max_entries
+        self.max_new_bytes = max_new_bytes
+        self._known: dict[str, tuple[StatKey, FileState | None]] = {}
+        self._lock = threading.Lock()
+
+    def scan(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
+        """A stat-only scan of ``roots`` (the roots themselves included), leaving out folders named in ``skip``."""
+        keys: dict[str, StatKey] = {}
+        truncated = False
+        for root in roots:
+            truncated = _walk(root, keys, self.max_entries, EXCLUDED_DIRS | skip) or truncated
+        return Scan(keys, truncated)
+
+    def snapshot(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
+        """Scan ``roots`` and make sure the store holds the current bytes of every small file found.
+
+        Past :attr:`max_new_bytes` read, the files left are not kept this time (a change to them is unrecorded).
+        """
+        found = self.scan(roots, skip)
+        budget = self.max_new_bytes
+        now = time.time_ns()
+        racy = frozenset(p for p, key in found.keys.items() if stat.S_ISREG(key[0]) and now - key[2] < _RACY_NS)
+        with self._lock:
+            for path, key in found.keys.items():
+                known = self._known.get(path)
+                if known is not None and known[0] == key:
+                    continue
+                if stat.S_ISREG(key[0]) and key[1] <= self.max_file_bytes:
+                    budget -= key[1]
+                if budget < 0:
+                    self._known[path] = ((-1, 0, 0, 0, 0), None)
+                    continue
+                state = capture_state(path, self.store, self.max_file_bytes)
+                self._known[path] = ((-1, 0, 0, 0, 0) if path in racy else key, state)
+        return Scan(found.keys, found.truncated, racy)
+
+    def changes(self, before: Scan, after: Scan) -> list[str]:
+        """The paths created, deleted or changed between a snapshot and a later scan.
+
+        A file that was racy at the snapshot and kept its stat key is compared by content.
+        """
+        changed = set(changed_paths(before, after))
+        for path in before.racy - changed:
+            known = self._known.get(path)
+            state = known[1] if known is not None else None
+            if state is not None and state.kind == "file" and current_state(path) != state:
+                changed.add(path)
+        return sorted(changed)
+
+    def before_state(self, path: str, before: Scan) -> FileState | None:
+        """The state ``path`` had at the ``before`` scan (None: it did not exist)."""
+        if path not in before.keys:
+            return None
+        known = self._known.get(path)
+        state = known[1] if known is not None else None
+        if state is None:
+            return FileState(kind="unrecorded", reason="it was not snapshotted before the command")
+        if state.kind == "file" and not self.store.has_blob(state.blob):
+            return FileState(kind="unrecorded", reason="its snapshot was removed from the store")
+        return state
+
+
+def changed_paths(before: Scan, after: Scan) -> list[str]:
+    """The paths created, deleted or changed between two scans."""
+    paths = set(before.keys) | set(after.keys)
+    return sorted(path for path in paths if before.keys.get(path) != after.keys.get(path))
+
+
+def _walk(root: str, keys: dict[str, StatKey], limit: int, excluded: frozenset[str]) -> bool:
+    """Add ``root`` and what lies under it to ``keys``; True when the bound was reached."""
+    try:
+        st = os.lstat(root)
+    except OSError:
+        return False
+    keys[root] = stat_key(st)
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            if len(keys) >= limit:
+                return True
+            try:
+                entry_st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(entry_st.st_mode) and entry.name in excluded:
+                continue
+            keys[entry.path] = stat_key(entry_st)
+            if stat.S_ISDIR(entry_st.st_mode):
+                pending.append(entry.path)
+    return False

@@ -1,0 +1,170 @@
+"""Reverting a turn's checkpoint: created paths removed, changed and deleted ones restored byte for byte.
+
+Before anything is touched every path is checked: it must be exactly as the turn left it (its
+after-state), its before-state must have been recorded, and the bytes must still be in the store.
+Any failure refuses the whole undo with the list of problems, unless ``force``: then the paths whose
+before-state is not kept are left alone and the others are restored regardless.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.checkpoints.states import current_state
+from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
+from engine.errors import HiveError
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Why one path cannot be reverted safely."""
+
+    path: str
+    reason: str
+
+
+class UndoRefused(HiveError):
+    """An undo would overwrite something hive did not do; nothing was changed. The message lists why."""
+
+    def __init__(self, manifest: Manifest, conflicts: list[Conflict]) -> None:
+        lines = [f"{c.path}: {c.reason}" for c in conflicts]
+        super().__init__(
+            f"Undo refused for the turn of {manifest.id}: nothing was changed.\n  "
+            + "\n  ".join(lines)
+            + "\nUse --force to restore the others anyway."
+        )
+        self.manifest = manifest
+        self.conflicts = conflicts
+
+
+@dataclass
+class UndoReport:
+    """What an undo did."""
+
+    manifest: Manifest
+    restored: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[Conflict] = field(default_factory=list)
+
+
+def pending(store: CheckpointStore) -> list[Manifest]:
+    """The turns that can still be undone, the newest first."""
+    return [m for m in reversed(store.manifests()) if not m.undone and m.effective]
+
+
+def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
+    """Every reason reverting ``manifest`` now would not be exact."""
+    found = []
+    for path, change in sorted(manifest.effective.items()):
+        now = current_state(path)
+        if not _same(now, change.after):
+            found.append(Conflict(path, "changed after hive touched it"))
+        elif change.before is not None and change.before.kind == "unrecorded":
+            found.append(Conflict(path, f"its earlier state was not kept ({change.before.reason})"))
+        elif change.before is not None and change.before.kind == "file" and not store.has_blob(change.before.blob):
+            found.append(Conflict(path, "its kept copy is missing from the store or damaged"))
+    return found
+
+
+def revert(manifest: Manifest, store: CheckpointStore, *, force: bool = False) -> UndoReport:
+    """Put back what ``manifest``'s turn changed; raises :class:`UndoRefused` on a conflict unless ``force``."""
+    problems = conflicts(manifest, store)
+    if problems and not force:
+        raise UndoRefused(manifest, problems)
+    report = UndoReport(manifest, skipped=[c for c in problems if _unrestorable(manifest.changes[c.path], store)])
+    skipped = {c.path for c in report.skipped}
+    changes = {p: c for p, c in manifest.effective.items() if p not in skipped}
+    # Folders first, shallowest first; then files and links; then what the turn created, deepest first.
+    folders = sorted((p for p, c in changes.items() if _is(c.before, "dir")), key=_depth)
+    for path in folders:
+        _make_dir(Path(path))
+    for path, change in sorted(changes.items()):
+        if change.before is not None and change.before.kind != "dir":
+            _restore_entry(Path(path), change.before, store)
+    for path in sorted((p for p, c in changes.items() if c.before is None), key=_depth, reverse=True):
+        if _remove(Path(path)):
+            report.removed.append(path)
+    for path in reversed(folders):  # modes last: a folder made read-only again must first be filled
+        os.chmod(path, changes[path].before.mode)  # type: ignore[union-attr]
+    report.restored = sorted(p for p, c in changes.items() if c.before is not None)
+    manifest.undone = True
+    store.save(manifest)
+    return report
+
+
+def _unrestorable(change: Change, store: CheckpointStore) -> bool:
+    before = change.before
+    if before is None:
+        return False
+    return before.kind == "unrecorded" or (before.kind == "file" and not store.has_blob(before.blob))
+
+
+def _same(now: FileState | None, after: FileState | None) -> bool:
+    if now is None or after is None:
+        return now is None and after is None
+    return (now.kind, now.blob, now.mode, now.target) == (after.kind, after.blob, after.mode, after.target)
+
+
+def _is(state: FileState | None, kind: str) -> bool:
+    return state is not None and state.kind == kind
+
+
+def _depth(path: str) -> int:
+    return len(Path(path).parts)
+
+
+def _make_dir(path: Path) -> None:
+    if os.path.lexists(path) and (path.is_symlink() or not path.is_dir()):
+        path.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+
+
+def _restore_entry(path: Path, state: FileState, store: CheckpointStore) -> None:
+    """Put a file or link back, through a temporary name in the same folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    partial = path.with_name(f".{path.name}.hive-undo-{secrets.token_hex(4)}")
+    if state.kind == "link":
+        os.symlink(state.target, partial)
+    else:
+        partial.write_bytes(store.read_blob(state.blob))
+        os.chmod(partial, state.mode)
+    os.replace(partial, path)
+
+
+def _remove(path: Path) -> bool:
+    """Remove what the turn created; a folder only once it is empty (it may hold files hive never saw)."""
+    if not os.path.lexists(path):
+        return False
+    if path.is_dir() and not path.is_symlink():
+        try:
+            path.rmdir()
+        except OSError:
+            return False
+        return True
+    path.unlink()
+    return True
+
+
+def rewind(store: CheckpointStore, target: Manifest, *, force: bool = False) -> list[UndoReport]:
+    """Undo every turn from the newest back to ``target`` included, the newest first.
+
+    Each turn is checked just before it is reverted; a refusal stops there (the newer ones stay undone,
+    and the refusal says how many there were).
+    """
+    reports: list[UndoReport] = []
+    for manifest in pending(store):
+        try:
+            reports.append(revert(manifest, store, force=force))
+        except UndoRefused as refused:
+            if reports:
+                refused.args = (f"{refused.args[0]}\n{len(reports)} newer turn(s) were undone before it.",)
+            raise
+        if manifest.id == target.id:
+            break
+    return reports

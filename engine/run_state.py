@@ -1,0 +1,88 @@
+"""What one run of the agent loop gathers: its turns and usage, the tool round in flight, a call's output."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.events import (
+    Event,
+    ExitReason,
+    ReasoningDelta,
+    Retrying,
+    RunResult,
+    TextDelta,
+    ToolCall,
+    ToolOutcome,
+    TurnRecord,
+    Usage,
+)
+from engine.model.types import ModelReply, StreamReasoning, StreamRetry, StreamText
+
+
+@dataclass(kw_only=True)
+class RoundInProgress:
+    """The tool round running now, so that a cancellation can keep what its calls produced."""
+
+    index: int
+    reply: ModelReply
+    host_run: frozenset[str]
+    """Names of the declared-only tools: their calls are left for the host."""
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class Received:
+    """What one model call streamed before it ended or broke off."""
+
+    text: str = ""
+    reasoning: str = ""
+    any: bool = False
+    """Some output arrived (text, reasoning or part of a tool call); retries announced do not count."""
+
+    def add(self, item: StreamText | StreamReasoning | StreamRetry) -> None:
+        if isinstance(item, StreamText):
+            self.text += item.text
+        elif isinstance(item, StreamReasoning):
+            self.reasoning += item.text
+        self.any = self.any or not isinstance(item, StreamRetry)
+
+
+class RunState:
+    """What one run has gathered so far."""
+
+    def __init__(self) -> None:
+        self.resumes = 0
+        """Cut replies this run resumed."""
+        self.turns: list[TurnRecord] = []
+        self.usage = Usage()
+        self.addenda: list[str] = []
+        self.ending: RunResult | None = None
+        """Set when the run has decided to stop, with the result it stops with."""
+        self.round: RoundInProgress | None = None
+
+    def result(
+        self, reason: ExitReason, *, error: str | None = None, fix: str | None = None, pending: Sequence[ToolCall] = ()
+    ) -> RunResult:
+        text = self.turns[-1].text if self.turns else ""
+        return RunResult(
+            text=text,
+            exit_reason=reason,
+            turns=tuple(self.turns),
+            usage=self.usage,
+            pending_calls=tuple(pending),
+            addenda=tuple(self.addenda),
+            error=error,
+            fix=fix,
+        )
+
+
+def stream_event(item: StreamText | StreamReasoning | StreamRetry, agent: str) -> Event:
+    """The host event for a stream item of ``agent``'s model call."""
+    if isinstance(item, StreamText):
+        return TextDelta(text=item.text, agent=agent)
+    if isinstance(item, StreamReasoning):
+        return ReasoningDelta(text=item.text, agent=agent)
+    return Retrying(
+        category=item.category, message=item.message, attempt=item.attempt, delay_s=item.delay_s, agent=agent
+    )

@@ -1,0 +1,63 @@
+"""``hive run --plan``: the model writes a plan of steps, then hive runs them one by one (text output only).
+
+The plan and each step's progress go to stderr next to the tool log; each step's answer streams to
+stdout as an ordinary run's does, followed by that step's usage line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+from engine.events import ExitReason, RunFinished, RunResult
+from engine.planning.events import PlanFinished, StepFinished, StepStarted
+from engine.planning.orchestrator import PlanAndExecute
+from engine.planning.planner import Planner
+from engine.session import Session
+from hive_cli.interrupts import Ending, cancel_on_ctrl_c
+from hive_cli.output import Renderer
+
+
+async def drive_plan(
+    session: Session, task: str, renderer: Renderer, ending: Ending, exit_codes: dict[ExitReason, int]
+) -> int:
+    """Plan ``task``, execute the plan; the exit status (0 when every step was done)."""
+    plan = await Planner(session.agent.loop.client).plan(task)
+    numbered = [f"{n}. {step}" for n, step in enumerate(plan.steps, start=1)]
+    session.add_exchange(f"Plan this task: {task}", "\n".join(numbered), plan.usage)  # the steps see the task
+    _log("hive: plan:", *(f"  {line}" for line in numbered))
+    loop = asyncio.get_running_loop()
+    last: RunResult | None = None
+    finished: PlanFinished | None = None
+    started = time.monotonic()
+    with cancel_on_ctrl_c(loop, session.cancel), ending.caught(loop, session.cancel):
+        async for event in PlanAndExecute(session, session.agent.todos).execute(plan):
+            match event:
+                case StepStarted():
+                    again = " (once more)" if event.attempt > 1 else ""
+                    _log(f"hive: step {event.number} of {event.total}{again}: {event.content}")
+                    started = time.monotonic()
+                case StepFinished(ok=False):
+                    _log(f"hive: step {event.number} not done: {event.reason}")
+                case StepFinished():
+                    pass
+                case PlanFinished():
+                    finished = event
+                case RunFinished():
+                    last = event.result
+                    renderer.handle(event)
+                    renderer.finish(event.result, time.monotonic() - started)
+                case _:
+                    renderer.handle(event)
+    assert finished is not None
+    _log(f"hive: {finished.report}")
+    if finished.ok:
+        return 0
+    reason = last.exit_reason if last is not None else "error"
+    return exit_codes[reason] if reason != "completed" else 1
+
+
+def _log(*lines: str) -> None:
+    sys.stderr.write("".join(line + "\n" for line in lines))
+    sys.stderr.flush()
