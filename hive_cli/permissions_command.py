@@ -173,6 +173,7 @@ def show(cwd: Path, output_format: str, sandbox: SandboxMode | None = None) -> N
                         "reason": r.reason,
                         "source": r.source,
                     }
+                    | ({"exact": True} if r.exact else {})
                     for r in book.rules(category)
                 ]
                 for category in CATEGORIES
@@ -212,7 +213,7 @@ def _show_lines(config: PermissionConfig) -> list[str]:
         lines.append(f"{category}:" + ("" if rules else " (no rules)"))
         width = max((len(r.pattern) for r in rules), default=0)
         for r in rules:
-            priority = f" p{r.priority}" if r.priority else ""
+            priority = (f" p{r.priority}" if r.priority else "") + (" (exact)" if r.exact else "")
             reason = f"  {r.reason}" if r.reason else ""
             lines.append(f"  {_action(r):<5} {r.pattern:<{width}}{priority}  [{r.source}]{reason}")
     return lines

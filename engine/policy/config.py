@@ -1,5 +1,8 @@
 """``.ironhive/permissions.yaml`` (or ``.yml``, ``.json``) in the project and the user config dir.
 
+The project's ``.ironhive/permissions.local.yaml`` (the rules saved from "always in this project"
+answers) is one more layer on top; it never replaces the built-in defaults.
+
 A file that exists but is not a valid configuration is an error naming the file and the line, never
 a fallback to the defaults (which allow more). Rules may carry examples that are checked as the file
 loads, so a rule that does not do what its author meant is caught at once.
@@ -24,6 +27,8 @@ from engine.policy.patterns import PatternError, command_pattern, name_regex, pa
 from engine.policy.rules import CATEGORIES, Action, Category, Layer, Rule, RuleBook
 
 PERMISSIONS_NAMES = ("permissions.yaml", "permissions.yml", "permissions.json")
+LOCAL_NAME = "permissions.local.yaml"
+"""The project's rules saved from "always in this project" answers (see :mod:`engine.policy.local_rules`)."""
 
 
 class _Strict(BaseModel):
@@ -49,6 +54,8 @@ class RuleEntry(_Strict):
     """Path and name patterns: match letters whatever their case."""
     sandboxed_only: bool = False
     """The rule counts only when shell commands run in the OS sandbox."""
+    exact: bool = False
+    """The pattern is taken literally: one path, one command (its words) or one name, never a wildcard."""
 
 
 class PermissionsSection(_Strict):
@@ -144,6 +151,12 @@ def load_permissions(cwd: Path, *, sandboxed: bool = True) -> PermissionConfig:
             layers.append(default_layer(sandboxed=sandboxed))
     if not sources:
         layers.append(default_layer(sandboxed=sandboxed))
+    local = project_dir(cwd) / LOCAL_NAME
+    if local.is_file():  # saved answers sit on top and never replace the defaults
+        parsed = load_permissions_file(local)
+        layers.insert(0, _layer(local, parsed.file, parsed.lines, sandboxed))
+        guards = _combine_guards(guards, parsed.file.guards)
+        sources.append(local)
     book = RuleBook(tuple(layers))
     return PermissionConfig(book=book, sources=tuple(sources), guards=guards, sandboxed=sandboxed)
 
@@ -199,6 +212,7 @@ def _layer(path: Path, parsed: PermissionsFile, lines: dict[KeyPath, int], sandb
                     reason=entry.reason,
                     source=f"{path}:{line}" if line else str(path),
                     ignore_case=entry.ignore_case,
+                    exact=entry.exact,
                 )
             )
     return Layer(
@@ -224,7 +238,7 @@ def _pattern_problems(path: Path, section: PermissionsSection, lines: dict[KeyPa
             loc: KeyPath = ("permissions", category, index)
             where = _where(path, lines, (*loc, "pattern"))
             pattern = _normalized_pattern(category, entry.pattern)
-            problem = _check_pattern(category, pattern)
+            problem = _check_exact(entry) if entry.exact else _check_pattern(category, pattern)
             if problem:
                 problems.append(f"{where}: permissions.{category}.{index}.pattern: {problem}")
                 continue
@@ -238,6 +252,14 @@ def _pattern_problems(path: Path, section: PermissionsSection, lines: dict[KeyPa
             where = _where(path, lines, ("permissions", "read_only_tools", index))
             problems.append(f"{where}: permissions.read_only_tools.{index}: empty name")
     return problems
+
+
+def _check_exact(entry: RuleEntry) -> str | None:
+    if entry.examples is not None:
+        return "an exact rule takes no examples (it matches its pattern and nothing else)"
+    if entry.ignore_case:
+        return "an exact rule cannot ignore case"
+    return None
 
 
 def _check_pattern(category: Category, pattern: str) -> str | None:

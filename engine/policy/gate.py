@@ -4,23 +4,30 @@ Allow runs the call; Deny comes back to the model as the tool result (a refusal,
 exception); Ask goes to the approver, and with no approver an Ask is refused, never passed through.
 While the approver decides, the mode is hitl and no other call starts; the time a call spends waiting
 for a person is counted on the call's ``ToolContext.waits``, apart from its run time. An approver may answer
-"always for this session", which records exactly the pattern it was shown and nothing broader.
+"always for this session", which records exactly the pattern it was shown and nothing broader, or
+"always in this project" (allow or deny), which saves the exact rules it was shown in the project's
+``.ironhive/permissions.local.yaml`` (see :mod:`engine.policy.local_rules`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
+from engine.errors import ConfigError
 from engine.events import ROOT_AGENT, ApprovalRequested, ApprovalResolved, ToolCall
+from engine.policy.local_rules import LastingRule, save_lasting
 from engine.policy.modes import ModeManager
 from engine.policy.summary import diff_for_call, summarize_call
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
+from engine.tools.paths import working_directory
 from engine.tools.registry import WrapperToolset
 
 Verdict = Literal["allow", "ask", "deny"]
+NOT_SAVED = "could not save it in the project"
+"""In an approval's reason when the lasting rules it asked for could not be written (the answer holds once)."""
 NOBODY_TO_ASK = "it needs approval and there is nobody to approve it (run hive with --yes to allow it)"
 
 
@@ -36,6 +43,10 @@ class Judgement:
     """Where the deciding rule or default came from (``path:line``, ``built-in defaults``)."""
     remember: str | None = None
     """The exact pattern an "always for this session" answer would record for this call."""
+    lasting: tuple[LastingRule, ...] = ()
+    """The exact rules an "always in this project" answer would save as allows (empty: not offered)."""
+    lasting_deny: tuple[LastingRule, ...] = ()
+    """The exact rules a "deny always in this project" answer would save as denies (empty: not offered)."""
 
 
 class Policy(Protocol):
@@ -62,6 +73,10 @@ class ApprovalRequest:
     """For ``write_file``/``edit_file``: a unified diff from the file as it is now."""
     remember: str | None = None
     """The exact pattern "always for this session" records; None when it cannot be offered."""
+    lasting: tuple[LastingRule, ...] = ()
+    """The exact rules "always in this project" saves in ``.ironhive/permissions.local.yaml``; empty: not offered."""
+    lasting_deny: tuple[LastingRule, ...] = ()
+    """The exact rules "deny always in this project" saves there; empty: not offered."""
     agent: str = ROOT_AGENT
     """The agent making the call: ``root``, or the sub-agent it was delegated to."""
 
@@ -72,11 +87,15 @@ class Decision:
 
     ``reason`` goes back to the model when the call is denied. ``remember`` is the request's
     ``remember`` pattern to allow it for the rest of the session; any other value records nothing.
+    ``save`` asks for the request's lasting rules to be saved in the project: ``"allow"`` (with
+    ``allowed``) saves ``lasting``, ``"deny"`` (without) saves ``lasting_deny``; either also holds for
+    the rest of the session.
     """
 
     allowed: bool
     reason: str = ""
     remember: str | None = None
+    save: Literal["allow", "deny"] | None = None
 
 
 class Approver(Protocol):
@@ -137,6 +156,8 @@ class ApprovalGate(WrapperToolset):
         """Asked after a call ran; its plan is put to the person (never to an approver that answers by itself)."""
         self.remembered: set[str] = set()
         """Patterns allowed for the rest of the session by "always" answers."""
+        self.refused: set[str] = set()
+        """Patterns denied for the rest of the session by "deny always in this project" answers."""
         self._asking: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
@@ -147,6 +168,8 @@ class ApprovalGate(WrapperToolset):
         judgement = self.policy.judge(spec, call, ctx)
         if judgement.verdict == "deny":
             return _refusal(call, f"denied by policy: {judgement.reason}")
+        if judgement.verdict == "ask" and judgement.remember in self.refused:
+            return _refusal(call, "the user denied it always in this project")
         if judgement.verdict == "ask" and judgement.remember not in self.remembered:
             decision = await self._ask(call, spec, judgement, ctx)
             if not decision.allowed:
@@ -186,7 +209,7 @@ class ApprovalGate(WrapperToolset):
                     ctx.emit(
                         ApprovalRequested(call=call, summary=request.summary, reason=request.reason, agent=ctx.agent_id)
                     )
-                    decision = await self._decide(request)
+                    decision = self._save(await self._decide(request), request, ctx)
                     ctx.emit(
                         ApprovalResolved(
                             call_id=call.id, allowed=decision.allowed, reason=decision.reason, agent=ctx.agent_id
@@ -194,6 +217,19 @@ class ApprovalGate(WrapperToolset):
                     )
         if decision.allowed and decision.remember is not None and decision.remember == request.remember:
             self.remembered.add(decision.remember)
+        return decision
+
+    def _save(self, decision: Decision, request: ApprovalRequest, ctx: ToolContext) -> Decision:
+        """Save the lasting rules the decision asks for; a failure to save is said in the decision's reason."""
+        rules = request.lasting if decision.allowed else request.lasting_deny
+        if decision.save != ("allow" if decision.allowed else "deny") or not rules:
+            return replace(decision, save=None)
+        try:
+            save_lasting(working_directory(ctx), rules, decision.save)
+        except (OSError, ConfigError) as exc:
+            return replace(decision, save=None, reason=f"{decision.reason}, but hive {NOT_SAVED}: {exc}")
+        if request.remember is not None:
+            (self.remembered if decision.allowed else self.refused).add(request.remember)
         return decision
 
     def _person_answers(self) -> bool:
@@ -241,6 +277,8 @@ async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: To
         source=judgement.source,
         diff=await asyncio.to_thread(diff_for_call, call, ctx),
         remember=judgement.remember,
+        lasting=judgement.lasting,
+        lasting_deny=judgement.lasting_deny,
         agent=ctx.agent_id,
     )
 

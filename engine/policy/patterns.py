@@ -198,6 +198,27 @@ def _word_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(_translate(pattern, within_segment="."))
 
 
+def exact_matches(category: str, pattern: str, value: str | tuple[CommandWord, ...]) -> bool:
+    """Whether an exact rule's ``pattern`` is ``value`` itself: the same path or name, or the same command words.
+
+    A command is compared word by word with the pattern split as a shell would split it (``|`` is a
+    pipe); a command with a word only known when it runs never matches.
+    """
+    if isinstance(value, str):
+        return category != "bash" and pattern == value
+    return category == "bash" and None not in value and _exact_words(pattern) == value
+
+
+@lru_cache(maxsize=1024)
+def _exact_words(text: str) -> tuple[str, ...] | None:
+    lexer = shlex.shlex(text, posix=True, punctuation_chars="|")
+    lexer.whitespace_split = True
+    try:
+        return tuple(PIPE if token == "|" else token for token in lexer)
+    except ValueError:
+        return None
+
+
 def render_words(words: Sequence[CommandWord]) -> str:
     """Command words as a readable command line (expansions shown as ``$…``)."""
     shown = []

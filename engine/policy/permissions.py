@@ -16,7 +16,8 @@ from __future__ import annotations
 from engine.events import ToolCall
 from engine.policy.config import PermissionConfig
 from engine.policy.gate import Judgement
-from engine.policy.rules import Finding, worst
+from engine.policy.local_rules import LastingRule, lasting_candidates, saved_layer
+from engine.policy.rules import Action, Finding, Layer, RuleBook, worst
 from engine.policy.subjects import CallSubjects, subjects_for
 from engine.tools.base import ToolContext, ToolSpec
 
@@ -54,10 +55,28 @@ class PermissionPolicy:
             rule=decisive.rule.describe() if decisive.rule else None,
             source=decisive.source,
             remember=subjects.remember,
+            lasting=self._lasting(subjects, findings, "allow") if decisive.action == "ask" else (),
+            lasting_deny=self._lasting(subjects, findings, "deny") if decisive.action == "ask" else (),
         )
 
-    def _findings(self, subjects: CallSubjects) -> list[Finding]:
-        book = self.config.book
+    def _lasting(self, subjects: CallSubjects, findings: list[Finding], action: Action) -> tuple[LastingRule, ...]:
+        """The exact rules an "always in this project" answer would save with ``action``.
+
+        Empty unless saving them would give the call that verdict next time (an allow cannot lift
+        what is asked whatever the rules say: protected paths, deletions, what cannot be parsed).
+        """
+        rules = lasting_candidates([f for f in findings if action == "allow" or f.source != PARSER_SOURCE])
+        if rules is None or self._verdict_with(subjects, saved_layer(rules, action)) != action:
+            return ()
+        return rules
+
+    def _verdict_with(self, subjects: CallSubjects, layer: Layer) -> str | None:
+        book = RuleBook((layer, *self.config.book.layers))
+        decisive = worst(self._findings(subjects, book))
+        return decisive.action if decisive else None
+
+    def _findings(self, subjects: CallSubjects, book: RuleBook | None = None) -> list[Finding]:
+        book = book or self.config.book
         problems = [Finding(action="ask", reason=problem, source=PARSER_SOURCE) for problem in subjects.problems]
         judged = [_protection_check(f) for f in book.judge_all(subjects.subjects)]
         if book.ask_before_delete:

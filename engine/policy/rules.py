@@ -3,8 +3,10 @@
 A rule is a pattern, an action (allow, ask, deny), a priority and a reason, in one category. For a
 subject (a path, a command, a tool name) every matching rule is considered: the highest priority
 wins, and at equal priority the more restrictive action wins (deny over ask over allow). Rules come
-in layers (the user's file, the project's file, the built-in defaults); a deny that wins in any
-layer holds whatever the other layers say.
+in layers (the user's file, the project's file, the project's local file, the built-in defaults); a
+deny that wins in any layer holds whatever the other layers say, and otherwise an exact rule (one
+literal path, command or name, as "always in this project" saves it) outranks the pattern rules of
+the other layers.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
-from engine.policy.patterns import CommandWord, command_pattern, name_matches, path_matches
+from engine.policy.patterns import CommandWord, command_pattern, exact_matches, name_matches, path_matches
 
 Action = Literal["allow", "ask", "deny"]
 Category = Literal["read", "edit", "bash", "external_directory", "mcp_tools", "tools"]
@@ -48,9 +50,13 @@ class Rule:
     """Path and name rules: letters match whatever their case (``*.PEM`` is ``*.pem``)."""
     judge: CommandJudge | None = field(default=None, compare=False)
     """Built-in ``bash`` rules only: a command table decides the action for the commands the pattern matches."""
+    exact: bool = False
+    """The pattern is one literal path, command or name (no wildcards), as "always in this project" saves it."""
 
     def matches(self, subject: Subject) -> bool:
         """Whether the rule's pattern matches the subject's value."""
+        if self.exact:
+            return exact_matches(self.category, self.pattern, subject.value)
         if self.category in PATH_CATEGORIES:
             return isinstance(subject.value, str) and path_matches(self.pattern, subject.value, self.ignore_case)
         if self.category == "bash":
@@ -162,7 +168,8 @@ class RuleBook:
         winners = [w for layer in self.layers if (w := _layer_winner(layer, subject)) is not None]
         if winners:
             denied = next((w for w in winners if w.action == "deny"), None)
-            rule = denied or max(winners, key=lambda r: (r.priority, RESTRICTIVENESS[r.action]))
+            exact = [w for w in winners if w.exact]
+            rule = denied or max(exact or winners, key=lambda r: (r.priority, RESTRICTIVENESS[r.action]))
             return Finding(action=rule.action, subject=subject, rule=rule, reason=rule.reason, source=rule.source)
         if not subject.decisive:
             return None

@@ -1,7 +1,9 @@
-"""Inline approvals: the command (or the path with a coloured diff), then a question and one key: y, a or n.
+"""Inline approvals: the command (or the path with a coloured diff), then a question and one key.
 
 y allows once; a allows for the rest of the session, showing the exact pattern it will remember;
-n denies, with an optional reason that goes back to the model. Ctrl-C cancels the run, as it does
+p allows always in this project, saving the exact rules shown in ``.ironhive/permissions.local.yaml``;
+n denies, with an optional reason that goes back to the model; d denies always in this project
+(saved the same way). p and d are offered only when the rules they save would decide the call. Ctrl-C cancels the run, as it does
 everywhere else in a run. Only a key pressed once the question is on screen answers it: keys typed
 earlier are discarded.
 
@@ -30,6 +32,7 @@ from rich.text import Text
 
 from engine.events import ROOT_AGENT
 from engine.policy.gate import ApprovalRequest, Decision
+from engine.policy.local_rules import LastingRule
 
 MAX_DIFF_LINES = 60
 
@@ -41,10 +44,17 @@ QUESTIONS = {
 }
 
 
-def _answer_keys(offer_always: bool) -> KeyBindings:
+LOCAL_FILE = ".ironhive/permissions.local.yaml"
+
+
+def _answer_keys(request: ApprovalRequest) -> KeyBindings:
     answers = {"y": "yes", "n": "no", "escape": "no"}
-    if offer_always:
+    if request.remember:
         answers["a"] = "always"
+    if request.lasting:
+        answers["p"] = "project"
+    if request.lasting_deny:
+        answers["d"] = "deny-project"
     return answer_keys(answers)
 
 
@@ -101,9 +111,16 @@ def question(request: ApprovalRequest) -> HTML:
     """The question put to the person, with the keys that answer it."""
     asked = QUESTIONS.get(request.call.name, "allow this call?")
     always = f" · <b>a</b> yes, always: <i>{_escape(request.remember)}</i>" if request.remember else ""
+    project = f" · <b>p</b> always in this project (writes {LOCAL_FILE})" if request.lasting else ""
+    deny = " · <b>d</b> deny always in this project" if request.lasting_deny else ""
     return HTML(
-        f"  <ansimagenta><b>waiting for you</b></ansimagenta> · {asked} <b>y</b> yes, once{always} · <b>n</b> no "
+        f"  <ansimagenta><b>waiting for you</b></ansimagenta> · {asked} <b>y</b> yes, once{always}{project}"
+        f" · <b>n</b> no{deny} "
     )
+
+
+def _rules(rules: tuple[LastingRule, ...]) -> str:
+    return ", ".join(rule.describe() for rule in rules)
 
 
 def describe(request: ApprovalRequest) -> RenderableType:
@@ -125,6 +142,10 @@ def describe(request: ApprovalRequest) -> RenderableType:
         parts.append(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
         if len(lines) > MAX_DIFF_LINES:
             parts.append(Text(f"  … {len(lines) - MAX_DIFF_LINES} more diff lines", style="dim"))
+    if request.lasting:
+        parts.append(Text(f"  p saves: allow {_rules(request.lasting)} (exact)", style="dim"))
+    if request.lasting_deny:
+        parts.append(Text(f"  d saves: deny {_rules(request.lasting_deny)} (exact)", style="dim"))
     return Group(*parts)
 
 
@@ -171,12 +192,22 @@ class ReplApprover:
             self.view.resume()
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
-        answer = await ask_key(question(request), _answer_keys(bool(request.remember))) or "no"
+        answer = await ask_key(question(request), _answer_keys(request)) or "no"
         if answer == "yes":
             return Decision(allowed=True, reason="allowed once by the user")
         if answer == "always":
             self.view.print(Text(f"  allowed for this session: {request.remember}", style="dim"))
             return Decision(allowed=True, reason="allowed for this session", remember=request.remember)
+        if answer == "project":
+            self.view.print(
+                Text(f"  allowed always in this project ({LOCAL_FILE}): {_rules(request.lasting)}", style="dim")
+            )
+            return Decision(allowed=True, reason="allowed always in this project", save="allow")
+        if answer == "deny-project":
+            self.view.print(
+                Text(f"  denied always in this project ({LOCAL_FILE}): {_rules(request.lasting_deny)}", style="dim")
+            )
+            return Decision(allowed=False, reason="the user denied it always in this project", save="deny")
         if answer != "no":
             return Decision(allowed=False, reason="the user did not allow it")
         return Decision(allowed=False, reason=await self._reason() or "the user said no")

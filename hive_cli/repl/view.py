@@ -34,6 +34,7 @@ from engine.events import (
     ToolProgress,
     TurnCompleted,
 )
+from engine.policy.gate import NOT_SAVED
 from hive_cli.output.summaries import cost_text, tokens_text
 from hive_cli.render.markdown_stream import MarkdownStream, TextStream
 from hive_cli.render.plain_stream import PlainTextStream
@@ -210,6 +211,8 @@ class ReplView:
         self.timeline.decided(event.call_id)
         if not event.allowed:
             self.print(Text(f"  ✗ not allowed: {event.reason}", style="red"))
+        elif NOT_SAVED in event.reason:
+            self.print(Text(f"  ✗ {event.reason}", style="red"))
 
     def _on_error(self, event: ErrorEvent) -> None:
         self.markdown.finish()
