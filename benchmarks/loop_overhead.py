@@ -41,6 +41,7 @@ from benchmarks.support.noop_tool import Noop
 from engine.context.compaction import CompactionLimit, Compactor
 from engine.context.masking import ObservationMasking
 from engine.context.policy import ContextPolicy
+from engine.context.window import Windows
 from engine.events import ToolCall, Usage
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model import litellm_import
@@ -76,7 +77,7 @@ class InstantClient:
 
 def agent_context(client: ModelClient) -> ContextPolicy:
     """The context policy an agent gets by default: masking, and compaction ahead of time in a known window."""
-    limit = CompactionLimit(lambda: MODEL, 0.8, configured_window=128_000)
+    limit = CompactionLimit(lambda: MODEL, 0.8, Windows(128_000))
     return ObservationMasking(10, Compactor(lambda: client), limit)
 
 
