@@ -14,6 +14,7 @@ from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
+from engine.hooks.runs import hooked_run, session_hooks
 from engine.mcp.manager import McpManager
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
@@ -33,11 +34,18 @@ class Session:
         self.config = config
         self._started = False
         self._closed = False
+        self._hook_notices: tuple[str, ...] = ()
 
     # --- running ------------------------------------------------------------------------
 
     def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
-        """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``."""
+        """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``.
+
+        With user_prompt or stop hooks, the prompt passes them first and the run may go on where they ask.
+        """
+        hooks = self.agent.hooks
+        if hooks is not None and (hooks.has("user_prompt") or hooks.has("stop")):
+            return hooked_run(hooks, self.agent.loop, prompt, override)
         return self.agent.loop.run_streaming(prompt, override)
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
@@ -129,7 +137,12 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
-        notices = [self.config.sandbox.notice(), *self.config.mcp_servers.notices, *self.config.agents.notices]
+        notices = [
+            self.config.sandbox.notice(),
+            *self.config.mcp_servers.notices,
+            *self.config.agents.notices,
+            *self._hook_notices,
+        ]
         return tuple(n for n in notices if n)
 
     @property
@@ -175,10 +188,12 @@ class Session:
     # --- lifecycle -----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the toolsets that own processes or connections (once)."""
+        """Start the toolsets that own processes or connections (once), then run the session_start hooks."""
         if not self._started:
             self._started = True
             await self.agent.start()
+            if self.agent.hooks is not None:
+                self._hook_notices = await session_hooks(self.agent.hooks, "session_start")
 
     async def close(self) -> None:
         """Stop the toolsets and close the session file (records already written stay); safe to call twice."""
@@ -186,6 +201,8 @@ class Session:
             return
         self._closed = True
         try:
+            if self.agent.hooks is not None:
+                await session_hooks(self.agent.hooks, "session_end")  # nobody is left to tell of a failure
             await self.agent.stop()
         finally:
             if self.writer is not None:
@@ -226,6 +243,8 @@ async def open_session(
             client=client,
             conversation=conversation,
         )
+        if agent.hooks is not None:
+            agent.hooks.session_id = writer.id if writer is not None else None
         session = Session(agent, writer, config)
         await session.start()
     except BaseException:
