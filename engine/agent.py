@@ -221,7 +221,7 @@ def build_agent(
     offered = retrieving(tools, config.tool_retrieval, conversation)
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
     policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
-    hooks = build_hooks(config.hooks, context.sandbox, config.cwd, agent_id)
+    hooks = build_hooks(config.hooks, config.sandbox, config.cwd, agent_id)
     toolset = guarded_toolset(
         offered,
         config.permissions,

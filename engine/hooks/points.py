@@ -9,7 +9,8 @@ from typing import Any
 from engine.events import ROOT_AGENT, ErrorEvent, Event
 from engine.hooks.options import HookEvent, HookSpec
 from engine.hooks.runner import HookOutcome, HookRunner
-from engine.sandbox.base import Sandbox
+from engine.sandbox.base import Sandbox, UnavailableSandbox
+from engine.sandbox.status import SandboxStatus, sandbox_for
 
 
 class Hooks:
@@ -45,8 +46,18 @@ class Hooks:
                 emit(ErrorEvent(category="tool", message=outcome.describe(), agent=self.agent_id))
 
 
-def build_hooks(specs: Sequence[HookSpec], sandbox: Sandbox, cwd: Path, agent_id: str = ROOT_AGENT) -> Hooks | None:
-    """The hooks of an agent working in ``cwd`` (run through ``sandbox``), or None when none is configured."""
+def build_hooks(
+    specs: Sequence[HookSpec], status: SandboxStatus, cwd: Path, agent_id: str = ROOT_AGENT
+) -> Hooks | None:
+    """The hooks of an agent working in ``cwd``, or None when none is configured.
+
+    They run in the sandbox shell commands run in. Where the sandbox asked for cannot start, no hook runs
+    (each one fails, so a pre_tool hook denies): nobody could be asked before every hook, and a hook must
+    not run unconfined silently. ``sandbox: off`` runs them as hive itself.
+    """
     if not specs:
         return None
+    sandbox: Sandbox = sandbox_for(status)
+    if status.failed:
+        sandbox = UnavailableSandbox(status.mode, status.problem or "unknown")
     return Hooks(specs, HookRunner(sandbox, cwd), agent_id=agent_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from engine.config import Overrides, SessionConfig, load_config
 from engine.events import ApprovalRequested, ErrorEvent, Event, RunFinished
 from engine.policy.gate import ApprovalRequest, Decision
 from engine.sandbox.probe import bubblewrap_availability
+from engine.sandbox.status import SandboxStatus
 from engine.session import Session, open_session
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
@@ -179,3 +181,24 @@ def test_hooks_run_in_the_sandbox_without_secrets(
     assert outcome.success is False and "a failing pre_tool hook denies" in outcome.output
     environment = (tmp_path / "hook-env.txt").read_text()
     assert "HIVE_HOOK_EVENT=user_prompt" in environment and "kept-out-of-hooks" not in environment
+
+
+def test_where_the_sandbox_cannot_start_no_hook_runs_and_pre_tool_denies(llm_server: LLMServer, tmp_path: Path) -> None:
+    config = configured(
+        llm_server,
+        tmp_path,
+        {"event": "user_prompt", "command": "touch ran.txt"},
+        {"event": "pre_tool", "command": "true"},
+        sandbox="workspace-write",
+    )
+    broken = replace(config, sandbox=SandboxStatus(options=config.sandbox.options, problem="no user namespaces"))
+    (tmp_path / "notes.md").write_text("hello\n")
+    llm_server.script(tool_calls(call("read_file", {"path": "notes.md"}, id="r")), text("done"))
+
+    events = asyncio.run(session_run(broken, "go"))
+
+    assert not (tmp_path / "ran.txt").exists()
+    outcome = finished(events).result.tool_outcomes[0]
+    assert outcome.success is False and "the sandbox cannot start here: no user namespaces" in outcome.output
+    reported = [e.message for e in events if isinstance(e, ErrorEvent)]
+    assert len(reported) == 2 and all("failed: not run" in m for m in reported)
