@@ -14,7 +14,7 @@ from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
-from engine.hooks.runs import hooked_run, session_hooks
+from engine.hooks.runs import HookedRun, session_hooks
 from engine.mcp.manager import McpManager
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
@@ -35,6 +35,7 @@ class Session:
         self._started = False
         self._closed = False
         self._hook_notices: tuple[str, ...] = ()
+        self._hooked: HookedRun | None = None
 
     # --- running ------------------------------------------------------------------------
 
@@ -45,7 +46,8 @@ class Session:
         """
         hooks = self.agent.hooks
         if hooks is not None and (hooks.has("user_prompt") or hooks.has("stop")):
-            return hooked_run(hooks, self.agent.loop, prompt, override)
+            self._hooked = HookedRun(hooks, self.agent.loop, prompt, override)
+            return self._hooked.events()
         return self.agent.loop.run_streaming(prompt, override)
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
@@ -54,6 +56,8 @@ class Session:
 
     def cancel(self) -> None:
         """Stop the run in progress; it ends with ``cancelled`` and keeps what its calls produced."""
+        if self._hooked is not None and self._hooked.cancel():
+            return  # a user_prompt or stop hook was running, and is stopped
         self.agent.loop.cancel()
 
     async def add_tool_result(self, call_id: str, output: str) -> str:

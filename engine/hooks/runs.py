@@ -9,11 +9,13 @@ times per prompt; the hook's stdin says ``stop_hook_active`` once it has). Hooks
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 from engine.events import ErrorEvent, Event, RunFinished, RunResult
+from engine.hooks.options import HookEvent
 from engine.hooks.points import Hooks
 from engine.hooks.runner import HookOutcome
 from engine.loop import AgentLoop
@@ -23,49 +25,85 @@ MAX_STOP_CONTINUES = 3
 """How many times stop hooks may send the agent on after one prompt."""
 
 
-async def hooked_run(
-    hooks: Hooks, loop: AgentLoop, prompt: str, override: CallOptions | None = None
-) -> AsyncGenerator[Event, None]:
-    """``loop.run_streaming(prompt)`` behind the user_prompt and stop hooks; one ``RunFinished`` at the end."""
-    outcomes = await hooks.run("user_prompt", prompt=prompt)
-    for event in failures(hooks, outcomes):
-        yield event
-    blocker = next((o for o in outcomes if o.denies), None)
-    if blocker is not None:
-        message = f"the prompt was not sent: blocked by {blocker.hook.label}: {blocker.reason or 'no reason given'}"
-        yield ErrorEvent(category="tool", message=message, agent=hooks.agent_id)
-        yield RunFinished(result=RunResult(text="", exit_reason="error", error=message), agent=hooks.agent_id)
-        return
-    text = with_context(prompt, [o.context for o in outcomes if o.failure is None and o.context])
-    results: list[RunResult] = []
-    for round_ in range(MAX_STOP_CONTINUES + 1):
-        result = None
-        async for event in loop.run_streaming(text, override):
-            if isinstance(event, RunFinished):
-                result = event.result
-            else:
-                yield event
-        assert result is not None
-        results.append(result)
-        go_on = await _stop_hooks(hooks, result, round_ > 0) if round_ < MAX_STOP_CONTINUES else None
-        if go_on is None:
-            break
-        for event in failures(hooks, go_on[1]):
+class HookedRun:
+    """One prompt's run behind the user_prompt and stop hooks; ``events()`` yields one ``RunFinished`` at the end.
+
+    ``cancel()`` stops a hook that is running (the run then ends as the hooks leave it); while the
+    loop itself runs, the loop's own ``cancel()`` applies.
+    """
+
+    def __init__(self, hooks: Hooks, loop: AgentLoop, prompt: str, override: CallOptions | None = None) -> None:
+        self.hooks = hooks
+        self.loop = loop
+        self.prompt = prompt
+        self.override = override
+        self._hook_task: asyncio.Task[object] | None = None
+        self._cancelled = False
+
+    def cancel(self) -> bool:
+        """Stop the hook that is running; False when none is (then the loop's ``cancel()`` is the one to call)."""
+        if self._hook_task is None or self._hook_task.done():
+            return False
+        self._cancelled = True
+        self._hook_task.cancel()
+        return True
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """The run's events; the prompt first passes the user_prompt hooks, each completed run the stop hooks."""
+        outcomes = await self._hook("user_prompt", prompt=self.prompt)
+        if outcomes is None:
+            yield self._finished(RunResult(text="", exit_reason="cancelled"))
+            return
+        for event in failures(self.hooks, outcomes):
             yield event
-        if go_on[0] is None:
-            break
-        text = go_on[0]
-    yield RunFinished(result=merged(results), agent=hooks.agent_id)
+        blocker = next((o for o in outcomes if o.denies), None)
+        if blocker is not None:
+            message = f"the prompt was not sent: blocked by {blocker.hook.label}: {blocker.reason or 'no reason given'}"
+            yield ErrorEvent(category="tool", message=message, agent=self.hooks.agent_id)
+            yield self._finished(RunResult(text="", exit_reason="error", error=message))
+            return
+        text: str | None = with_context(self.prompt, [o.context for o in outcomes if o.failure is None and o.context])
+        results: list[RunResult] = []
+        while text is not None:
+            result = None
+            async for event in self.loop.run_streaming(text, self.override):
+                if isinstance(event, RunFinished):
+                    result = event.result
+                else:
+                    yield event
+            assert result is not None
+            results.append(result)
+            text, outcomes = await self._stop(result, len(results))
+            for event in failures(self.hooks, outcomes):
+                yield event
+        yield self._finished(merged(results))
 
+    async def _stop(self, result: RunResult, runs: int) -> tuple[str | None, list[HookOutcome]]:
+        """What the stop hooks said about a run: the message to go on with (None to stop), and their outcomes."""
+        if result.exit_reason != "completed" or runs > MAX_STOP_CONTINUES or not self.hooks.has("stop"):
+            return None, []
+        outcomes = await self._hook("stop", last_text=result.text, stop_hook_active=runs > 1)
+        asks = [o for o in outcomes or () if o.failure is None and o.go_on]
+        message = "\n".join(o.reason or "Go on with the task." for o in asks) if asks else None
+        return message, outcomes or []
 
-async def _stop_hooks(hooks: Hooks, result: RunResult, active: bool) -> tuple[str | None, list[HookOutcome]] | None:
-    """What the stop hooks said about a completed run: the message to go on with (or None), and the outcomes."""
-    if result.exit_reason != "completed" or not hooks.has("stop"):
-        return None
-    outcomes = await hooks.run("stop", last_text=result.text, stop_hook_active=active)
-    asks = [o for o in outcomes if o.failure is None and o.go_on]
-    message = "\n".join(o.reason or "Go on with the task." for o in asks) if asks else None
-    return message, outcomes
+    async def _hook(self, event: HookEvent, **fields: Any) -> list[HookOutcome] | None:
+        """The outcomes of the hooks of ``event``; None when ``cancel()`` stopped them."""
+        self._hook_task = asyncio.current_task()
+        try:
+            return await self.hooks.run(event, **fields)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not self._cancelled or task is None:
+                raise
+            task.uncancel()
+            return None
+        finally:
+            self._hook_task = None
+            self._cancelled = False
+
+    def _finished(self, result: RunResult) -> RunFinished:
+        return RunFinished(result=result, agent=self.hooks.agent_id)
 
 
 def failures(hooks: Hooks, outcomes: Sequence[HookOutcome]) -> list[Event]:

@@ -17,6 +17,8 @@ from engine.sandbox.status import SandboxStatus
 from engine.session import Session, open_session
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.processes import processes_with, unique_sleep
+from tests.support.terminal import wait_for_process
 
 
 def configured(server: LLMServer, project: Path, *hooks: dict[str, object], **overrides: object) -> SessionConfig:
@@ -202,3 +204,25 @@ def test_where_the_sandbox_cannot_start_no_hook_runs_and_pre_tool_denies(llm_ser
     assert outcome.success is False and "the sandbox cannot start here: no user namespaces" in outcome.output
     reported = [e.message for e in events if isinstance(e, ErrorEvent)]
     assert len(reported) == 2 and all("failed: not run" in m for m in reported)
+
+
+def test_cancelling_while_a_user_prompt_hook_runs_stops_it_and_sends_nothing(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    sleep = unique_sleep()
+    config = configured(llm_server, tmp_path, {"event": "user_prompt", "command": sleep})
+
+    async def cancel_during_the_hook() -> list[Event]:
+        session = await open_session(config, approver=None)
+        try:
+            running = asyncio.create_task(collect(session.run_streaming("hi")))
+            await asyncio.to_thread(wait_for_process, sleep)
+            session.cancel()
+            return await asyncio.wait_for(running, 20)
+        finally:
+            await session.close()
+
+    events = asyncio.run(cancel_during_the_hook())
+
+    assert finished(events).result.exit_reason == "cancelled"
+    assert llm_server.chat_requests == [] and not processes_with(sleep)
