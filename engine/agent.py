@@ -28,6 +28,8 @@ from engine.conversation import Conversation
 from engine.delegate.advisor import AdvisorProvider
 from engine.delegate.provider import AgentsProvider, SharedProvider
 from engine.events import ROOT_AGENT
+from engine.hooks.points import Hooks, build_hooks
+from engine.hooks.toolset import hook_wrapper
 from engine.instructions import BASE_INSTRUCTIONS, InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.mcp.provider import McpProvider
@@ -163,6 +165,8 @@ class Agent:
     """Compacts the conversation into a task ledger on request (``/compact``); None with a custom context policy."""
     windows: Windows = field(default_factory=Windows)
     """The context windows the agent works with (the setting, and what providers said in overflow errors)."""
+    hooks: Hooks | None = None
+    """The configured hooks (None when there are none); the session runs those of its own points."""
 
     async def start(self) -> None:
         """Start the toolsets that own processes or connections (they connect in the background)."""
@@ -217,13 +221,14 @@ def build_agent(
     offered = retrieving(tools, config.tool_retrieval, conversation)
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
     policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
+    hooks = build_hooks(config.hooks, config.sandbox, config.cwd, agent_id)
     toolset = guarded_toolset(
         offered,
         config.permissions,
         approver,
         modes,
         extensions.result_guards,
-        approved_call_wrappers=extensions.approved_call_wrappers,
+        approved_call_wrappers=(*hook_wrapper(hooks, approver, modes), *extensions.approved_call_wrappers),
         gate_policy=policy,
         retry_offer=RunOutsideOnce() if config.sandbox.confined else None,
     )
@@ -255,6 +260,7 @@ def build_agent(
         policy=policy,
         compactor=compactor,
         windows=windows,
+        hooks=hooks,
     )
 
 

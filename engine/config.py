@@ -17,6 +17,7 @@ from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
 from engine.delegate.definitions import AgentCatalog, load_agents
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
+from engine.hooks.options import HookSpec
 from engine.mcp.config import McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
@@ -83,6 +84,8 @@ class SessionConfig:
     sandbox: SandboxStatus
     """The sandbox asked for and whether it can start here (the permission defaults depend on it)."""
     sources: tuple[Path, ...] = ()
+    hooks: tuple[HookSpec, ...] = ()
+    """The hooks of the user's settings, then the project's (all of them run)."""
     """The settings files that were read."""
 
 
@@ -125,6 +128,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         tool_retrieval=settings.tool_retrieval,
         sandbox=sandbox,
         sources=layers.sources,
+        hooks=(*layers.user.hooks, *layers.project.hooks),
     )
 
 

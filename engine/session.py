@@ -17,6 +17,7 @@ from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
+from engine.hooks.runs import HookedRun, session_hooks
 from engine.mcp.manager import McpManager
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
@@ -48,11 +49,20 @@ class Session:
         """Sends the session's notifications in the background; None when no endpoint is configured."""
         self._started = False
         self._closed = False
+        self._hook_notices: tuple[str, ...] = ()
+        self._hooked: HookedRun | None = None
 
     # --- running ------------------------------------------------------------------------
 
     def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
-        """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``."""
+        """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``.
+
+        With user_prompt or stop hooks, the prompt passes them first and the run may go on where they ask.
+        """
+        hooks = self.agent.hooks
+        if hooks is not None and (hooks.has("user_prompt") or hooks.has("stop")):
+            self._hooked = HookedRun(hooks, self.agent.loop, prompt, override)
+            return self._notifying(self._hooked.events())
         return self._notifying(self.agent.loop.run_streaming(prompt, override))
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
@@ -69,6 +79,8 @@ class Session:
 
     def cancel(self) -> None:
         """Stop the run in progress; it ends with ``cancelled`` and keeps what its calls produced."""
+        if self._hooked is not None and self._hooked.cancel():
+            return  # a user_prompt or stop hook was running, and is stopped
         self.agent.loop.cancel()
 
     async def add_tool_result(self, call_id: str, output: str) -> str:
@@ -152,7 +164,12 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
-        notices = [self.config.sandbox.notice(), *self.config.mcp_servers.notices, *self.config.agents.notices]
+        notices = [
+            self.config.sandbox.notice(),
+            *self.config.mcp_servers.notices,
+            *self.config.agents.notices,
+            *self._hook_notices,
+        ]
         return tuple(n for n in notices if n)
 
     @property
@@ -198,7 +215,7 @@ class Session:
     # --- lifecycle -----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the toolsets that own processes or connections (once)."""
+        """Start the toolsets that own processes or connections (once), then run the session_start hooks."""
         if not self._started:
             self._started = True
             await self.agent.start()
@@ -206,6 +223,8 @@ class Session:
                 self.webhooks.start()
                 data = {"model": self.model, "cwd": str(self.config.cwd), "mode": self.mode}
                 self.webhooks.send(payload("session_started", self.id, data))
+            if self.agent.hooks is not None:
+                self._hook_notices = await session_hooks(self.agent.hooks, "session_start")
 
     async def close(self) -> None:
         """Stop the toolsets and close the session file (records already written stay); safe to call twice."""
@@ -213,6 +232,8 @@ class Session:
             return
         self._closed = True
         try:
+            if self.agent.hooks is not None:
+                await session_hooks(self.agent.hooks, "session_end")  # nobody is left to tell of a failure
             await self.agent.stop()
         finally:
             if self.writer is not None:
@@ -263,6 +284,8 @@ async def open_session(
             client=client,
             conversation=conversation,
         )
+        if agent.hooks is not None:
+            agent.hooks.session_id = writer.id if writer is not None else None
         session = Session(agent, writer, config, webhooks)
         await session.start()
     except BaseException:

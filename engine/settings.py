@@ -20,6 +20,7 @@ from engine.context.options import ContextOptions
 from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
+from engine.hooks.options import HookSpec
 from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
 from engine.paths import project_dir, user_config_dir
@@ -70,6 +71,8 @@ class SettingsFile(BaseModel):
     tool_retrieval: ToolRetrievalOptions = Field(default_factory=ToolRetrievalOptions)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     """How shell commands are confined (``--sandbox`` wins over the mode)."""
+    hooks: list[HookSpec] = Field(default_factory=list)
+    """Shell commands run at named points (see ``engine.hooks``); the user's and the project's both run."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from engine.paths import PROJECT_DIR_NAME, user_config_dir
 
-HIVE = "is hive's own configuration (permissions, settings, MCP servers): changing it is always asked"
+HIVE = "is hive's own configuration (permissions, settings and hooks, MCP servers): changing it is always asked"
 GIT = "decides what git runs by itself (configuration, hooks, where the repository is): changing it is always asked"
 STARTUP = "runs by itself when a shell or ssh starts: changing it is always asked"
 HARD_LINK = "has other hard links, so writing it changes the same file elsewhere: it is always asked"

@@ -1,0 +1,1 @@
+"""Hooks: shell commands the person configures (``hooks:`` in settings.yaml) run at named points of a session."""
