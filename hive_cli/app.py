@@ -10,12 +10,32 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from engine import __version__
+from hive_cli.checkpoints_app import checkpoints_app, undo_command
+from hive_cli.cli_options import (
+    ApiBaseOpt,
+    ApiKeyOpt,
+    CheckModeOpt,
+    ContinueOpt,
+    CwdOpt,
+    DebugOpt,
+    MaxTurnsOpt,
+    Mode,
+    ModelOpt,
+    ModeOpt,
+    OutputFormat,
+    ResumeOpt,
+    SandboxChoice,
+    SandboxOpt,
+    YesOpt,
+    sandbox_mode,
+    working_mode,
+)
 from hive_cli.errors import exit_on_error
 from hive_cli.mcp_app import mcp_app
+from hive_cli.research_app import research_command
 
 if TYPE_CHECKING:
-    from engine.events import WorkingMode
-    from engine.sandbox.options import SandboxMode
+    pass
 
 app = typer.Typer(
     name="hive",
@@ -36,91 +56,7 @@ app.add_typer(permissions_app, name="permissions")
 sandbox_app = typer.Typer(help="The OS sandbox around shell commands.", no_args_is_help=True)
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(mcp_app, name="mcp")
-checkpoints_app = typer.Typer(help="The snapshots hive keeps of the files each turn changed.", no_args_is_help=True)
 app.add_typer(checkpoints_app, name="checkpoints")
-
-
-class OutputFormat(StrEnum):
-    """How ``hive run`` reports."""
-
-    text = "text"
-    json = "json"
-    stream_json = "stream-json"
-
-
-class Mode(StrEnum):
-    """Plan (read-only tools) or work (all tools, each judged)."""
-
-    plan = "plan"
-    work = "work"
-
-
-class SandboxChoice(StrEnum):
-    """How shell commands are confined."""
-
-    workspace_write = "workspace-write"
-    read_only = "read-only"
-    off = "off"
-
-
-SandboxOpt = Annotated[
-    SandboxChoice | None,
-    typer.Option(
-        "--sandbox",
-        help="workspace-write: commands write only inside the project; read-only: nowhere; off: no sandbox. "
-        "Default: the settings' sandbox, else workspace-write.",
-    ),
-]
-ModelOpt = Annotated[
-    str | None,
-    typer.Option("--model", "-m", metavar="MODEL", help="litellm model string, e.g. openai/gpt-4o. Env: HIVE_MODEL."),
-]
-ApiBaseOpt = Annotated[
-    str | None, typer.Option("--api-base", metavar="URL", help="Base URL of the model API. Env: HIVE_API_BASE.")
-]
-ApiKeyOpt = Annotated[
-    str | None, typer.Option("--api-key", metavar="KEY", help="API key. Env: HIVE_API_KEY or the provider's own.")
-]
-CwdOpt = Annotated[
-    Path | None, typer.Option("--cwd", "-C", metavar="DIR", help="Work in this directory instead of the current one.")
-]
-ModeOpt = Annotated[
-    Mode | None, typer.Option("--mode", help="plan: read-only tools; work: all tools (default: settings, else work).")
-]
-CheckModeOpt = Annotated[Mode, typer.Option("--mode", help="plan: read-only tools; work: all tools.")]
-YesOpt = Annotated[
-    bool, typer.Option("--yes", "-y", help="Answer every approval request with allow (Deny still denies).")
-]
-
-
-def _positive(value: int | None) -> int | None:
-    if value is not None and value < 1:
-        raise typer.BadParameter("must be 1 or more")
-    return value
-
-
-MaxTurnsOpt = Annotated[
-    int | None,
-    typer.Option("--max-turns", metavar="N", callback=_positive, help="Stop after N model turns (1 or more)."),
-]
-ContinueOpt = Annotated[bool, typer.Option("--continue", "-c", help="Continue this directory's last session.")]
-ResumeOpt = Annotated[
-    str | None, typer.Option("--resume", "-r", metavar="ID", help="Continue the session with this id.")
-]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
-
-
-def _working(mode: Mode | None) -> WorkingMode | None:
-    return None if mode is None else ("plan" if mode is Mode.plan else "work")
-
-
-def _sandbox(choice: SandboxChoice | None) -> SandboxMode | None:
-    modes: dict[SandboxChoice, SandboxMode] = {
-        SandboxChoice.workspace_write: "workspace-write",
-        SandboxChoice.read_only: "read-only",
-        SandboxChoice.off: "off",
-    }
-    return None if choice is None else modes[choice]
 
 
 def _version(value: bool) -> None:
@@ -163,10 +99,10 @@ def root(
             model=model,
             api_base=api_base,
             api_key=api_key,
-            mode=_working(mode),
+            mode=working_mode(mode),
             yes=yes,
             max_turns=max_turns,
-            sandbox=_sandbox(sandbox),
+            sandbox=sandbox_mode(sandbox),
             continue_last=continue_last,
             resume=resume,
         )
@@ -207,10 +143,10 @@ def run(
             api_base=api_base,
             api_key=api_key,
             cwd=cwd,
-            mode=_working(mode),
+            mode=working_mode(mode),
             yes=yes,
             max_turns=max_turns,
-            sandbox=_sandbox(sandbox),
+            sandbox=sandbox_mode(sandbox),
             continue_last=continue_last,
             resume=resume,
             plan=plan,
@@ -221,112 +157,7 @@ def run(
 _PIPED_TASK = "hive.piped_task"
 
 
-class DepthChoice(StrEnum):
-    """How far ``hive research`` goes: iterations and queries per iteration."""
-
-    quick = "quick"
-    standard = "standard"
-    deep = "deep"
-
-
-class ProviderChoice(StrEnum):
-    """Where ``hive research`` searches."""
-
-    searxng = "searxng"
-    tavily = "tavily"
-    brave = "brave"
-    duckduckgo = "duckduckgo"
-    docs = "docs"
-
-
-class ResearchFormat(StrEnum):
-    """How ``hive research`` reports."""
-
-    text = "text"
-    json = "json"
-
-
-def _threshold(value: float | None) -> float | None:
-    if value is not None and not 0 <= value <= 1:
-        raise typer.BadParameter("must be between 0 and 1")
-    return value
-
-
-def _not_negative(value: int | None) -> int | None:
-    if value is not None and value < 0:
-        raise typer.BadParameter("must be 0 or more")
-    return value
-
-
-@app.command("research")
-def research_command(
-    question: Annotated[str, typer.Argument(metavar="QUESTION", help="What to find out.")],
-    depth: Annotated[
-        DepthChoice | None, typer.Option("--depth", help="quick, standard or deep (default: settings, else standard).")
-    ] = None,
-    provider: Annotated[
-        ProviderChoice | None,
-        typer.Option("--provider", help="Where to search: searxng, tavily, brave, duckduckgo or docs (with --docs)."),
-    ] = None,
-    docs: Annotated[
-        Path | None, typer.Option("--docs", metavar="DIR", help="Search the text and markdown files of this folder.")
-    ] = None,
-    allow_private_urls: Annotated[
-        bool, typer.Option("--allow-private-urls", help="Let the fetcher read private and loopback addresses.")
-    ] = False,
-    max_iterations: Annotated[
-        int | None,
-        typer.Option(
-            "--max-iterations", metavar="N", callback=_positive, help="At most N iterations (the depth caps it)."
-        ),
-    ] = None,
-    sufficiency_threshold: Annotated[
-        float | None,
-        typer.Option(
-            "--sufficiency-threshold", metavar="SCORE", callback=_threshold, help="Stop at this score (0..1)."
-        ),
-    ] = None,
-    min_sources: Annotated[
-        int | None,
-        typer.Option(
-            "--min-sources", metavar="N", callback=_not_negative, help="Keep looking below N sources while gaps remain."
-        ),
-    ] = None,
-    verify: Annotated[bool, typer.Option("--verify", help="Check each cited sentence against its source.")] = False,
-    output: Annotated[
-        Path | None, typer.Option("--output", metavar="FILE", help="Write the markdown report here.")
-    ] = None,
-    output_format: Annotated[
-        ResearchFormat, typer.Option("--output-format", "-o", help="text (the report) or json (one object).")
-    ] = ResearchFormat.text,
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    api_key: ApiKeyOpt = None,
-    cwd: CwdOpt = None,
-    debug: DebugOpt = False,
-) -> None:
-    """Research a question: search, read, judge, and write a report whose citations hive checks."""
-    with exit_on_error(debug):
-        from hive_cli.research_command import ResearchRequest, run_research
-
-        request = ResearchRequest(
-            question=question,
-            depth=None if depth is None else depth.value,
-            provider=None if provider is None else provider.value,
-            docs=docs,
-            allow_private_urls=allow_private_urls,
-            max_iterations=max_iterations,
-            sufficiency_threshold=sufficiency_threshold,
-            min_sources=min_sources,
-            verify=verify,
-            output=output,
-            output_format=output_format.value,
-            model=model,
-            api_base=api_base,
-            api_key=api_key,
-            cwd=cwd,
-        )
-        raise typer.Exit(run_research(request))
+app.command("research")(research_command)
 
 
 @sessions_app.command("list")
@@ -343,32 +174,7 @@ def sessions_list(
         list_sessions(cwd, all_projects)
 
 
-@app.command("undo")
-def undo_command(
-    cwd: CwdOpt = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Undo without asking first.")] = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Undo even over files changed since hive touched them.")
-    ] = False,
-    to: Annotated[
-        str | None,
-        typer.Option("--to", metavar="N|ID", help="Undo every turn back to this one (see `hive checkpoints list`)."),
-    ] = None,
-) -> None:
-    """Revert the most recent turn that changed files here; refuses (exit 1) over files changed since, unless --force."""
-    with exit_on_error(False):
-        from hive_cli.checkpoints_command import undo
-
-        undo(cwd, yes=yes, force=force, to=to)
-
-
-@checkpoints_app.command("list")
-def checkpoints_list(cwd: CwdOpt = None) -> None:
-    """List the turns that changed files here, the newest first, numbered as `hive undo --to` takes them."""
-    with exit_on_error(False):
-        from hive_cli.checkpoints_command import list_checkpoints
-
-        list_checkpoints(cwd)
+app.command("undo")(undo_command)
 
 
 SkillPathsArg = Annotated[
@@ -454,7 +260,7 @@ def permissions_check(
         from hive_cli.permissions_command import check
         from hive_cli.workdir import resolve_cwd
 
-        check(tool, arguments or [], resolve_cwd(cwd), mode.value, output_format.value, _sandbox(sandbox))
+        check(tool, arguments or [], resolve_cwd(cwd), mode.value, output_format.value, sandbox_mode(sandbox))
 
 
 @permissions_app.command("show")
@@ -466,7 +272,7 @@ def permissions_show(
         from hive_cli.permissions_command import show
         from hive_cli.workdir import resolve_cwd
 
-        show(resolve_cwd(cwd), output_format.value, _sandbox(sandbox))
+        show(resolve_cwd(cwd), output_format.value, sandbox_mode(sandbox))
 
 
 @sandbox_app.command("check")
@@ -476,7 +282,7 @@ def sandbox_check(cwd: CwdOpt = None, sandbox: SandboxOpt = None, output_format:
         from hive_cli.sandbox_command import check
         from hive_cli.workdir import resolve_cwd
 
-        raise typer.Exit(check(resolve_cwd(cwd), _sandbox(sandbox), output_format.value))
+        raise typer.Exit(check(resolve_cwd(cwd), sandbox_mode(sandbox), output_format.value))
 
 
 def _task_text(task: str) -> str:
