@@ -75,6 +75,8 @@ class TurnRecorder:
                 self._labels.clear()
             if manifest.effective:
                 self.store.save(manifest)
+            else:  # a later round undid what an earlier one saved: nothing left to undo
+                self.store.discard(manifest.id)
 
     async def __call__(self, record: TurnRecord) -> None:
         """The recorder as a turn observer (the hashing runs off the event loop)."""

@@ -185,6 +185,10 @@ class CheckpointStore:
         data = json.dumps(manifest.to_json(), indent=1, sort_keys=True).encode("utf-8")
         _write_atomic(self.turns / f"{manifest.id}.json", data)
 
+    def discard(self, manifest_id: str) -> None:
+        """Remove a manifest (a turn whose changes came to nothing in the end)."""
+        (self.turns / f"{manifest_id}.json").unlink(missing_ok=True)
+
     def manifests(self) -> list[Manifest]:
         """Every readable manifest, the oldest first (unreadable ones are skipped)."""
         found = []
@@ -205,7 +209,7 @@ class CheckpointStore:
         kept, removed = [], 0
         for manifest in self.manifests():
             if manifest.created < cutoff:
-                (self.turns / f"{manifest.id}.json").unlink(missing_ok=True)
+                self.discard(manifest.id)
                 removed += 1
             else:
                 kept.append(manifest)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.checkpoints.undo import pending, revert
@@ -51,6 +51,9 @@ def apply(ws: Workspace, step: tuple[object, ...]) -> None:
 @given(
     initial=st.dictionaries(st.sampled_from(NAMES), TEXT, max_size=4),
     turns=st.lists(st.lists(st.lists(STEP, min_size=1, max_size=4), min_size=1, max_size=2), min_size=1, max_size=2),
+)
+@example(  # a later round of the turn puts back what an earlier one changed: no checkpoint is left
+    initial={"a.txt": ""}, turns=[[[("write", "a.txt", "x")], [("write", "a.txt", "")]]]
 )
 def test_undo_restores_the_tree_byte_for_byte(initial: dict[str, str], turns: list[list[list[tuple]]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
