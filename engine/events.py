@@ -168,6 +168,13 @@ class ModelTurnStarted(_AgentEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ModelResponding(_AgentEvent):
+    """The provider accepted the model call: what follows is the model working on its answer."""
+
+    kind: Literal["model_responding"] = "model_responding"
+
+
+@dataclass(frozen=True, kw_only=True)
 class TextDelta(_AgentEvent):
     """A piece of the model's answer text."""
 
@@ -309,6 +316,7 @@ class RunFinished(_AgentEvent):
 Event = (
     RunStarted
     | ModelTurnStarted
+    | ModelResponding
     | TextDelta
     | ReasoningDelta
     | ToolCallStarted

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from engine.events import (
     Event,
     ExitReason,
+    ModelResponding,
     ReasoningDelta,
     Retrying,
     RunResult,
@@ -17,7 +18,7 @@ from engine.events import (
     TurnRecord,
     Usage,
 )
-from engine.model.types import ModelReply, StreamReasoning, StreamRetry, StreamText
+from engine.model.types import ModelReply, StreamOpened, StreamReasoning, StreamRetry, StreamText
 
 
 @dataclass(kw_only=True)
@@ -40,12 +41,12 @@ class Received:
     any: bool = False
     """Some output arrived (text, reasoning or part of a tool call); retries announced do not count."""
 
-    def add(self, item: StreamText | StreamReasoning | StreamRetry) -> None:
+    def add(self, item: StreamOpened | StreamText | StreamReasoning | StreamRetry) -> None:
         if isinstance(item, StreamText):
             self.text += item.text
         elif isinstance(item, StreamReasoning):
             self.reasoning += item.text
-        self.any = self.any or not isinstance(item, StreamRetry)
+        self.any = self.any or not isinstance(item, StreamRetry | StreamOpened)
 
 
 class RunState:
@@ -77,8 +78,10 @@ class RunState:
         )
 
 
-def stream_event(item: StreamText | StreamReasoning | StreamRetry, agent: str) -> Event:
+def stream_event(item: StreamOpened | StreamText | StreamReasoning | StreamRetry, agent: str) -> Event:
     """The host event for a stream item of ``agent``'s model call."""
+    if isinstance(item, StreamOpened):
+        return ModelResponding(agent=agent)
     if isinstance(item, StreamText):
         return TextDelta(text=item.text, agent=agent)
     if isinstance(item, StreamReasoning):

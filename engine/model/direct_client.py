@@ -21,7 +21,7 @@ from engine.model.http_errors import HttpStatusError
 from engine.model.providers import Endpoint
 from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
-from engine.model.types import ModelReply, ModelRequest, StreamItem
+from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamOpened
 from engine.model.wire_record import WireRecord
 
 EventFeeder = Callable[[dict[str, Any]], list[StreamItem]]
@@ -77,6 +77,7 @@ class DirectClient:
         try:
             async with aclosing(await self._send(request, record)) as response:
                 await raise_for_status(response, record)
+                yield StreamOpened()
                 if self.settings.streaming:
                     async for item in self._read_stream(response, assembler, record):
                         yield item

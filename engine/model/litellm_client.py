@@ -15,7 +15,7 @@ from engine.model.client_settings import ModelSettings
 from engine.model.model_check import check_provider
 from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
-from engine.model.types import ModelReply, ModelRequest, StreamItem
+from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamOpened
 from engine.model.usage import reported_usage, without_unreported_reasoning
 from engine.model.wire_record import WireRecord, current_record
 
@@ -44,6 +44,7 @@ class LiteLLMClient:
         record = WireRecord() if self._is_tapped() else None
         try:
             response = await self._send(litellm, request, record)
+            yield StreamOpened()
             if not self.settings.streaming:
                 for item in assembler.feed(whole_reply_as_chunk(response)):
                     yield item

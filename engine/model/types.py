@@ -95,6 +95,11 @@ class StreamReasoning:
 
 
 @dataclass(frozen=True, kw_only=True)
+class StreamOpened:
+    """The provider accepted the request: from now on the model is working on the answer."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class StreamRetry:
     """The call failed before any output and will be tried again after ``delay_s``."""
 
@@ -104,8 +109,8 @@ class StreamRetry:
     delay_s: float
 
 
-StreamItem = StreamText | StreamReasoning | StreamRetry | ModelReply
-"""What a model stream yields: deltas (and retry notices), then exactly one ``ModelReply`` last."""
+StreamItem = StreamOpened | StreamText | StreamReasoning | StreamRetry | ModelReply
+"""What a model stream yields: the opening and deltas of each try (and retry notices), then one ``ModelReply`` last."""
 
 
 class ModelClient(Protocol):

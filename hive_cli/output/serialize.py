@@ -11,6 +11,7 @@ from engine.events import (
     ErrorEvent,
     Event,
     ModeChanged,
+    ModelResponding,
     ModelTurnStarted,
     ReasoningDelta,
     Retrying,
@@ -98,10 +99,10 @@ def _record(event: Event) -> dict[str, Any] | None:
             return None  # session_started and session_finished stand for them
         case ModelTurnStarted(index=index, model=model, scope=scope):
             return {"type": "model_turn_started", "index": index, "model": model, **scope_dict(scope)}
-        case TextDelta(text=text):
-            return {"type": "text_delta", "text": text}
-        case ReasoningDelta(text=text):
-            return {"type": "reasoning_delta", "text": text}
+        case ModelResponding():
+            return {"type": event.kind}
+        case TextDelta(text=text) | ReasoningDelta(text=text):
+            return {"type": event.kind, "text": text}
         case ToolCallStarted(call=call, read_only=read_only, scope=scope):
             return {"type": "tool_call_started", **call_dict(call), "read_only": read_only, **scope_dict(scope)}
         case ToolProgress():

@@ -12,6 +12,7 @@ from engine.events import (
     ErrorEvent,
     Event,
     ModeChanged,
+    ModelResponding,
     ModelTurnStarted,
     ReasoningDelta,
     Retrying,
@@ -69,9 +70,9 @@ class TextRenderer:
                 pass  # the approval question already says it is waiting for the person
             case ModeChanged(current=current):
                 self._log(f"mode: {current}")
-            case RunStarted() | ModelTurnStarted() | ReasoningDelta() | TurnCompleted() | ApprovalRequested():
+            case RunStarted() | ModelTurnStarted() | ModelResponding() | ReasoningDelta() | TurnCompleted():
                 pass
-            case ApprovalResolved() | RunFinished():
+            case ApprovalRequested() | ApprovalResolved() | RunFinished():
                 pass
             case _:
                 assert_never(event)

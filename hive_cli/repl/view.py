@@ -22,6 +22,7 @@ from engine.events import (
     ErrorEvent,
     Event,
     ModeChanged,
+    ModelResponding,
     ModelTurnStarted,
     ReasoningDelta,
     Retrying,
@@ -75,6 +76,7 @@ class ReplView:
         self._live: Live | None = None
         self._waiting_since: float | None = None
         self._waiting = WaitingLine()
+        self._model = ""
 
     # --- the live region ------------------------------------------------------------------
 
@@ -136,8 +138,8 @@ class ReplView:
                 self._on_model_turn_started(event)
             case TextDelta():
                 self._on_text_delta(event)
-            case ReasoningDelta():
-                self._on_reasoning_delta(event)
+            case ModelResponding() | ReasoningDelta():
+                self._on_model_working(event)
             case ToolCallStarted():
                 self._on_tool_call_started(event)
             case ToolProgress():
@@ -162,7 +164,8 @@ class ReplView:
                 assert_never(event)
 
     def _on_run_started(self, event: RunStarted) -> None:
-        self._waiting.start(f"Waiting for {event.model}")
+        self._model = event.model
+        self._waiting.start(f"Connecting to {event.model}")
         self._waiting_since = time.monotonic()
         self._start_live()
 
@@ -170,14 +173,18 @@ class ReplView:
         if event.scope is not None and event.scope.depth > 0:
             return  # a nested run's turn: its tool calls show under the call that runs it
         self.markdown.finish()
-        self._waiting.start(f"Waiting for {event.model}")
+        self._model = event.model
+        self._waiting.start(f"Connecting to {event.model}")
         self._waiting_since = time.monotonic()
 
-    def _on_reasoning_delta(self, event: ReasoningDelta) -> None:
-        """The reasoning itself stays out of the way; the waiting line counts it."""
-        if self._waiting.reasoning_chars == 0:
-            self._waiting.what = f"{self._waiting.what.removeprefix('Waiting for ')} is thinking"
-        self._waiting.reasoning_chars += len(event.text)
+    def _on_model_working(self, event: ModelResponding | ReasoningDelta) -> None:
+        """The provider took the request: from here on the wait is the model's (the seconds count on).
+
+        The reasoning itself stays out of the way; the waiting line counts it.
+        """
+        self._waiting.what = f"{self._model} is thinking"
+        if isinstance(event, ReasoningDelta):
+            self._waiting.reasoning_chars += len(event.text)
 
     def _on_text_delta(self, event: TextDelta) -> None:
         self._waiting_since = None

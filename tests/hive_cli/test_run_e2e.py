@@ -79,6 +79,8 @@ def test_stream_json_emits_one_typed_versioned_object_per_line(llm_server: LLMSe
     finished = [line for line in lines if line["type"] == "tool_call_finished"]
     assert [f["scope_id"] for f in finished] == [s["scope_id"] for s in started]
     assert [t["index"] for t in turns_started] == [0, 1, 2, 3]
+    model_lines = [t for t in types if t in ("model_turn_started", "model_responding")]
+    assert model_lines == ["model_turn_started", "model_responding"] * 4  # each call's start, then the provider's
     assert "progress" not in types
     assert "".join(line["text"] for line in lines if line["type"] == "text_delta") == lines[-1]["text"]
     turns = [line for line in lines if line["type"] == "turn_completed"]

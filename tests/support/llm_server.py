@@ -107,6 +107,8 @@ class Completion(_Reply):
     """Send each call's arguments as one fragment after the id+name fragment."""
     chunk_delay: float = 0.0
     """Seconds between SSE events."""
+    first_chunk_delay: float = 0.0
+    """Seconds between the response headers and the first SSE event (the model at work, once connected)."""
     cut_after: int | None = None
     """Close the connection after this many SSE events, without [DONE] or the end of the chunked body."""
     error: StreamError | None = None
@@ -158,6 +160,7 @@ class CompletionOptions(TypedDict, total=False):
     chunk_size: int
     delay: float
     chunk_delay: float
+    first_chunk_delay: float
     cut_after: int | None
     model: str | None
 
@@ -461,6 +464,9 @@ def _stream_completion(reply: Completion, body: dict[str, Any], writer: Response
     if reply.cut_after is not None:
         events = events[: reply.cut_after]
     writer.start_chunked(200, _SSE_HEADERS)
+    if not writer.wait(reply.first_chunk_delay):
+        writer.abort()
+        return
     if not _write_events(events, reply.chunk_delay, writer):
         return
     if reply.cut_after is None:

@@ -33,6 +33,7 @@ from engine.model.types import (
     ModelReply,
     ModelRequest,
     StreamItem,
+    StreamOpened,
     StreamReasoning,
     StreamRetry,
     StreamText,
@@ -288,7 +289,8 @@ def check_thinking(where: str, reply: ModelReply, expected: tuple[Signed | Redac
 
 def check_reply(where: str, outcome: Outcome, expected: Reply) -> None:
     reply = outcome.reply
-    deltas = outcome.items[:-1]
+    opened, *deltas = outcome.items[:-1]
+    assert isinstance(opened, StreamOpened), f"{where}: the answer's start is announced first: {opened!r}"
     assert all(isinstance(item, StreamText | StreamReasoning) for item in deltas), where
     assert "".join(i.text for i in deltas if isinstance(i, StreamText)) == reply.text, where
     assert "".join(i.text for i in deltas if isinstance(i, StreamReasoning)) == reply.reasoning, where

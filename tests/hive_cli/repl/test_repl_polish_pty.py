@@ -92,10 +92,12 @@ def test_until_the_answer_starts_a_line_says_what_hive_waits_for_and_counts_the_
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     reasoning = "Weighing the two options carefully before answering. " * 12
-    llm_server.script(text("Option two.", reasoning=reasoning, chunk_size=8, delay=1.5, chunk_delay=0.02))
+    answer = text("Option two.", reasoning=reasoning, chunk_size=8, delay=1.5, first_chunk_delay=1.5, chunk_delay=0.02)
+    llm_server.script(answer)
     child = spawn_repl(llm_server, tmp_path)
     send_line(child, "which option?")
-    child.expect(r"Waiting for openai/test-model \d+s")
+    child.expect(r"Connecting to openai/test-model \d+s")  # no response headers yet
+    child.expect(r"openai/test-model is thinking \d+s(?! ·)")  # the server answered; nothing streamed yet
     child.expect(r"openai/test-model is thinking \d+s · ~[\d,]+ reasoning tokens")
     child.expect("Option two.")
     child.expect(PROMPT)
