@@ -4,8 +4,8 @@ The model server runs in its own process. Three commands run in turn (one round 
 on its own OpenAI-compatible client (the default path), hive forced through litellm
 (``HIVE_PROVIDER_CLIENT=litellm``), and the bare import. Figures are medians of per-round ratios.
 Goals: the direct path at most 0.15x the bare import; the litellm path at most +15% over it.
-Then the import time of one direct-path ``hive run`` as ``-X importtime`` reports it (the sum of the
-top-level imports; goal at most 0.35 s), with its largest top-level imports.
+Then the import time of a direct-path ``hive run`` as ``-X importtime`` reports it (the median sum of the
+top-level imports but Python's own start-up, shown apart; goal at most 0.35 s), with its largest ones.
 
 Last, against OpenAI's Codex CLI when it is installed (``make codex``) or on PATH: both agents run the
 same 3-tool-call task over the Responses API against the same scripted server (hive's
@@ -31,6 +31,7 @@ from benchmarks.support.compiled import compile_hive
 
 ROUNDS = 7
 CODEX_ROUNDS = 5
+IMPORT_ROUNDS = 7
 HIVE = Path(sys.executable).parent / "hive"
 
 
@@ -64,6 +65,21 @@ def import_times(cmd: list[str], env: dict[str, str], cwd: str) -> list[tuple[fl
     return sorted(((int(us) / 1e6, name) for us, name in rows), reverse=True)
 
 
+def hive_imports(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, list[tuple[float, str]]]:
+    """Median over IMPORT_ROUNDS of hive's own import time, of Python's start-up, and one run's top imports.
+
+    Python's start-up is what ``python -c pass`` imports at top level too (``site`` with the venv's
+    ``.pth`` hooks, ``encodings``...): the interpreter's, not hive's, so it is shown apart.
+    """
+    startup = {name for _, name in import_times(["-c", "pass"], env, cwd)}
+    runs = [import_times(cmd, env, cwd) for _ in range(IMPORT_ROUNDS)]
+    own = [sum(s for s, name in run if name not in startup) for run in runs]
+    interpreter = [sum(s for s, name in run if name in startup) for run in runs]
+    middle = sorted(range(len(runs)), key=own.__getitem__)[len(runs) // 2]
+    shown = [(s, name) for s, name in runs[middle] if name not in startup]
+    return statistics.median(own), statistics.median(interpreter), shown
+
+
 def main() -> None:
     compile_hive()
     process, base_url = model_server.start("list_directory", 3)
@@ -80,7 +96,7 @@ def main() -> None:
             rounds = [
                 (timed(hive, env, tmp), timed(hive, via_litellm, tmp), timed(bare, env, tmp)) for _ in range(ROUNDS)
             ]
-            imports = import_times(["-m", "hive_cli", *hive[1:]], env, tmp)
+            total, interpreter, imports = hive_imports(["-m", "hive_cli", *hive[1:]], env, tmp)
     finally:
         assert process.stdin is not None
         process.stdin.close()
@@ -97,9 +113,11 @@ def main() -> None:
     )
     verdict = "met" if litellm_ratio <= 1.15 else "NOT met"
     print(f"  litellm / bare import  {litellm_ratio:5.3f}x  (goal <= 1.15x: {verdict})")
-    total = sum(seconds for seconds, _ in imports)
     verdict = "met" if total <= 0.35 else "NOT met"
-    print(f"  imports of one direct hive run (-X importtime, top level): {total:.3f} s  (goal <= 0.35 s: {verdict})")
+    print(
+        f"  hive's imports in a direct hive run (-X importtime, top level, median of {IMPORT_ROUNDS}): {total:.3f} s"
+        f"  (goal <= 0.35 s: {verdict}); Python's own start-up apart: {interpreter:.3f} s"
+    )
     print("    largest: " + ", ".join(f"{name} {seconds * 1000:.0f} ms" for seconds, name in imports[:6]))
     compare_with_codex()
 

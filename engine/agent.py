@@ -33,11 +33,7 @@ from engine.hooks.toolset import hook_wrapper
 from engine.instructions import BASE_INSTRUCTIONS, InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.mcp.provider import McpProvider
-from engine.model.anthropic_client import AnthropicClient
 from engine.model.client_settings import ModelSettings
-from engine.model.litellm_client import LiteLLMClient
-from engine.model.openai_compat import OpenAICompatClient
-from engine.model.openai_responses import OpenAIResponsesClient
 from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint, responses_endpoint
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
@@ -302,19 +298,34 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
 def provider_client(config: SessionConfig, model: str | None = None) -> ModelClient:
     """The protocol client: hive's own for OpenAI-compatible providers, OpenAI's Responses API and Anthropic, else litellm."""
     settings = model_settings(config, model)
-    force_litellm = config.provider_client == "litellm"
-    endpoint = openai_compatible_endpoint(settings, force_litellm=force_litellm)
-    if endpoint is not None:
-        return OpenAICompatClient(settings, endpoint)
-    endpoint = responses_endpoint(settings, force_litellm=force_litellm)
-    if endpoint is not None:
-        return OpenAIResponsesClient(settings, endpoint)
-    endpoint = anthropic_endpoint(settings, force_litellm=force_litellm)
-    if endpoint is not None:
-        return AnthropicClient(settings, endpoint)
+    client = _direct_client(settings, force_litellm=config.provider_client == "litellm")
+    if client is not None:
+        return client
+    from engine.model.litellm_client import LiteLLMClient
+
     return LiteLLMClient(settings)
 
 
 def needs_litellm(config: SessionConfig) -> bool:
     """Whether the configured model goes through litellm (so its import is worth starting early)."""
-    return isinstance(provider_client(config), LiteLLMClient)
+    return _direct_client(model_settings(config), force_litellm=config.provider_client == "litellm") is None
+
+
+def _direct_client(settings: ModelSettings, *, force_litellm: bool) -> ModelClient | None:
+    """hive's own client for the model's protocol, if it speaks one of them (each imported only when chosen)."""
+    endpoint = openai_compatible_endpoint(settings, force_litellm=force_litellm)
+    if endpoint is not None:
+        from engine.model.openai_compat import OpenAICompatClient
+
+        return OpenAICompatClient(settings, endpoint)
+    endpoint = responses_endpoint(settings, force_litellm=force_litellm)
+    if endpoint is not None:
+        from engine.model.openai_responses import OpenAIResponsesClient
+
+        return OpenAIResponsesClient(settings, endpoint)
+    endpoint = anthropic_endpoint(settings, force_litellm=force_litellm)
+    if endpoint is not None:
+        from engine.model.anthropic_client import AnthropicClient
+
+        return AnthropicClient(settings, endpoint)
+    return None

@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    import yaml
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 KeyPath = tuple[str | int, ...]
@@ -51,6 +53,8 @@ def _read_json(path: Path, text: str) -> Any:
 
 
 def _read_yaml(path: Path, text: str) -> tuple[Any, dict[KeyPath, int]]:
+    import yaml  # only when there is a file to read: most runs have none
+
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -59,13 +63,31 @@ def _read_yaml(path: Path, text: str) -> tuple[Any, dict[KeyPath, int]]:
         line = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(f"{path}{line}: invalid YAML: {problem}") from None
+    return data, key_lines(node)
+
+
+def json_key_lines(path: Path) -> dict[KeyPath, int]:
+    """The lines of the keys of a JSON file (JSON reads as YAML for this); empty when that fails."""
+    import yaml
+
+    try:
+        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, OSError, UnicodeDecodeError):
+        return {}
+    return key_lines(node)
+
+
+def key_lines(node: yaml.Node | None) -> dict[KeyPath, int]:
+    """The 1-based line of every key path under a composed YAML ``node``."""
     lines: dict[KeyPath, int] = {}
     if node is not None:
         _collect_lines(node, (), lines)
-    return data, lines
+    return lines
 
 
 def _collect_lines(node: yaml.Node, prefix: KeyPath, lines: dict[KeyPath, int]) -> None:
+    import yaml
+
     lines[prefix] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:

@@ -18,7 +18,6 @@ from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
 from engine.hooks.runs import HookedRun, session_hooks
-from engine.mcp.manager import McpManager
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
 from engine.policy.gate import Approver, Judgement
@@ -29,6 +28,7 @@ from engine.usage import Usage
 from engine.webhooks.payloads import event_payload, payload
 
 if TYPE_CHECKING:
+    from engine.mcp.manager import McpManager
     from engine.webhooks.sender import WebhookSender
 
 
@@ -175,6 +175,8 @@ class Session:
     @property
     def mcp(self) -> McpManager | None:
         """The MCP servers (status, health, waiting for their tools); None when none is configured."""
+        from engine.mcp.manager import McpManager  # imported by the provider only when servers are configured
+
         return next((m for m in self.agent.tools.members if isinstance(m, McpManager)), None)
 
     @property

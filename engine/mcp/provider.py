@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.mcp.manager import McpManager
 from engine.mcp.reload import watched_files
 from engine.paths import user_data_dir
 from engine.tools.base import Toolset
@@ -23,6 +22,8 @@ class McpProvider:
         watching = config.mcp.hot_reload and any(path.is_file() for path in watched_files(config.cwd))
         if not config.mcp_servers.enabled and not watching:
             return None
+        from engine.mcp.manager import McpManager  # the client side of MCP, for a session that has servers
+
         return McpManager(
             config.mcp_servers,
             user_data_dir() / "mcp-logs",

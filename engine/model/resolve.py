@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -105,6 +104,8 @@ def find_local_server() -> ModelChoice | None:
 
 
 def _first_model(base_url: str) -> str | None:
+    import urllib.request  # only when no model is configured and local servers are probed
+
     try:
         # No proxies: these are loopback addresses.
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.config_files import KeyPath, describe_errors, line_of, read_document
+from engine.config_files import KeyPath, describe_errors, json_key_lines, line_of, read_document
 from engine.errors import ConfigError
 from engine.paths import project_dir, user_config_dir
 from engine.policy.defaults import DEFAULT_SOURCE, default_layer
@@ -178,7 +177,7 @@ def load_permissions_file(path: Path) -> ParsedFile:
     """Read and check one file; raises ``ConfigError`` naming the file and line of every problem."""
     data, lines = read_document(path)
     if path.suffix == ".json":
-        lines = _json_lines(path)
+        lines = json_key_lines(path)
     if not isinstance(data, dict):
         raise ConfigError(
             f"{path}:1: missing the 'permissions:' section; the smallest valid file is\n"
@@ -292,29 +291,6 @@ def _failing_examples(category: Category, pattern: str, entry: RuleEntry) -> lis
 def _where(path: Path, lines: dict[KeyPath, int], loc: KeyPath) -> str:
     line = line_of(lines, loc)
     return f"{path}:{line}" if line else str(path)
-
-
-def _json_lines(path: Path) -> dict[KeyPath, int]:
-    """Lines of the keys of a JSON file (JSON reads as YAML for this purpose); empty when that fails."""
-    try:
-        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, OSError, UnicodeDecodeError):
-        return {}
-    lines: dict[KeyPath, int] = {}
-    if node is not None:
-        _walk(node, (), lines)
-    return lines
-
-
-def _walk(node: yaml.Node, prefix: KeyPath, lines: dict[KeyPath, int]) -> None:
-    lines[prefix] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            _walk(value, (*prefix, str(key.value)), lines)
-            lines[(*prefix, str(key.value))] = key.start_mark.line + 1
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _walk(item, (*prefix, index), lines)
 
 
 def _combine_guards(current: GuardSettings, section: GuardsSection) -> GuardSettings:

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from engine.paths import project_dir
 from engine.policy.config import LOCAL_NAME, load_permissions_file
 from engine.policy.rules import CATEGORIES, Action, Category, Finding, Layer, Rule, Subject
@@ -95,6 +93,8 @@ def save_lasting(cwd: Path, rules: Sequence[LastingRule], action: Action) -> Pat
         section[rule.category] = entries
     ordered = {c: section[c] for c in CATEGORIES if c in section} | section
     document["permissions"] = ordered
+    import yaml  # only on the keypress that saves a rule
+
     text = HEADER + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=1000)
     write_text_atomic(path, text, FileToolOptions())
     _keep_out_of_git(path)
@@ -105,6 +105,8 @@ def _existing(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     load_permissions_file(path)  # raises ConfigError on a broken file, which is then left as it is
+    import yaml
+
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     return data if isinstance(data, dict) else {}
 

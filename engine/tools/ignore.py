@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pathspec.patterns.gitwildmatch import GitWildMatchPattern, GitWildMatchPatternError
-
 # pathspec names the group that matches a directory's trailing slash; when it is present we can tell
 # "the path itself matched" from "a parent directory matched".
 _DIR_MARK = "ps_d"
@@ -138,6 +136,8 @@ def sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
 
 
 def _read_rules(path: Path) -> tuple[_Rule, ...]:
+    from pathspec.patterns.gitwildmatch import GitWildMatchPattern, GitWildMatchPatternError  # once per file
+
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
