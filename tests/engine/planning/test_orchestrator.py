@@ -14,12 +14,8 @@ from engine.policy.gate import ApproveEverything
 from engine.session import Session, open_session
 from tests.support.agents import client_for, collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.planning import planning_replies
 from tests.support.processes import gone_within, unique_sleep
-
-TODOS = [
-    {"content": "Write notes.txt", "status": "pending"},
-    {"content": "Summarise the notes", "status": "pending"},
-]
 
 
 def open_for(server: LLMServer, cwd: Path) -> Session:
@@ -64,8 +60,7 @@ def planned(session: Session) -> None:
 
 def test_a_plan_approved_and_executed_ticks_off_every_step(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(
-        tool_calls(call("todo_write", {"todos": TODOS})),
-        text("Here is the plan."),
+        *planning_replies(),
         tool_calls(call("write_file", {"path": "notes.txt", "content": "notes\n"})),
         text("Wrote notes.txt."),
         text("The notes say: notes."),
@@ -99,8 +94,7 @@ def test_a_failed_step_is_tried_once_more_then_the_plan_stops_with_a_report(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     llm_server.script(
-        tool_calls(call("todo_write", {"todos": TODOS})),
-        text("Here is the plan."),
+        *planning_replies(),
         text("I cannot write files here."),
         text("I still cannot write files here."),
     )
@@ -130,8 +124,7 @@ def test_a_failed_step_is_tried_once_more_then_the_plan_stops_with_a_report(
 
 def test_a_retried_step_that_works_lets_the_plan_go_on(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(
-        tool_calls(call("todo_write", {"todos": TODOS})),
-        text("Here is the plan."),
+        *planning_replies(),
         text("I could not decide on the wording."),
         text("Wrote it after all."),
         text("Summarised."),

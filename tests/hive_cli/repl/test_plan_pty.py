@@ -5,21 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.planning import planning_replies
 from tests.support.processes import gone_within, unique_sleep
 from tests.support.terminal import PROMPT, leave_repl, send_line, spawn_repl, wait_for_process
-
-TODOS = [
-    {"content": "Write notes.txt", "status": "pending"},
-    {"content": "Summarise the notes", "status": "pending"},
-]
 
 
 def test_a_plan_approved_in_plan_mode_is_executed_in_work_mode_ticking_items_off(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     llm_server.script(
-        tool_calls(call("todo_write", {"todos": TODOS})),
-        text("Here is the plan."),
+        *planning_replies(),
         tool_calls(call("write_file", {"path": "notes.txt", "content": "notes\n"})),
         text("Wrote notes.txt."),
         text("The notes say: notes."),
@@ -54,8 +49,7 @@ def test_a_plan_approved_in_plan_mode_is_executed_in_work_mode_ticking_items_off
 
 def test_a_plan_not_approved_keeps_plan_mode_and_runs_nothing(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(
-        tool_calls(call("todo_write", {"todos": TODOS})),
-        text("Here is the plan."),
+        *planning_replies(),
         text("Noted: three steps then."),
     )
     child = spawn_repl(llm_server, tmp_path)
@@ -79,8 +73,7 @@ def test_a_plan_not_approved_keeps_plan_mode_and_runs_nothing(llm_server: LLMSer
 def test_ctrl_c_during_a_step_cancels_it_and_stops_the_plan_there(llm_server: LLMServer, tmp_path: Path) -> None:
     sleep = unique_sleep()
     llm_server.script(
-        tool_calls(call("todo_write", {"todos": TODOS})),
-        text("Here is the plan."),
+        *planning_replies(),
         tool_calls(call("execute_command", {"command": sleep})),
         text("unused"),
     )
