@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
 
-import typer
+import click
 
-from hive_cli.cli_options import CwdOpt
+from hive_cli.cli_base import HiveGroup
+from hive_cli.cli_options import cwd_option
 from hive_cli.errors import exit_on_error
 
-checkpoints_app = typer.Typer(help="The snapshots hive keeps of the files each turn changed.", no_args_is_help=True)
+
+@click.group("checkpoints", cls=HiveGroup, no_args_is_help=True)
+def checkpoints_app() -> None:
+    """The snapshots hive keeps of the files each turn changed."""
 
 
-def undo_command(
-    cwd: CwdOpt = None,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Undo without asking first.")] = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Undo even over files changed since hive touched them.")
-    ] = False,
-    to: Annotated[
-        str | None,
-        typer.Option("--to", metavar="N|ID", help="Undo every turn back to this one (see `hive checkpoints list`)."),
-    ] = None,
-) -> None:
+@click.command("undo")
+@cwd_option
+@click.option("--yes", "-y", is_flag=True, help="Undo without asking first.")
+@click.option("--force", is_flag=True, help="Undo even over files changed since hive touched them.")
+@click.option("--to", metavar="N|ID", help="Undo every turn back to this one (see `hive checkpoints list`).")
+def undo_command(cwd: Path | None, yes: bool, force: bool, to: str | None) -> None:
     """Revert the most recent turn that changed files here; refuses (exit 1) over files changed since, unless --force."""
     with exit_on_error(False):
         from hive_cli.checkpoints_command import undo
@@ -31,7 +30,8 @@ def undo_command(
 
 
 @checkpoints_app.command("list")
-def checkpoints_list(cwd: CwdOpt = None) -> None:
+@cwd_option
+def checkpoints_list(cwd: Path | None) -> None:
     """List the turns that changed files here, the newest first, numbered as `hive undo --to` takes them."""
     with exit_on_error(False):
         from hive_cli.checkpoints_command import list_checkpoints

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-import typer
+import click
 
 from engine.checkpoints.store import CheckpointStore, Manifest
 from engine.checkpoints.undo import UndoReport, pending, rewind
@@ -66,10 +66,10 @@ def list_checkpoints(cwd: Path | None) -> None:
     """Print the project's checkpoints (``hive checkpoints list``)."""
     lines = checkpoint_lines(resolve_cwd(cwd))
     if not lines:
-        typer.echo("No checkpoints for this directory.", err=True)
+        click.echo("No checkpoints for this directory.", err=True)
         return
     for line in lines:
-        typer.echo(line)
+        click.echo(line)
 
 
 def undo(cwd: Path | None, *, yes: bool, force: bool, to: str | None = None) -> None:
@@ -78,22 +78,22 @@ def undo(cwd: Path | None, *, yes: bool, force: bool, to: str | None = None) -> 
     store = store_for(where)
     turns = pending(store)
     if not turns:
-        typer.echo("Nothing to undo in this directory.", err=True)
+        click.echo("Nothing to undo in this directory.", err=True)
         return
     target = pick(turns, to) if to else turns[0]
     chosen = turns[: turns.index(target) + 1]
     for manifest in chosen:
-        typer.echo(f"Undo the turn of {describe(manifest, where)}:", err=True)
+        click.echo(f"Undo the turn of {describe(manifest, where)}:", err=True)
         for line in plan_lines(manifest, where):
-            typer.echo(line, err=True)
+            click.echo(line, err=True)
     if not yes:
         if not sys.stdin.isatty():
             raise UserError("undo changes files: pass --yes to undo without a question")
-        if not typer.confirm("Undo?", default=False, err=True):
-            typer.echo("Nothing changed.", err=True)
+        if not click.confirm("Undo?", default=False, err=True):
+            click.echo("Nothing changed.", err=True)
             return
     for line in report_lines(rewind(store, target, force=force), where):
-        typer.echo(line)
+        click.echo(line)
 
 
 def pick(turns: list[Manifest], choice: str) -> Manifest:

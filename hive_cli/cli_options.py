@@ -1,99 +1,78 @@
-"""The options several hive commands share, as typer annotations, and their conversions to engine values."""
+"""The options several hive commands share, as click decorators, and their conversions to engine values."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, cast
 
-import typer
+import click
+
+from hive_cli.cli_base import options
 
 if TYPE_CHECKING:
     from engine.events import WorkingMode
     from engine.sandbox.options import SandboxMode
 
-
-class OutputFormat(StrEnum):
-    """How ``hive run`` reports."""
-
-    text = "text"
-    json = "json"
-    stream_json = "stream-json"
+MODES = ("plan", "work")
+SANDBOX_CHOICES = ("workspace-write", "read-only", "off")
+REPORT_FORMATS = ("text", "json")
 
 
-class Mode(StrEnum):
-    """Plan (read-only tools) or work (all tools, each judged)."""
-
-    plan = "plan"
-    work = "work"
-
-
-class SandboxChoice(StrEnum):
-    """How shell commands are confined."""
-
-    workspace_write = "workspace-write"
-    read_only = "read-only"
-    off = "off"
-
-
-SandboxOpt = Annotated[
-    SandboxChoice | None,
-    typer.Option(
-        "--sandbox",
-        help="workspace-write: commands write only inside the project; read-only: nowhere; off: no sandbox. "
-        "Default: the settings' sandbox, else workspace-write.",
-    ),
-]
-ModelOpt = Annotated[
-    str | None,
-    typer.Option("--model", "-m", metavar="MODEL", help="litellm model string, e.g. openai/gpt-4o. Env: HIVE_MODEL."),
-]
-ApiBaseOpt = Annotated[
-    str | None, typer.Option("--api-base", metavar="URL", help="Base URL of the model API. Env: HIVE_API_BASE.")
-]
-ApiKeyOpt = Annotated[
-    str | None, typer.Option("--api-key", metavar="KEY", help="API key. Env: HIVE_API_KEY or the provider's own.")
-]
-CwdOpt = Annotated[
-    Path | None, typer.Option("--cwd", "-C", metavar="DIR", help="Work in this directory instead of the current one.")
-]
-ModeOpt = Annotated[
-    Mode | None, typer.Option("--mode", help="plan: read-only tools; work: all tools (default: settings, else work).")
-]
-CheckModeOpt = Annotated[Mode, typer.Option("--mode", help="plan: read-only tools; work: all tools.")]
-YesOpt = Annotated[
-    bool, typer.Option("--yes", "-y", help="Answer every approval request with allow (Deny still denies).")
-]
-
-
-def positive(value: int | None) -> int | None:
-    """A typer callback: 1 or more."""
+def positive(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """A click callback: 1 or more."""
     if value is not None and value < 1:
-        raise typer.BadParameter("must be 1 or more")
+        raise click.BadParameter("must be 1 or more")
     return value
 
 
-MaxTurnsOpt = Annotated[
-    int | None,
-    typer.Option("--max-turns", metavar="N", callback=positive, help="Stop after N model turns (1 or more)."),
-]
-ContinueOpt = Annotated[bool, typer.Option("--continue", "-c", help="Continue this directory's last session.")]
-ResumeOpt = Annotated[
-    str | None, typer.Option("--resume", "-r", metavar="ID", help="Continue the session with this id.")
-]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for internal errors.")]
+cwd_option = click.option(
+    "--cwd",
+    "-C",
+    metavar="DIR",
+    type=click.Path(path_type=Path),
+    help="Work in this directory instead of the current one.",
+)
+sandbox_option = click.option(
+    "--sandbox",
+    type=click.Choice(SANDBOX_CHOICES),
+    help="workspace-write: commands write only inside the project; read-only: nowhere; off: no sandbox. "
+    "Default: the settings' sandbox, else workspace-write.",
+)
+model_option = click.option(
+    "--model", "-m", metavar="MODEL", help="litellm model string, e.g. openai/gpt-4o. Env: HIVE_MODEL."
+)
+api_base_option = click.option("--api-base", metavar="URL", help="Base URL of the model API. Env: HIVE_API_BASE.")
+api_key_option = click.option("--api-key", metavar="KEY", help="API key. Env: HIVE_API_KEY or the provider's own.")
+mode_option = click.option(
+    "--mode", type=click.Choice(MODES), help="plan: read-only tools; work: all tools (default: settings, else work)."
+)
+yes_option = click.option(
+    "--yes", "-y", is_flag=True, help="Answer every approval request with allow (Deny still denies)."
+)
+max_turns_option = click.option(
+    "--max-turns", metavar="N", type=int, callback=positive, help="Stop after N model turns (1 or more)."
+)
+continue_option = click.option(
+    "--continue", "-c", "continue_last", is_flag=True, help="Continue this directory's last session."
+)
+resume_option = click.option("--resume", "-r", metavar="ID", help="Continue the session with this id.")
+debug_option = click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
+format_option = click.option(
+    "--format", "output_format", type=click.Choice(REPORT_FORMATS), default="text", help="text or json."
+)
+
+model_options = options(model_option, api_base_option, api_key_option)
+"""``--model``, ``--api-base`` and ``--api-key``: every command that talks to a model takes them."""
+
+session_options = options(model_options, cwd_option, mode_option, yes_option, max_turns_option, sandbox_option)
+"""The options of a working session, ``hive`` and ``hive run`` alike."""
 
 
-def working_mode(mode: Mode | None) -> WorkingMode | None:
+def working_mode(mode: str | None) -> WorkingMode | None:
     """The engine's mode for the --mode choice."""
-    return None if mode is None else ("plan" if mode is Mode.plan else "work")
+    return None if mode is None else cast("WorkingMode", mode)
 
 
-def sandbox_mode(choice: SandboxChoice | None) -> SandboxMode | None:
+def sandbox_mode(choice: str | None) -> SandboxMode | None:
     """The engine's sandbox mode for the --sandbox choice."""
-    modes: dict[SandboxChoice, SandboxMode] = {
-        SandboxChoice.workspace_write: "workspace-write",
-        SandboxChoice.read_only: "read-only",
-        SandboxChoice.off: "off",
-    }
-    return None if choice is None else modes[choice]
+    return None if choice is None else cast("SandboxMode", choice)

@@ -8,7 +8,7 @@ import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import typer
+from click.exceptions import Exit
 
 from engine.errors import HiveError
 
@@ -20,25 +20,25 @@ def exit_on_error(debug: bool) -> Iterator[None]:
     """Run the body; map hive errors, interrupts and crashes to a message and an exit status."""
     try:
         yield
-    except typer.Exit:
+    except Exit:
         raise
     except HiveError as error:
         if debug:
             traceback.print_exc()
         _say(f"hive: {error}")
-        raise typer.Exit(error.exit_code) from None
+        raise Exit(error.exit_code) from None
     except KeyboardInterrupt:
         _say("hive: interrupted")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise Exit(EXIT_INTERRUPTED) from None
     except BrokenPipeError:
         # The reader went away (``hive ... | head``): nothing more to say to it, and nothing went wrong.
         _silence_stdout()
-        raise typer.Exit(0) from None
+        raise Exit(0) from None
     except Exception as error:
         if debug:
             traceback.print_exc()
         _say(f"hive: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")
-        raise typer.Exit(1) from None
+        raise Exit(1) from None
 
 
 def _silence_stdout() -> None:

@@ -2,142 +2,122 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
+from hive_cli.cli_base import HiveGroup, exit_with
+from hive_cli.cli_options import cwd_option, format_option
 from hive_cli.errors import exit_on_error
 
-mcp_app = typer.Typer(
-    help="MCP servers: add or remove them in plugins.yaml, list them, their tools, call one, diagnose.",
-    no_args_is_help=True,
-)
+SCOPES = ("project", "user")
 
 
-class TransportChoice(StrEnum):
-    """How hive talks to a server."""
-
-    stdio = "stdio"
-    http = "http"
-    sse = "sse"
-
-
-class Scope(StrEnum):
-    """Which plugins.yaml: the project's .ironhive/ or the user's config dir."""
-
-    project = "project"
-    user = "user"
-
-
-class Format(StrEnum):
-    """Plain text for people, JSON for scripts."""
-
-    text = "text"
-    json = "json"
-
-
-CwdOpt = Annotated[
-    Path | None, typer.Option("--cwd", "-C", metavar="DIR", help="Work in this directory instead of the current one.")
-]
-FormatOpt = Annotated[Format, typer.Option("--format", help="text or json.")]
+@click.group("mcp", cls=HiveGroup, no_args_is_help=True)
+def mcp_app() -> None:
+    """MCP servers: add or remove them in plugins.yaml, list them, their tools, call one, diagnose."""
 
 
 @mcp_app.command("add")
+@click.argument("name", metavar="NAME", help="The server's name (tools become mcp__NAME__tool).")
+@click.argument(
+    "target",
+    metavar="[-- COMMAND ARGS... | URL]",
+    nargs=-1,
+    help="stdio: the command after --; http/sse: the URL.",
+)
+@click.option(
+    "--transport",
+    "-t",
+    type=click.Choice(("stdio", "http", "sse")),
+    help="stdio, http or sse (default: http for a lone URL, else stdio).",
+)
+@click.option("--env", "-e", metavar="K=V", multiple=True, help="Environment for a stdio server.")
+@click.option("--header", "-H", metavar="K=V", multiple=True, help="An HTTP header (http and sse).")
+@click.option("--scope", "-s", type=click.Choice(SCOPES), default="project", show_default=True, help="project or user.")
+@click.option("--force", "-f", is_flag=True, help="Replace a server of the same name.")
+@cwd_option
 def mcp_add(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The server's name (tools become mcp__NAME__tool).")],
-    target: Annotated[
-        list[str] | None,
-        typer.Argument(metavar="[-- COMMAND ARGS... | URL]", help="stdio: the command after --; http/sse: the URL."),
-    ] = None,
-    transport: Annotated[
-        TransportChoice | None,
-        typer.Option("--transport", "-t", help="stdio, http or sse (default: http for a lone URL, else stdio)."),
-    ] = None,
-    env: Annotated[
-        list[str] | None, typer.Option("--env", "-e", metavar="K=V", help="Environment for a stdio server.")
-    ] = None,
-    header: Annotated[
-        list[str] | None, typer.Option("--header", "-H", metavar="K=V", help="An HTTP header (http and sse).")
-    ] = None,
-    scope: Annotated[Scope, typer.Option("--scope", "-s", help="project or user.")] = Scope.project,
-    force: Annotated[bool, typer.Option("--force", "-f", help="Replace a server of the same name.")] = False,
-    cwd: CwdOpt = None,
+    name: str,
+    target: tuple[str, ...],
+    transport: str | None,
+    env: tuple[str, ...],
+    header: tuple[str, ...],
+    scope: str,
+    force: bool,
+    cwd: Path | None,
 ) -> None:
     """Add a server to plugins.yaml (comments and order kept): hive mcp add NAME -- COMMAND ARGS..."""
     with exit_on_error(False):
         from hive_cli.mcp_command import add, new_server
         from hive_cli.workdir import resolve_cwd
 
-        chosen = None if transport is None else transport.value
-        server = new_server(name, target or [], chosen, env or [], header or [])  # type: ignore[arg-type]
-        add(resolve_cwd(cwd), server, scope.value, force)
+        server = new_server(name, list(target), transport, list(env), list(header))  # type: ignore[arg-type]
+        add(resolve_cwd(cwd), server, scope, force)
 
 
 @mcp_app.command("remove")
-def mcp_remove(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="The server to remove.")],
-    scope: Annotated[
-        Scope | None, typer.Option("--scope", "-s", help="project or user (default: the project's, else the user's).")
-    ] = None,
-    cwd: CwdOpt = None,
-) -> None:
+@click.argument("name", metavar="NAME", help="The server to remove.")
+@click.option(
+    "--scope", "-s", type=click.Choice(SCOPES), help="project or user (default: the project's, else the user's)."
+)
+@cwd_option
+def mcp_remove(name: str, scope: str | None, cwd: Path | None) -> None:
     """Remove a server from plugins.yaml."""
     with exit_on_error(False):
         from hive_cli.mcp_command import remove
         from hive_cli.workdir import resolve_cwd
 
-        remove(resolve_cwd(cwd), name, None if scope is None else scope.value)
+        remove(resolve_cwd(cwd), name, scope)
 
 
 @mcp_app.command("list")
-def mcp_list(cwd: CwdOpt = None, output_format: FormatOpt = Format.text) -> None:
+@cwd_option
+@format_option
+def mcp_list(cwd: Path | None, output_format: str) -> None:
     """Connect each server and print its transport, status, tool count, source file and last error."""
     with exit_on_error(False):
         from hive_cli.mcp_inspect import list_servers
         from hive_cli.workdir import resolve_cwd
 
-        list_servers(resolve_cwd(cwd), output_format.value)
+        list_servers(resolve_cwd(cwd), output_format)
 
 
 @mcp_app.command("tools")
-def mcp_tools(
-    server: Annotated[str, typer.Argument(metavar="SERVER", help="A configured server.")],
-    cwd: CwdOpt = None,
-    output_format: FormatOpt = Format.text,
-) -> None:
+@click.argument("server", metavar="SERVER", help="A configured server.")
+@cwd_option
+@format_option
+def mcp_tools(server: str, cwd: Path | None, output_format: str) -> None:
     """Connect one server and print its tools as the model sees them."""
     with exit_on_error(False):
         from hive_cli.mcp_inspect import list_tools
         from hive_cli.workdir import resolve_cwd
 
-        list_tools(resolve_cwd(cwd), server, output_format.value)
+        list_tools(resolve_cwd(cwd), server, output_format)
 
 
 @mcp_app.command("call")
-def mcp_call(
-    server: Annotated[str, typer.Argument(metavar="SERVER", help="A configured server.")],
-    tool: Annotated[str, typer.Argument(metavar="TOOL", help="The tool's name (the server's, or mcp__SERVER__TOOL).")],
-    arguments: Annotated[
-        str, typer.Option("--args", "-a", metavar="JSON", help="The arguments, a JSON object.")
-    ] = "{}",
-    cwd: CwdOpt = None,
-) -> None:
+@click.argument("server", metavar="SERVER", help="A configured server.")
+@click.argument("tool", metavar="TOOL", help="The tool's name (the server's, or mcp__SERVER__TOOL).")
+@click.option("--args", "-a", "arguments", metavar="JSON", default="{}", help="The arguments, a JSON object.")
+@cwd_option
+def mcp_call(server: str, tool: str, arguments: str, cwd: Path | None) -> None:
     """Call one tool (for debugging; no permission rules apply) and print its result; exit 1 if it failed."""
     with exit_on_error(False):
         from hive_cli.mcp_inspect import call, parse_json_arguments
         from hive_cli.workdir import resolve_cwd
 
         parsed = parse_json_arguments(arguments)
-        raise typer.Exit(call(resolve_cwd(cwd), server, tool, parsed))
+        exit_with(call(resolve_cwd(cwd), server, tool, parsed))
 
 
 @mcp_app.command("doctor")
-def mcp_doctor(cwd: CwdOpt = None, output_format: FormatOpt = Format.text) -> None:
+@cwd_option
+@format_option
+def mcp_doctor(cwd: Path | None, output_format: str) -> None:
     """Connect each server: handshake, protocol version, timings, stderr tail and likely causes of failure."""
     with exit_on_error(False):
         from hive_cli.mcp_doctor import doctor
         from hive_cli.workdir import resolve_cwd
 
-        raise typer.Exit(doctor(resolve_cwd(cwd), output_format.value))
+        exit_with(doctor(resolve_cwd(cwd), output_format))

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-import typer
+import click
 
 from engine.errors import UserError
 from engine.mcp.config import MCP_JSON, find_plugins_file
@@ -67,7 +67,7 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
     path = plugins_path(cwd, scope)
     replaced = add_server(path, server, force=force)
     where = server.url or " ".join([server.command or "", *server.args]).strip()
-    typer.echo(
+    click.echo(
         f"{'Replaced' if replaced else 'Added'} MCP server {server.name} ({server.transport}: {where}) in {path}"
     )
 
@@ -78,7 +78,7 @@ def remove(cwd: Path, name: str, scope: str | None) -> None:
     for each in scopes:
         path = plugins_path(cwd, each)
         if remove_server(path, name):
-            typer.echo(f"Removed MCP server {name} from {path}")
+            click.echo(f"Removed MCP server {name} from {path}")
             return
     mcp_json = project_root(cwd) / MCP_JSON
     if scope != "user" and _names_in_mcp_json(mcp_json, name):

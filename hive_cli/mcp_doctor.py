@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import typer
+import click
 
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.manager import McpManager, ServerStatus
@@ -65,19 +65,19 @@ def doctor(cwd: Path, output_format: str) -> int:
     if not enabled:
         disabled = len(servers.servers)
         note = f" ({disabled} disabled)" if disabled else " (hive mcp add NAME -- COMMAND ARGS... adds one)"
-        typer.echo(f"No MCP servers to check{note}.", err=True)
+        click.echo(f"No MCP servers to check{note}.", err=True)
         return 0
     found = asyncio.run(_diagnose(servers))
     if output_format == "json":
-        typer.echo(json.dumps({"servers": [d.as_json() for d in found]}, indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"servers": [d.as_json() for d in found]}, indent=2, ensure_ascii=False))
     else:
         for notice in servers.notices:
-            typer.echo(f"notice: {notice}")
+            click.echo(f"notice: {notice}")
         for diagnosis in found:
             for line in report_lines(diagnosis):
-                typer.echo(line)
+                click.echo(line)
         failed = sum(not d.ok for d in found)
-        typer.echo(f"{len(found) - failed} of {len(found)} server(s) ok")
+        click.echo(f"{len(found) - failed} of {len(found)} server(s) ok")
     return 1 if any(not d.ok for d in found) else 0
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import typer
+import click
 
 from engine.errors import RunError, UserError
 from engine.mcp.config import McpServers, load_servers
@@ -78,7 +78,7 @@ def list_servers(cwd: Path, output_format: str) -> None:
     """Connect every enabled server and print one line each: transport, status, tools, source, last error."""
     servers = configured(cwd)
     for notice in servers.notices:
-        typer.echo(f"hive: {notice}", err=True)
+        click.echo(f"hive: {notice}", err=True)
 
     async def statuses() -> tuple[ServerStatus, ...]:
         async with connected(servers) as manager:
@@ -86,13 +86,13 @@ def list_servers(cwd: Path, output_format: str) -> None:
 
     found = asyncio.run(statuses()) if servers.servers else ()
     if output_format == "json":
-        typer.echo(json.dumps({"servers": [status_json(s) for s in found]}, indent=2, ensure_ascii=False))
+        click.echo(json.dumps({"servers": [status_json(s) for s in found]}, indent=2, ensure_ascii=False))
         return
     if not found:
-        typer.echo("No MCP servers configured (hive mcp add NAME -- COMMAND ARGS... adds one).", err=True)
+        click.echo("No MCP servers configured (hive mcp add NAME -- COMMAND ARGS... adds one).", err=True)
         return
     for line in status_lines(found):
-        typer.echo(line)
+        click.echo(line)
 
 
 def status_lines(found: Sequence[ServerStatus]) -> list[str]:
@@ -131,15 +131,15 @@ def list_tools(cwd: Path, server: str, output_format: str) -> None:
             }
             for info in found.tools
         ]
-        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     width = max((len(info.name) for info in found.tools), default=0)
     for info in found.tools:
         mark = "  (read-only)" if info.read_only else ""
         summary = info.description.strip().splitlines()[0] if info.description.strip() else ""
-        typer.echo(f"{info.name:<{width}}  {summary}{mark}")
+        click.echo(f"{info.name:<{width}}  {summary}{mark}")
     if not found.tools:
-        typer.echo(f"MCP server {server} offers no tools.", err=True)
+        click.echo(f"MCP server {server} offers no tools.", err=True)
 
 
 def parse_json_arguments(text: str) -> dict[str, Any]:
@@ -180,7 +180,7 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
 
     result = asyncio.run(run())
     if result.success is False:
-        typer.echo(f"hive: {tool} failed: {result.output}", err=True)
+        click.echo(f"hive: {tool} failed: {result.output}", err=True)
         return 1
-    typer.echo(result.output)
+    click.echo(result.output)
     return 0

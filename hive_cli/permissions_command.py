@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import typer
+import click
 
 from engine.errors import UserError
 from engine.events import ToolCall
@@ -75,13 +75,13 @@ def check(
             "sandbox_active": status.confined,
             "sandbox_problem": status.problem,
         }
-        typer.echo(json.dumps(payload, ensure_ascii=False))
+        click.echo(json.dumps(payload, ensure_ascii=False))
         return
-    typer.echo(f"{judgement.verdict}  {name} {json.dumps(arguments, ensure_ascii=False)}")
-    typer.echo(f"  rule:    {judgement.rule or '(none)'}")
-    typer.echo(f"  source:  {judgement.source or '-'}")
-    typer.echo(f"  reason:  {judgement.reason}")
-    typer.echo(f"  sandbox: {_sandbox_line(status)}")
+    click.echo(f"{judgement.verdict}  {name} {json.dumps(arguments, ensure_ascii=False)}")
+    click.echo(f"  rule:    {judgement.rule or '(none)'}")
+    click.echo(f"  source:  {judgement.source or '-'}")
+    click.echo(f"  reason:  {judgement.reason}")
+    click.echo(f"  sandbox: {_sandbox_line(status)}")
 
 
 def judge(
@@ -179,10 +179,10 @@ def show(cwd: Path, output_format: str, sandbox: SandboxMode | None = None) -> N
                 for category in CATEGORIES
             },
         }
-        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     for line in show_lines(cwd, sandbox, status):
-        typer.echo(line)
+        click.echo(line)
 
 
 def show_lines(cwd: Path, sandbox: SandboxMode | None = None, status: SandboxStatus | None = None) -> list[str]:

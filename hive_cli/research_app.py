@@ -2,118 +2,92 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Any, cast
 
-import typer
+import click
 
-from hive_cli.cli_options import ApiBaseOpt, ApiKeyOpt, CwdOpt, DebugOpt, ModelOpt, positive
+from hive_cli.cli_base import exit_with
+from hive_cli.cli_options import cwd_option, debug_option, model_options, positive
 from hive_cli.errors import exit_on_error
 
+if TYPE_CHECKING:
+    from engine.research.options import Depth, SearchProvider
 
-class DepthChoice(StrEnum):
-    """How far ``hive research`` goes: iterations and queries per iteration."""
-
-    quick = "quick"
-    standard = "standard"
-    deep = "deep"
+DEPTHS = ("quick", "standard", "deep")
+PROVIDERS = ("searxng", "tavily", "brave", "duckduckgo", "docs")
 
 
-class ProviderChoice(StrEnum):
-    """Where ``hive research`` searches."""
-
-    searxng = "searxng"
-    tavily = "tavily"
-    brave = "brave"
-    duckduckgo = "duckduckgo"
-    docs = "docs"
-
-
-class ResearchFormat(StrEnum):
-    """How ``hive research`` reports."""
-
-    text = "text"
-    json = "json"
-
-
-def _threshold(value: float | None) -> float | None:
+def _threshold(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     if value is not None and not 0 <= value <= 1:
-        raise typer.BadParameter("must be between 0 and 1")
+        raise click.BadParameter("must be between 0 and 1")
     return value
 
 
-def _not_negative(value: int | None) -> int | None:
+def _not_negative(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     if value is not None and value < 0:
-        raise typer.BadParameter("must be 0 or more")
+        raise click.BadParameter("must be 0 or more")
     return value
 
 
-def research_command(
-    question: Annotated[str, typer.Argument(metavar="QUESTION", help="What to find out.")],
-    depth: Annotated[
-        DepthChoice | None, typer.Option("--depth", help="quick, standard or deep (default: settings, else standard).")
-    ] = None,
-    provider: Annotated[
-        ProviderChoice | None,
-        typer.Option("--provider", help="Where to search: searxng, tavily, brave, duckduckgo or docs (with --docs)."),
-    ] = None,
-    docs: Annotated[
-        Path | None, typer.Option("--docs", metavar="DIR", help="Search the text and markdown files of this folder.")
-    ] = None,
-    allow_private_urls: Annotated[
-        bool, typer.Option("--allow-private-urls", help="Let the fetcher read private and loopback addresses.")
-    ] = False,
-    max_iterations: Annotated[
-        int | None,
-        typer.Option(
-            "--max-iterations", metavar="N", callback=positive, help="At most N iterations (the depth caps it)."
-        ),
-    ] = None,
-    sufficiency_threshold: Annotated[
-        float | None,
-        typer.Option(
-            "--sufficiency-threshold", metavar="SCORE", callback=_threshold, help="Stop at this score (0..1)."
-        ),
-    ] = None,
-    min_sources: Annotated[
-        int | None,
-        typer.Option(
-            "--min-sources", metavar="N", callback=_not_negative, help="Keep looking below N sources while gaps remain."
-        ),
-    ] = None,
-    verify: Annotated[bool, typer.Option("--verify", help="Check each cited sentence against its source.")] = False,
-    output: Annotated[
-        Path | None, typer.Option("--output", metavar="FILE", help="Write the markdown report here.")
-    ] = None,
-    output_format: Annotated[
-        ResearchFormat, typer.Option("--output-format", "-o", help="text (the report) or json (one object).")
-    ] = ResearchFormat.text,
-    model: ModelOpt = None,
-    api_base: ApiBaseOpt = None,
-    api_key: ApiKeyOpt = None,
-    cwd: CwdOpt = None,
-    debug: DebugOpt = False,
-) -> None:
+@click.command("research")
+@click.argument("question", metavar="QUESTION", help="What to find out.")
+@click.option("--depth", type=click.Choice(DEPTHS), help="quick, standard or deep (default: settings, else standard).")
+@click.option(
+    "--provider",
+    type=click.Choice(PROVIDERS),
+    help="Where to search: searxng, tavily, brave, duckduckgo or docs (with --docs).",
+)
+@click.option(
+    "--docs", metavar="DIR", type=click.Path(path_type=Path), help="Search the text and markdown files of this folder."
+)
+@click.option("--allow-private-urls", is_flag=True, help="Let the fetcher read private and loopback addresses.")
+@click.option(
+    "--max-iterations", metavar="N", type=int, callback=positive, help="At most N iterations (the depth caps it)."
+)
+@click.option(
+    "--sufficiency-threshold", metavar="SCORE", type=float, callback=_threshold, help="Stop at this score (0..1)."
+)
+@click.option(
+    "--min-sources",
+    metavar="N",
+    type=int,
+    callback=_not_negative,
+    help="Keep looking below N sources while gaps remain.",
+)
+@click.option("--verify", is_flag=True, help="Check each cited sentence against its source.")
+@click.option("--output", metavar="FILE", type=click.Path(path_type=Path), help="Write the markdown report here.")
+@click.option(
+    "--output-format",
+    "-o",
+    type=click.Choice(("text", "json")),
+    default="text",
+    show_default=True,
+    help="text (the report) or json (one object).",
+)
+@model_options
+@cwd_option
+@debug_option
+def research_command(question: str, debug: bool, **flags: Any) -> None:
     """Research a question: search, read, judge, and write a report whose citations hive checks."""
     with exit_on_error(debug):
         from hive_cli.research_command import ResearchRequest, run_research
 
         request = ResearchRequest(
             question=question,
-            depth=None if depth is None else depth.value,
-            provider=None if provider is None else provider.value,
-            docs=docs,
-            allow_private_urls=allow_private_urls,
-            max_iterations=max_iterations,
-            sufficiency_threshold=sufficiency_threshold,
-            min_sources=min_sources,
-            verify=verify,
-            output=output,
-            output_format=output_format.value,
-            model=model,
-            api_base=api_base,
-            api_key=api_key,
-            cwd=cwd,
+            depth=cast("Depth | None", flags["depth"]),
+            provider=cast("SearchProvider | None", flags["provider"]),
+            docs=flags["docs"],
+            allow_private_urls=flags["allow_private_urls"],
+            max_iterations=flags["max_iterations"],
+            sufficiency_threshold=flags["sufficiency_threshold"],
+            min_sources=flags["min_sources"],
+            verify=flags["verify"],
+            output=flags["output"],
+            output_format=flags["output_format"],
+            model=flags["model"],
+            api_base=flags["api_base"],
+            api_key=flags["api_key"],
+            cwd=flags["cwd"],
         )
-        raise typer.Exit(run_research(request))
+        exit_with(run_research(request))

@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-import typer
+import click
 
 from engine.paths import project_root
 from engine.sandbox.options import SandboxMode
@@ -29,20 +29,20 @@ def check(cwd: Path, mode: SandboxMode | None, output_format: str) -> int:
     options = load_settings(cwd).merged().sandbox.options(project_root(cwd), mode)
     report = asyncio.run(self_test(options, cwd))
     if output_format == "json":
-        typer.echo(json.dumps(_as_dict(report), indent=2))
+        click.echo(json.dumps(_as_dict(report), indent=2))
     else:
         _print(report, options.mode == "off")
     return 0 if report.ok else 1
 
 
 def _print(report: SelfTestReport, off: bool) -> None:
-    typer.echo(report.sandbox)
+    click.echo(report.sandbox)
     for item in report.checks:
-        typer.echo(f"  {MARKS[item.ok]} {LABELS.get(item.name, item.name)}: {item.detail}")
+        click.echo(f"  {MARKS[item.ok]} {LABELS.get(item.name, item.name)}: {item.detail}")
     if off:
-        typer.echo("the sandbox is off: commands run with your full access")
+        click.echo("the sandbox is off: commands run with your full access")
     else:
-        typer.echo("everything holds" if report.ok else "something does not hold (see ✗ above)")
+        click.echo("everything holds" if report.ok else "something does not hold (see ✗ above)")
 
 
 def _as_dict(report: SelfTestReport) -> dict[str, object]:

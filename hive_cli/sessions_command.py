@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-import typer
+import click
 
 from engine.paths import user_data_dir
 from engine.sessions import SessionStore
@@ -18,11 +18,11 @@ def list_sessions(cwd: Path | None, all_projects: bool) -> None:
     listing = store.scan(None if all_projects else resolve_cwd(cwd))
     if listing.skipped:
         names = ", ".join(str(path) for path in listing.skipped[:5]) + (" ..." if len(listing.skipped) > 5 else "")
-        typer.echo(f"hive: skipped {len(listing.skipped)} unreadable session file(s): {names}", err=True)
+        click.echo(f"hive: skipped {len(listing.skipped)} unreadable session file(s): {names}", err=True)
     if not listing.sessions:
-        typer.echo("No sessions yet.", err=True)
+        click.echo("No sessions yet.", err=True)
         return
     for info in listing.sessions:
         when = datetime.datetime.fromtimestamp(info.updated or info.created).strftime("%Y-%m-%d %H:%M")
         where = f"  {info.cwd}" if all_projects else ""
-        typer.echo(f"{info.id}  {when}  {info.model}  {info.title[:60]}{where}")
+        click.echo(f"{info.id}  {when}  {info.model}  {info.title[:60]}{where}")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
+import click
 
 from engine.skills.frontmatter import SkillFileError
 from engine.skills.properties import read_properties, to_prompt
@@ -50,14 +50,14 @@ def validate_paths(paths: Sequence[Path]) -> int:
             failed = True
             report_failure(path, problems)
         else:
-            typer.echo(f"Valid skill: {path}")
+            click.echo(f"Valid skill: {path}")
     return 1 if failed else 0
 
 
 def report_failure(path: Path | str, problems: Sequence[str]) -> None:
     """The reference's failure report on stderr."""
     lines = [f"Validation failed for {path}:", *(f"  - {problem}" for problem in problems)]
-    typer.echo("\n".join(lines), err=True)
+    click.echo("\n".join(lines), err=True)
 
 
 def print_properties(path: Path) -> int:
@@ -65,9 +65,9 @@ def print_properties(path: Path) -> int:
     try:
         properties = read_properties(skill_folder(path))
     except SkillFileError as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {exc}", err=True)
         return 1
-    typer.echo(json.dumps(properties.to_dict(), indent=2))
+    click.echo(json.dumps(properties.to_dict(), indent=2))
     return 0
 
 
@@ -76,9 +76,9 @@ def print_prompt(paths: Sequence[Path]) -> int:
     try:
         text = to_prompt([skill_folder(path) for path in paths])
     except SkillFileError as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {exc}", err=True)
         return 1
-    typer.echo(text)
+    click.echo(text)
     return 0
 
 
@@ -101,10 +101,10 @@ def validate_discovered(cwd: Path) -> int:
             if problems:
                 failures.append((shown, problems))
     if not rows:
-        typer.echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in roots), err=True)
+        click.echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in roots), err=True)
         return 0
     _print_table(["result", "root", "skill folder"], rows)
-    typer.echo(
+    click.echo(
         f"{len(rows)} skill{'s' if len(rows) != 1 else ''}: {len(rows) - len(failures)} valid, {len(failures)} invalid"
     )
     for path, problems in failures:
@@ -127,7 +127,7 @@ def list_skills(cwd: Path) -> int:
     ]
     rows += [[entry.path.name, entry.root.label, "invalid", entry.message] for entry in catalog.invalid]
     if not rows:
-        typer.echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in catalog.roots), err=True)
+        click.echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in catalog.roots), err=True)
     else:
         _print_table(["name", "root", "status", "description"], rows, last_flexible=True)
     counts = {
@@ -135,12 +135,12 @@ def list_skills(cwd: Path) -> int:
         for status in ("ok", "dropped", "disabled", "shadowed", "invalid")
     }
     if rows:
-        typer.echo(", ".join(f"{count} {status}" for status, count in counts.items() if count))
+        click.echo(", ".join(f"{count} {status}" for status, count in counts.items() if count))
     for name in selection.not_found:
-        typer.echo(f"hive: enabled skill {name!r} was not found", err=True)
+        click.echo(f"hive: enabled skill {name!r} was not found", err=True)
     for diagnostic in catalog.diagnostics:
         if diagnostic.severity == "warning":
-            typer.echo(f"hive: warning: {_shown(diagnostic.path, cwd)}: {diagnostic.message}", err=True)
+            click.echo(f"hive: warning: {_shown(diagnostic.path, cwd)}: {diagnostic.message}", err=True)
     return 0
 
 
@@ -164,7 +164,7 @@ def _print_table(headers: list[str], rows: list[list[str]], *, last_flexible: bo
         widths[-1] = max(20, room)
     for row in [headers, *rows]:
         cells = [_fit(" ".join(cell.split()), width) for cell, width in zip(row, widths, strict=True)]
-        typer.echo("  ".join(cells).rstrip())
+        click.echo("  ".join(cells).rstrip())
 
 
 def _fit(text: str, width: int) -> str:
