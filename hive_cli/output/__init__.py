@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from engine.events import Event, RunResult
+if TYPE_CHECKING:
+    from engine.events import Event, RunResult
 
 
 @dataclass(frozen=True, kw_only=True)

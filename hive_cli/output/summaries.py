@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from engine.events import RunResult, ToolCall, ToolOutcome, Usage
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the REPL's status line uses these helpers before the prompt is up
+    from engine.events import RunResult, ToolCall, ToolOutcome, Usage
 
 KEY_ARGUMENTS = ("command", "path", "pattern", "name", "task")
 MAX_KEY_CHARS = 80
