@@ -7,6 +7,7 @@ the model or the mode, read the usage and the context breakdown, and ``await clo
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING
@@ -175,9 +176,11 @@ class Session:
     @property
     def mcp(self) -> McpManager | None:
         """The MCP servers (status, health, waiting for their tools); None when none is configured."""
-        from engine.mcp.manager import McpManager  # imported by the provider only when servers are configured
-
-        return next((m for m in self.agent.tools.members if isinstance(m, McpManager)), None)
+        manager_module = sys.modules.get("engine.mcp.manager")
+        if manager_module is None:  # the provider imports it when it makes a manager: none was made
+            return None
+        manager_type: type[McpManager] = manager_module.McpManager
+        return next((m for m in self.agent.tools.members if isinstance(m, manager_type)), None)
 
     @property
     def sandbox(self) -> str:
