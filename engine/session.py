@@ -18,7 +18,6 @@ from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
-from engine.hooks.runs import HookedRun, session_hooks
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
 from engine.policy.gate import Approver, Judgement
@@ -29,6 +28,7 @@ from engine.usage import Usage
 from engine.webhooks.payloads import event_payload, payload
 
 if TYPE_CHECKING:
+    from engine.hooks.runs import HookedRun
     from engine.mcp.manager import McpManager
     from engine.webhooks.sender import WebhookSender
 
@@ -62,6 +62,8 @@ class Session:
         """
         hooks = self.agent.hooks
         if hooks is not None and (hooks.has("user_prompt") or hooks.has("stop")):
+            from engine.hooks.runs import HookedRun  # imported here: only a session with hooks needs it
+
             self._hooked = HookedRun(hooks, self.agent.loop, prompt, override)
             return self._notifying(self._hooked.events())
         return self._notifying(self.agent.loop.run_streaming(prompt, override))
@@ -229,6 +231,8 @@ class Session:
                 data = {"model": self.model, "cwd": str(self.config.cwd), "mode": self.mode}
                 self.webhooks.send(payload("session_started", self.id, data))
             if self.agent.hooks is not None:
+                from engine.hooks.runs import session_hooks  # imported here: only a session with hooks needs it
+
                 self._hook_notices = await session_hooks(self.agent.hooks, "session_start")
 
     async def close(self) -> None:
@@ -238,6 +242,8 @@ class Session:
         self._closed = True
         try:
             if self.agent.hooks is not None:
+                from engine.hooks.runs import session_hooks
+
                 await session_hooks(self.agent.hooks, "session_end")  # nobody is left to tell of a failure
             await self.agent.stop()
         finally:
