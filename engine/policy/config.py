@@ -31,7 +31,8 @@ LOCAL_NAME = "permissions.local.yaml"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built at the first file validated, not at import: most sessions have no permissions file.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class RuleExamples(_Strict):
