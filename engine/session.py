@@ -25,7 +25,6 @@ from engine.policy.guards import apply_guards
 from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
 from engine.tools.base import ToolResult
 from engine.usage import Usage
-from engine.webhooks.payloads import event_payload, payload
 
 if TYPE_CHECKING:
     from engine.hooks.runs import HookedRun
@@ -76,8 +75,8 @@ class Session:
         """``events``, each also handed to the webhooks (which only queue it)."""
         async with aclosing(events) as stream:
             async for event in stream:
-                if self.webhooks is not None and (notification := event_payload(event, self.id)) is not None:
-                    self.webhooks.send(notification)
+                if self.webhooks is not None:
+                    self.webhooks.send_event(event, self.id)
                 yield event
 
     def cancel(self) -> None:
@@ -229,7 +228,7 @@ class Session:
             if self.webhooks is not None:
                 self.webhooks.start()
                 data = {"model": self.model, "cwd": str(self.config.cwd), "mode": self.mode}
-                self.webhooks.send(payload("session_started", self.id, data))
+                self.webhooks.notify("session_started", self.id, data)
             if self.agent.hooks is not None:
                 from engine.hooks.runs import session_hooks  # imported here: only a session with hooks needs it
 
@@ -255,7 +254,7 @@ class Session:
         """Send ``session_finished`` and give the deliveries still queued a short bound."""
         if self.webhooks is None:
             return
-        self.webhooks.send(payload("session_finished", self.id, {"usage": self.usage.to_dict()}))
+        self.webhooks.notify("session_finished", self.id, {"usage": self.usage.to_dict()})
         await self.webhooks.close()
 
 
