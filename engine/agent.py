@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.config import SessionConfig
 from engine.context.caching import PromptCaching
@@ -28,8 +28,6 @@ from engine.conversation import Conversation
 from engine.delegate.advisor import AdvisorProvider
 from engine.delegate.provider import AgentsProvider, SharedProvider
 from engine.events import ROOT_AGENT
-from engine.hooks.points import Hooks, build_hooks
-from engine.hooks.toolset import hook_wrapper
 from engine.instructions import BASE_INSTRUCTIONS, InstructionContributor, build_instructions, default_contributors
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.mcp.provider import McpProvider
@@ -52,6 +50,9 @@ from engine.tools.registry import ToolRegistry
 from engine.tools.result_cap import ResultCap, result_limit
 from engine.tools.todo import TodoStore
 from engine.tracking import Tracker, TrackingObserver, TrackingOptions
+
+if TYPE_CHECKING:
+    from engine.hooks.points import Hooks
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,14 +218,14 @@ def build_agent(
     offered = retrieving(tools, config.tool_retrieval, conversation)
     guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
     policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
-    hooks = build_hooks(config.hooks, config.sandbox, config.cwd, agent_id)
+    hooks, hook_wrappers = configured_hooks(config, agent_id, approver, modes)
     toolset = guarded_toolset(
         offered,
         config.permissions,
         approver,
         modes,
         extensions.result_guards,
-        approved_call_wrappers=(*hook_wrapper(hooks, approver, modes), *extensions.approved_call_wrappers),
+        approved_call_wrappers=(*hook_wrappers, *extensions.approved_call_wrappers),
         gate_policy=policy,
         retry_offer=RunOutsideOnce() if config.sandbox.confined else None,
     )
@@ -258,6 +259,20 @@ def build_agent(
         windows=windows,
         hooks=hooks,
     )
+
+
+def configured_hooks(
+    config: SessionConfig, agent_id: str, approver: Approver | None, modes: ModeManager
+) -> tuple[Hooks | None, tuple[ToolsetWrapper, ...]]:
+    """The agent's hooks and the wrapper that runs the tool hooks (None and none when no hook is configured)."""
+    if not config.hooks:
+        return None, ()
+    # imported here: the hooks' runner and wrapper are only needed when the settings configure hooks
+    from engine.hooks.points import build_hooks
+    from engine.hooks.toolset import hook_wrapper
+
+    hooks = build_hooks(config.hooks, config.sandbox, config.cwd, agent_id)
+    return hooks, hook_wrapper(hooks, approver, modes)
 
 
 def default_context_policy(

@@ -34,7 +34,6 @@ from engine.skills.options import SkillOptions, skill_options
 from engine.tools.base import FileToolOptions
 from engine.usage import UsageLimits
 from engine.webhooks.options import WebhookOptions
-from engine.webhooks.targets import targets_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,7 +100,10 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         flag_model=overrides.model, flag_api_base=overrides.api_base, flag_api_key=overrides.api_key, settings=layers
     )
     sandbox = check_sandbox(settings.sandbox.options(project_root(cwd), overrides.sandbox))
-    targets_of(settings.webhooks)  # a named secret variable that is unset is an error now, not at the first turn
+    if settings.webhooks.endpoints:
+        from engine.webhooks.targets import targets_of  # imported here: only endpoints need checking
+
+        targets_of(settings.webhooks)  # a named secret variable that is unset is an error now, not at the first turn
     return SessionConfig(
         cwd=cwd,
         model=choice,

@@ -11,6 +11,25 @@ from engine.errors import UserError
 PROJECT_DIR_NAME = ".ironhive"
 SCRATCH_DIR_NAME = ".hive"
 """The project's scratch folder: files hive keeps for the model (full command outputs); never committed."""
+SKIPPED_DIRS = frozenset(
+    {
+        "node_modules",
+        ".venv",
+        "venv",
+        "target",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".gradle",
+        ".next",
+        ".terraform",
+        ".cache",
+    }
+)
+"""Heavy folders that project walks skip (the sandbox's scan, the checkpoints' tree of the project)."""
 
 
 def user_config_dir() -> Path:

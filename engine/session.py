@@ -7,6 +7,7 @@ the model or the mode, read the usage and the context breakdown, and ``await clo
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING
@@ -17,7 +18,6 @@ from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
-from engine.hooks.runs import HookedRun, session_hooks
 from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
 from engine.policy.gate import Approver, Judgement
@@ -25,9 +25,9 @@ from engine.policy.guards import apply_guards
 from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
 from engine.tools.base import ToolResult
 from engine.usage import Usage
-from engine.webhooks.payloads import event_payload, payload
 
 if TYPE_CHECKING:
+    from engine.hooks.runs import HookedRun
     from engine.mcp.manager import McpManager
     from engine.webhooks.sender import WebhookSender
 
@@ -61,6 +61,8 @@ class Session:
         """
         hooks = self.agent.hooks
         if hooks is not None and (hooks.has("user_prompt") or hooks.has("stop")):
+            from engine.hooks.runs import HookedRun  # imported here: only a session with hooks needs it
+
             self._hooked = HookedRun(hooks, self.agent.loop, prompt, override)
             return self._notifying(self._hooked.events())
         return self._notifying(self.agent.loop.run_streaming(prompt, override))
@@ -73,8 +75,8 @@ class Session:
         """``events``, each also handed to the webhooks (which only queue it)."""
         async with aclosing(events) as stream:
             async for event in stream:
-                if self.webhooks is not None and (notification := event_payload(event, self.id)) is not None:
-                    self.webhooks.send(notification)
+                if self.webhooks is not None:
+                    self.webhooks.send_event(event, self.id)
                 yield event
 
     def cancel(self) -> None:
@@ -175,9 +177,11 @@ class Session:
     @property
     def mcp(self) -> McpManager | None:
         """The MCP servers (status, health, waiting for their tools); None when none is configured."""
-        from engine.mcp.manager import McpManager  # imported by the provider only when servers are configured
-
-        return next((m for m in self.agent.tools.members if isinstance(m, McpManager)), None)
+        manager_module = sys.modules.get("engine.mcp.manager")
+        if manager_module is None:  # the provider imports it when it makes a manager: none was made
+            return None
+        manager_type: type[McpManager] = manager_module.McpManager
+        return next((m for m in self.agent.tools.members if isinstance(m, manager_type)), None)
 
     @property
     def sandbox(self) -> str:
@@ -224,8 +228,10 @@ class Session:
             if self.webhooks is not None:
                 self.webhooks.start()
                 data = {"model": self.model, "cwd": str(self.config.cwd), "mode": self.mode}
-                self.webhooks.send(payload("session_started", self.id, data))
+                self.webhooks.notify("session_started", self.id, data)
             if self.agent.hooks is not None:
+                from engine.hooks.runs import session_hooks  # imported here: only a session with hooks needs it
+
                 self._hook_notices = await session_hooks(self.agent.hooks, "session_start")
 
     async def close(self) -> None:
@@ -235,6 +241,8 @@ class Session:
         self._closed = True
         try:
             if self.agent.hooks is not None:
+                from engine.hooks.runs import session_hooks
+
                 await session_hooks(self.agent.hooks, "session_end")  # nobody is left to tell of a failure
             await self.agent.stop()
         finally:
@@ -246,7 +254,7 @@ class Session:
         """Send ``session_finished`` and give the deliveries still queued a short bound."""
         if self.webhooks is None:
             return
-        self.webhooks.send(payload("session_finished", self.id, {"usage": self.usage.to_dict()}))
+        self.webhooks.notify("session_finished", self.id, {"usage": self.usage.to_dict()})
         await self.webhooks.close()
 
 

@@ -71,7 +71,7 @@ class SettingsFile(BaseModel):
     tool_retrieval: ToolRetrievalOptions = Field(default_factory=ToolRetrievalOptions)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     """How shell commands are confined (``--sandbox`` wins over the mode)."""
-    hooks: list[HookSpec] = Field(default_factory=list)
+    hooks: list[HookSpec] = []  # pydantic copies it (default_factory=list costs a signature parse)
     """Shell commands run at named points (see ``engine.hooks``); the user's and the project's both run."""
 
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 
 from engine.checkpoints.states import capture_state, current_state
 from engine.checkpoints.store import CheckpointStore, FileState
-from engine.paths import SCRATCH_DIR_NAME
-from engine.sandbox.scan import SKIPPED_DIRS
+from engine.paths import SCRATCH_DIR_NAME, SKIPPED_DIRS
 
 EXCLUDED_DIRS = SKIPPED_DIRS | {".git", SCRATCH_DIR_NAME}
 MAX_ENTRIES = 100_000

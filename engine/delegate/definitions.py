@@ -44,7 +44,8 @@ class AgentFileError(Exception):
 
 
 class _Frontmatter(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Built at the first agent file read, not at import: most projects have none.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     name: str | None = None
     description: str = Field(min_length=1)
     tools: list[str] | None = None

@@ -14,15 +14,17 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from engine.config_files import describe_errors, read_document
 from engine.errors import ConfigError
-from engine.mcp.entries import PluginEntry, PluginsFile, Transport
-from engine.mcp.mcp_json import read_mcp_json
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
+
+if TYPE_CHECKING:
+    from engine.mcp.entries import PluginEntry, PluginsFile, Transport
 
 PLUGINS_NAMES = ("plugins.yaml", "plugins.yml")
 MCP_JSON = ".mcp.json"
@@ -99,6 +101,8 @@ def load_servers(cwd: Path, options: McpOptions | None = None, environ: Mapping[
         layers.append((user_file, load_plugins_file(user_file).plugins))
     mcp_json = root / MCP_JSON
     if mcp_json.is_file():
+        from engine.mcp.mcp_json import read_mcp_json  # imported here: its models are only needed with a file
+
         entries, problems = read_mcp_json(mcp_json)
         layers.append((mcp_json, entries))
         notices.extend(problems)
@@ -123,6 +127,8 @@ def find_plugins_file(folder: Path) -> Path | None:
 
 def load_plugins_file(path: Path) -> PluginsFile:
     """Parse and check one ``plugins.yaml``; every problem is reported as ``file:line: key: problem``."""
+    from engine.mcp.entries import PluginsFile  # imported here: its models are built only when a file exists
+
     data, lines = read_document(path)
     if data is None:
         return PluginsFile()

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.gate import ApprovalGate, Approver, Policy, RetryOffer
 from engine.policy.guards import GuardedToolset, ResultGuard
-from engine.policy.injection import PromptInjectionGuard
 from engine.policy.modes import ModeFilter, ModeManager
 from engine.policy.permissions import PermissionPolicy
 from engine.policy.search_filter import SearchResultFilter
@@ -30,6 +29,8 @@ def result_guards(settings: GuardSettings) -> list[ResultGuard]:
     """The result guards the settings switch on."""
     guards: list[ResultGuard] = []
     if settings.prompt_injection:
+        from engine.policy.injection import PromptInjectionGuard  # imported here: its 8 patterns only when it is on
+
         guards.append(PromptInjectionGuard(action=settings.prompt_injection_action))
     return guards
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.paths import project_dir
-from engine.policy.config import LOCAL_NAME, load_permissions_file
+from engine.policy.config import LOCAL_NAME
 from engine.policy.rules import CATEGORIES, Action, Category, Finding, Layer, Rule, Subject
 from engine.tools.base import FileToolOptions
 from engine.tools.files import write_text_atomic
@@ -104,6 +104,8 @@ def save_lasting(cwd: Path, rules: Sequence[LastingRule], action: Action) -> Pat
 def _existing(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
+    from engine.policy.permission_files import load_permissions_file  # only on the keypress that saves a rule
+
     load_permissions_file(path)  # raises ConfigError on a broken file, which is then left as it is
     import yaml
 

@@ -14,7 +14,7 @@ class ToolRetrievalOptions(BaseModel):
     """Retrieval starts when more MCP tools than this are available; it then offers about this many."""
     min_relevance_score: float = Field(default=0.3, ge=0, le=1)
     """A tool scoring below this is not offered (unless pinned or already used)."""
-    always_include: list[str] = Field(default_factory=list)
+    always_include: list[str] = []  # pydantic copies it (default_factory=list costs a signature parse)
     """Tool names (as the model sees them, ``mcp__server__tool``) offered on every request, selected first."""
     min_scored_slots: int = Field(default=10, ge=0)
     """Slots kept for scored tools however many are pinned (capped at ``max_tools``)."""

@@ -9,15 +9,16 @@ import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.sandbox.base import Launch, SandboxError, shell_argv
 from engine.sandbox.bwrap import bwrap_argv
-from engine.sandbox.environment import sandbox_environment
 from engine.sandbox.options import SandboxMode, SandboxOptions
-from engine.sandbox.planner import ProfilePlanner
 from engine.sandbox.probe import bubblewrap_availability
-from engine.sandbox.profile import PRIVATE_DIRS, Profile
-from engine.sandbox.watch import remove_created
+
+if TYPE_CHECKING:
+    from engine.sandbox.planner import ProfilePlanner
+    from engine.sandbox.profile import Profile
 
 CHILD_ENV = {"TMPDIR": "/tmp", "HIVE_SANDBOX": "bubblewrap"}
 
@@ -32,7 +33,8 @@ class BubblewrapSandbox:
     def __init__(self, options: SandboxOptions, *, binary: Path | None = None) -> None:
         self.options = options
         self.binary = binary
-        self._planner = ProfilePlanner(options, private_dirs=_private_dirs())
+        self._planner: ProfilePlanner | None = None
+        self._planner_lock = threading.Lock()
 
     @property
     def mode(self) -> SandboxMode:
@@ -44,6 +46,10 @@ class BubblewrapSandbox:
         availability = bubblewrap_availability(network=self.options.network, binary=self.binary)
         if not availability.available or availability.binary is None:
             raise SandboxError(f"the sandbox cannot start here: {availability.reason}")
+        # imported here: a session that runs no command never needs them
+        from engine.sandbox.environment import sandbox_environment
+        from engine.sandbox.watch import remove_created
+
         try:
             profile = self.profile(cwd, env)
             argv = bwrap_argv(availability.binary, profile, shell_argv(command), empty_file=_empty_file())
@@ -57,7 +63,16 @@ class BubblewrapSandbox:
 
     def profile(self, cwd: Path, env: Mapping[str, str]) -> Profile:
         """What a command started in ``cwd`` may see and write."""
-        return self._planner.profile(cwd, env)
+        return self._profile_planner().profile(cwd, env)
+
+    def _profile_planner(self) -> ProfilePlanner:
+        """The planner, made at the first command (a session that runs none never imports the profile code)."""
+        with self._planner_lock:
+            if self._planner is None:
+                from engine.sandbox.planner import ProfilePlanner
+
+                self._planner = ProfilePlanner(self.options, private_dirs=_private_dirs())
+            return self._planner
 
     def problem(self) -> str | None:
         """Why bwrap cannot start here (probed once per process), or None."""
@@ -72,6 +87,8 @@ class BubblewrapSandbox:
 
 
 def _private_dirs() -> tuple[Path, ...]:
+    from engine.sandbox.profile import PRIVATE_DIRS
+
     # Where /var/run is a folder rather than a link to /run, its sockets need hiding too.
     var_run = Path("/var/run")
     extra = (var_run,) if var_run.is_dir() and not var_run.is_symlink() else ()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.sandbox.profile import Mount, Profile
+if TYPE_CHECKING:
+    from engine.sandbox.profile import Mount, Profile
 
 # A user namespace of its own (where nested ones are refused), no capabilities at all (as root too,
 # where bwrap would otherwise keep them all), and its own pid, IPC and hostname namespaces. The

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 
@@ -33,7 +33,7 @@ class SandboxSettings(BaseModel):
     mode: SandboxMode = "workspace-write"
     network: bool = False
     """Let commands use the network (off by default)."""
-    writable_roots: list[str] = Field(default_factory=list)
+    writable_roots: list[str] = []  # pydantic copies it (default_factory=list costs a signature parse)
     """More folders commands may write to; relative ones are taken from the project root."""
 
     @model_validator(mode="before")

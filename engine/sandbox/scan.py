@@ -17,26 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from engine.paths import SKIPPED_DIRS
 from engine.sandbox.credentials import is_secret_dir_name, is_secret_file_name
 
-SKIPPED_DIRS = frozenset(
-    {
-        "node_modules",
-        ".venv",
-        "venv",
-        "target",
-        "__pycache__",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".gradle",
-        ".next",
-        ".terraform",
-        ".cache",
-    }
-)
 MAX_DEPTH = 12
 MAX_ENTRIES = 20_000
 # Folder timestamps have a coarse granularity: a folder changed this recently could change again

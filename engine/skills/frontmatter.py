@@ -9,6 +9,7 @@ these functions raise :class:`SkillFileError` with a plain message instead.
 
 from __future__ import annotations
 
+import functools
 import re
 import stat
 from pathlib import Path
@@ -18,8 +19,6 @@ from engine.skills.yaml_subset import parse_simple_mapping
 
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md")
 """The names the reference accepts, in the order it looks for them."""
-
-_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 class SkillFileError(Exception):
@@ -98,8 +97,14 @@ def _strictyaml_load(text: str) -> Any:
         raise SkillFileError(f"Invalid YAML in frontmatter: {_describe_crash(text, exc)}") from None
 
 
+@functools.cache
+def _not_printable() -> re.Pattern[str]:
+    """The characters YAML does not allow, compiled on first use (about 5 ms, and only a crash needs it)."""
+    return re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _describe_crash(text: str, exc: Exception) -> str:
-    bad = _NOT_PRINTABLE.search(text)
+    bad = _not_printable().search(text)
     if bad is not None:
         line = text.count("\n", 0, bad.start()) + 1
         return f"character U+{ord(bad.group()):04X} (line {line}) is not allowed in YAML"

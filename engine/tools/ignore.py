@@ -136,12 +136,13 @@ def sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
 
 
 def _read_rules(path: Path) -> tuple[_Rule, ...]:
-    from pathspec.patterns.gitwildmatch import GitWildMatchPattern, GitWildMatchPatternError  # once per file
-
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ()
+    # imported here, once a file was read: a folder without ignore files never needs pathspec
+    from pathspec.patterns.gitwildmatch import GitWildMatchPattern, GitWildMatchPatternError
+
     rules = []
     for line in text.splitlines():
         line = _adapt(line)

@@ -26,7 +26,7 @@ class WebhookOptions(BaseModel):
     """Where events are sent, and how hard hive tries."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    endpoints: list[WebhookEndpoint] = Field(default_factory=list)
+    endpoints: list[WebhookEndpoint] = []  # pydantic copies it (default_factory=list costs a signature parse)
     timeout: float = Field(default=10.0, gt=0)
     """Seconds one delivery attempt may take."""
     max_attempts: int = Field(default=3, gt=0)

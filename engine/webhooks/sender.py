@@ -14,11 +14,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 import httpx
 
-from engine.webhooks.options import WebhookOptions
-from engine.webhooks.payloads import Payload
+from engine.events import Event
+from engine.webhooks.options import WebhookEventType, WebhookOptions
+from engine.webhooks.payloads import Payload, event_payload, payload
 from engine.webhooks.signing import signed_headers
 from engine.webhooks.targets import Target, targets_of
 
@@ -85,6 +87,16 @@ class WebhookSender:
                 self._unfinished[number] += 1
             except asyncio.QueueFull:
                 log.warning("webhook %s: queue full, %s notification dropped", target.where, payload.type)
+
+    def notify(self, kind: WebhookEventType, session_id: str | None, data: dict[str, Any]) -> None:
+        """Queue the notification of ``kind`` with ``data`` (see :func:`engine.webhooks.payloads.payload`)."""
+        self.send(payload(kind, session_id, data))
+
+    def send_event(self, event: Event, session_id: str | None) -> None:
+        """Queue the notification of a run's event, when webhooks are sent for events of its kind."""
+        notification = event_payload(event, session_id)
+        if notification is not None:
+            self.send(notification)
 
     async def close(self) -> None:
         """Wait up to ``drain_timeout_s`` for queued notifications, then stop the workers (what is left is logged)."""

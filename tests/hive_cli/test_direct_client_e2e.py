@@ -13,12 +13,18 @@ from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
 from tests.support.local_http import LocalServer
 
 # Writes which heavy modules were loaded when hive exits normally. hive skips interpreter teardown
-# (and so atexit) once litellm is loaded, so a missing file means litellm was imported.
+# (and so atexit) once litellm is loaded, so a missing file means litellm was imported. The task runs
+# no shell command, and nothing configures MCP servers, hooks, webhooks, permission files or result
+# guards: hive's own code for those stays unloaded too.
 PROBE = """
 import atexit, json, os, sys
 out = os.environ["HIVE_TEST_MODULES_OUT"]
 heavy = ("litellm", "openai", "tiktoken", "mcp")
-atexit.register(lambda: open(out, "w").write(json.dumps([m for m in heavy if m in sys.modules])))
+unused = (
+    "engine.mcp.manager", "engine.mcp.entries", "engine.hooks.runner", "engine.webhooks.payloads",
+    "engine.sandbox.profile", "engine.policy.permission_files", "engine.policy.injection",
+)
+atexit.register(lambda: open(out, "w").write(json.dumps([m for m in (*heavy, *unused) if m in sys.modules])))
 sys.argv = ["hive", *sys.argv[1:]]
 from hive_cli.main import main
 main()

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import ConfigError
-from engine.policy.config import load_permissions, load_permissions_file
+from engine.policy.config import load_permissions
+from engine.policy.permission_files import load_permissions_file
 from engine.tools.base import ToolContext, ToolSpec
 from tests.engine.policy.conftest import make_judge
 
