@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 import click
 
 from engine import __version__
+from hive_cli import collection
 from hive_cli.checkpoints_app import checkpoints_app, undo_command
 from hive_cli.cli_base import HiveGroup, exit_with
 from hive_cli.cli_options import (
@@ -46,6 +47,8 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 def app(ctx: click.Context, /, debug: bool, **session: Any) -> None:
     """Start the interactive REPL, or run one of the commands below."""
     if ctx.invoked_subcommand is not None:
+        if ctx.invoked_subcommand != "run":  # hive run resumes collection once its session is open
+            collection.resume()
         return
     if not sys.stdin.isatty():
         _run_piped_task(debug, session)

@@ -17,6 +17,9 @@ def main() -> None:
 
         sys.stdout.write(f"hive {__version__}\n")
         return
+    from hive_cli import collection
+
+    collection.pause()  # resumed once the command has started (hive_cli.collection says why)
     from hive_cli.app import run_app
 
     try:

@@ -18,6 +18,7 @@ from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
 from engine.session import Session, open_session
 from engine.sessions import LoadedSession, SessionStore
+from hive_cli import collection
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
@@ -102,6 +103,7 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
     try:
         mcp_notices = await session.wait_for_mcp()
+        collection.resume()
         info = RunInfo(
             session_id=session.id,
             model=session.model,

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from engine import __version__
 from engine.errors import HiveError, NoModelError
+from hive_cli import collection
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output.summaries import total_tokens_text
 from hive_cli.repl.commands import ExitRepl, run_command
@@ -120,6 +121,7 @@ class Repl:
     def _start_background(self) -> None:
         self.state.start_background()
         self.state.when_loaded(self._report_load)
+        self.state.when_loaded(lambda _: collection.resume())  # start-up ends with the background load
 
     def _watch_mcp(self, session: Session) -> None:
         """A line at the terminal whenever one of the session's MCP servers connects or fails."""
