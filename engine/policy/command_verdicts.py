@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.policy.command_args import parse_command
 from engine.policy.patterns import CommandWord
 from engine.policy.rules import Action
 
@@ -27,6 +26,8 @@ class TableJudge:
 
     def __call__(self, words: Sequence[CommandWord]) -> tuple[Action, str] | None:
         """``(action, reason)`` for a command a table knows; None when the tables give it no verdict."""
+        from engine.policy.command_args import parse_command  # the tables' parser, needed once a command is judged
+
         parsed = parse_command(tuple(words))
         if parsed is None:
             return None

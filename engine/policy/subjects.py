@@ -12,8 +12,6 @@ from collections.abc import Callable
 
 from engine.events import ToolCall
 from engine.policy.rules import Subject
-from engine.policy.shell import analyze
-from engine.policy.shell_subjects import shell_subjects
 from engine.policy.subject_paths import CallSubjects, PathCategory, resolve_for_rules
 from engine.tools.base import ToolContext, ToolSpec
 from engine.tools.globs import split_base
@@ -121,6 +119,10 @@ def _shell_subjects(call: ToolCall, ctx: ToolContext) -> CallSubjects:
     if not isinstance(command, str):
         out.invalid = "execute_command needs a 'command' argument that is a string"
         return out
+    # imported here: the shell parser and its command tables are needed once a command is judged
+    from engine.policy.shell import analyze
+    from engine.policy.shell_subjects import shell_subjects
+
     analysis = analyze(command)
     out.problems.extend(analysis.problems)
     shell_subjects(analysis, ctx, out)
