@@ -22,7 +22,7 @@ out = os.environ["HIVE_TEST_MODULES_OUT"]
 heavy = ("litellm", "openai", "tiktoken", "mcp")
 unused = (
     "engine.mcp.manager", "engine.mcp.entries", "engine.hooks.runner", "engine.webhooks.payloads",
-    "engine.sandbox.profile", "engine.policy.permission_files", "engine.policy.injection",
+    "engine.sandbox.profile", "engine.policy.permission_files", "engine.policy.injection", "engine.policy.shell",
 )
 atexit.register(lambda: open(out, "w").write(json.dumps([m for m in (*heavy, *unused) if m in sys.modules])))
 sys.argv = ["hive", *sys.argv[1:]]
