@@ -4,8 +4,9 @@ The model server runs in its own process. Three commands run in turn (one round 
 on its own OpenAI-compatible client (the default path), hive forced through litellm
 (``HIVE_PROVIDER_CLIENT=litellm``), and the bare import. Figures are medians of per-round ratios.
 Goals: the direct path at most 0.15x the bare import; the litellm path at most +15% over it.
-Then the import time of a direct-path ``hive run`` as ``-X importtime`` reports it (the median sum of the
-top-level imports but Python's own start-up, shown apart; goal at most 0.35 s), with its largest ones.
+Each round also takes the import time of a direct-path ``hive run`` as ``-X importtime`` reports it (the
+sum of the top-level imports but Python's own start-up, shown apart; goal at most 0.35 s), shown as a
+median, as a ratio to the same round's bare import, and with its largest imports.
 
 Last, against OpenAI's Codex CLI when it is installed (``make codex``) or on PATH: both agents run the
 same 3-tool-call task over the Responses API against the same scripted server (hive's
@@ -31,7 +32,8 @@ from benchmarks.support.compiled import compile_hive
 
 ROUNDS = 7
 CODEX_ROUNDS = 5
-IMPORT_ROUNDS = 7
+REFERENCE_RATIO = 0.35 / 4.62
+"""hive's import goal over ``import litellm`` on the machine of shared/notes/perf_anchors.md."""
 HIVE = Path(sys.executable).parent / "hive"
 
 
@@ -65,19 +67,18 @@ def import_times(cmd: list[str], env: dict[str, str], cwd: str) -> list[tuple[fl
     return sorted(((int(us) / 1e6, name) for us, name in rows), reverse=True)
 
 
-def hive_imports(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, list[tuple[float, str]]]:
-    """Median over IMPORT_ROUNDS of hive's own import time, of Python's start-up, and one run's top imports.
+def python_start_up(env: dict[str, str], cwd: str) -> set[str]:
+    """The modules Python itself imports at top level (``site`` with the venv's ``.pth`` hooks, ``encodings``...).
 
-    Python's start-up is what ``python -c pass`` imports at top level too (``site`` with the venv's
-    ``.pth`` hooks, ``encodings``...): the interpreter's, not hive's, so it is shown apart.
+    They are the interpreter's, not hive's, so hive's import time leaves them out and shows them apart.
     """
-    startup = {name for _, name in import_times(["-c", "pass"], env, cwd)}
-    runs = [import_times(cmd, env, cwd) for _ in range(IMPORT_ROUNDS)]
-    own = [sum(s for s, name in run if name not in startup) for run in runs]
-    interpreter = [sum(s for s, name in run if name in startup) for run in runs]
-    middle = sorted(range(len(runs)), key=own.__getitem__)[len(runs) // 2]
-    shown = [(s, name) for s, name in runs[middle] if name not in startup]
-    return statistics.median(own), statistics.median(interpreter), shown
+    return {name for _, name in import_times(["-c", "pass"], env, cwd)}
+
+
+def split_imports(run: list[tuple[float, str]], startup: set[str]) -> tuple[float, float]:
+    """(hive's own import seconds, Python's start-up seconds) of one ``-X importtime`` run."""
+    own = sum(seconds for seconds, name in run if name not in startup)
+    return own, sum(seconds for seconds, name in run if name in startup)
 
 
 def main() -> None:
@@ -91,12 +92,15 @@ def main() -> None:
             hive = [str(HIVE), "run", "look around three times", "-m", "openai/test-model", "--api-base", base_url]
             hive += ["-o", "json"]
             bare = [sys.executable, "-c", "import litellm"]
+            traced = ["-m", "hive_cli", *hive[1:]]
+            startup = python_start_up(env, tmp)
             timed(hive, env, tmp)  # warm the file cache and .pyc files
             timed(hive, via_litellm, tmp)
-            rounds = [
-                (timed(hive, env, tmp), timed(hive, via_litellm, tmp), timed(bare, env, tmp)) for _ in range(ROUNDS)
-            ]
-            total, interpreter, imports = hive_imports(["-m", "hive_cli", *hive[1:]], env, tmp)
+            rounds = []
+            traces = []
+            for _ in range(ROUNDS):
+                rounds.append((timed(hive, env, tmp), timed(hive, via_litellm, tmp), timed(bare, env, tmp)))
+                traces.append(import_times(traced, env, tmp))
     finally:
         assert process.stdin is not None
         process.stdin.close()
@@ -113,13 +117,33 @@ def main() -> None:
     )
     verdict = "met" if litellm_ratio <= 1.15 else "NOT met"
     print(f"  litellm / bare import  {litellm_ratio:5.3f}x  (goal <= 1.15x: {verdict})")
+    print_imports(traces, startup, bare_times)
+    compare_with_codex()
+
+
+def print_imports(traces: list[list[tuple[float, str]]], startup: set[str], bare_times: tuple[float, ...]) -> None:
+    """hive's import time against the absolute goal, and against the same round's bare ``import litellm``.
+
+    This machine's speed swings by 2x within an hour, so the absolute figure is read beside a same-round
+    ratio: the goal of 0.35 s on the machine of shared/notes/perf_anchors.md, where ``import litellm``
+    takes 4.62 s, is 0.076 of that import.
+    """
+    own, interpreter = zip(*(split_imports(trace, startup) for trace in traces), strict=True)
+    total = statistics.median(own)
     verdict = "met" if total <= 0.35 else "NOT met"
     print(
-        f"  hive's imports in a direct hive run (-X importtime, top level, median of {IMPORT_ROUNDS}): {total:.3f} s"
-        f"  (goal <= 0.35 s: {verdict}); Python's own start-up apart: {interpreter:.3f} s"
+        f"  hive's imports in a direct hive run (-X importtime, top level, median of {len(traces)}): {total:.3f} s"
+        f"  (goal <= 0.35 s: {verdict}); Python's own start-up apart: {statistics.median(interpreter):.3f} s"
     )
-    print("    largest: " + ", ".join(f"{name} {seconds * 1000:.0f} ms" for seconds, name in imports[:6]))
-    compare_with_codex()
+    ratio = statistics.median(o / b for o, b in zip(own, bare_times, strict=True))
+    verdict = "met" if ratio <= REFERENCE_RATIO else "NOT met"
+    print(
+        f"    against the same round's bare import litellm: {ratio:.3f}"
+        f"  (0.35 s / 4.62 s on the reference machine = {REFERENCE_RATIO:.3f}: {verdict})"
+    )
+    middle = sorted(range(len(traces)), key=own.__getitem__)[len(traces) // 2]
+    shown = [(seconds, name) for seconds, name in traces[middle] if name not in startup]
+    print("    largest: " + ", ".join(f"{name} {seconds * 1000:.0f} ms" for seconds, name in shown[:6]))
 
 
 def compare_with_codex() -> None:
