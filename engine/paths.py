@@ -42,6 +42,16 @@ def user_config_dir() -> Path:
     return Path(platformdirs.user_config_dir("hive", appauthor=False))
 
 
+def user_cache_dir() -> Path:
+    """The user's hive cache folder (what can be rebuilt): ``$HIVE_HOME/cache`` when set, else the platform's."""
+    home = os.environ.get("HIVE_HOME")
+    if home:
+        return Path(home).expanduser() / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("hive", appauthor=False))
+
+
 def user_data_dir() -> Path:
     """The user's hive data folder (sessions, saved outputs): ``$HIVE_HOME/data`` when set, else the platform's."""
     home = os.environ.get("HIVE_HOME")

@@ -1,35 +1,15 @@
-"""Prices and context windows from litellm's own table, read as data: the same figures, without importing litellm.
-
-The table is a JSON file inside the litellm package; ``importlib.util.find_spec`` finds the package
-without running its ``__init__`` (which costs seconds).
+"""Prices and context windows from litellm's own table (see ``engine.model.model_table``): litellm's figures,
+without importing litellm.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
+from engine.model.model_table import entry as listed
 from engine.model.types import ModelReply
 from engine.usage import Usage
-
-TABLE_FILE = "model_prices_and_context_window_backup.json"
-
-
-@functools.cache
-def price_table() -> dict[str, dict[str, Any]]:
-    """litellm's model table (model → prices, window, ...); empty when litellm is not installed."""
-    spec = importlib.util.find_spec("litellm")
-    folders = list(spec.submodule_search_locations or ()) if spec is not None else []
-    for folder in folders:
-        path = Path(folder) / TABLE_FILE
-        if path.is_file():
-            table = json.loads(path.read_text(encoding="utf-8"))
-            return {name: entry for name, entry in table.items() if isinstance(entry, dict)}
-    return {}
 
 
 def model_entry(*models: str) -> dict[str, Any] | None:
@@ -37,14 +17,14 @@ def model_entry(*models: str) -> dict[str, Any] | None:
 
     litellm's ``openai/responses/<name>`` (the Responses API asked for by name) is looked up as ``<name>``.
     """
-    table = price_table()
     for model in models:
         if not model:
             continue
         unprefixed = model.split("/", 1)[-1]
-        for name in (model, unprefixed, unprefixed.removeprefix("responses/")):
-            if name in table:
-                return table[name]
+        for name in dict.fromkeys((model, unprefixed, unprefixed.removeprefix("responses/"))):
+            found = listed(name)
+            if found is not None:
+                return found
     return None
 
 
