@@ -46,6 +46,7 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 @click.pass_context
 def app(ctx: click.Context, /, debug: bool, **session: Any) -> None:
     """Start the interactive REPL, or run one of the commands below."""
+    _keep_model_lookups()
     if ctx.invoked_subcommand is not None:
         if ctx.invoked_subcommand != "run":  # hive run resumes collection once its session is open
             collection.resume()
@@ -90,6 +91,14 @@ def app(ctx: click.Context, /, debug: bool, **session: Any) -> None:
 def run(task: str, output_format: str, plan: bool, debug: bool, **session: Any) -> None:
     """Run one task to completion and exit (scriptable)."""
     _run_task(_task_text(task), output_format, plan, debug, session)
+
+
+def _keep_model_lookups() -> None:
+    """The model table's entries this run looks up are kept for the next one, in the user cache folder."""
+    from engine.model import model_table
+    from engine.paths import user_cache_dir
+
+    model_table.keep_lookups(user_cache_dir)
 
 
 def _run_task(task: str, output_format: str, plan: bool, debug: bool, session: dict[str, Any]) -> NoReturn:

@@ -2,10 +2,11 @@
 
 The table is a 3.5 MB JSON file inside the litellm package; ``importlib.util.find_spec`` finds it
 without running litellm's ``__init__`` (which costs seconds). Parsing all of it costs about 30 ms and
-9 MiB, on every run, for the one or two models the run asks about. So the entries looked up (and the
-names the table does not list) are kept in a small file in the user cache folder, valid while the
-table file is the same (its path, size and modification time): a run that asks about a model it
-asked about before reads that file instead of the table.
+9 MiB, on every run, for the one or two models the run asks about. So a host that says where
+(``keep_lookups``; the hive program does, in the user cache folder) gets the entries looked up (and the
+names the table does not list) kept in a small file there, valid while the table file is the same (its
+path, size and modification time): a run that asks about a model asked about before reads that file
+instead of the table. A host that says nothing (an embedding that writes nothing) reads the table.
 """
 
 from __future__ import annotations
@@ -16,15 +17,22 @@ import importlib.util
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from engine.paths import user_cache_dir
 
 TABLE_FILE = "model_prices_and_context_window_backup.json"
 LOOKUPS_FILE = "model-table-lookups.json"
 
 Entry = dict[str, Any]
+
+_lookups_folder: Callable[[], Path] | None = None
+
+
+def keep_lookups(folder: Callable[[], Path] | None) -> None:
+    """Keep the entries looked up in the folder ``folder()`` names, for later runs (None: keep none)."""
+    global _lookups_folder
+    _lookups_folder = folder
 
 
 @functools.cache
@@ -50,7 +58,9 @@ def whole_table() -> dict[str, Entry]:
 
 def entry(name: str) -> Entry | None:
     """The table's entry for exactly ``name``, or None when the table does not list it."""
-    return _lookups(user_cache_dir() / LOOKUPS_FILE).entry(name)
+    if _lookups_folder is None:
+        return whole_table().get(name)
+    return _lookups(_lookups_folder() / LOOKUPS_FILE).entry(name)
 
 
 class _Lookups:

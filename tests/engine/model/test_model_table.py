@@ -6,18 +6,31 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-from engine.model.model_table import LOOKUPS_FILE, entry, table_path, whole_table
+import pytest
+
+from engine.model.model_table import LOOKUPS_FILE, entry, keep_lookups, table_path, whole_table
 from engine.model.pricing import model_entry
 from engine.paths import user_cache_dir
 
-# A later run, in its own process (with the same HIVE_HOME): the entry it sees for a model.
+# A later run, in its own process (with the same HIVE_HOME), as the hive program sets it up.
 NEXT_RUN = """
 import json, sys
+from engine.model.model_table import keep_lookups
 from engine.model.pricing import model_entry
+from engine.paths import user_cache_dir
+keep_lookups(user_cache_dir)
 print(json.dumps(model_entry(sys.argv[1])))
 """
+
+
+@pytest.fixture(autouse=True)
+def kept_in_the_cache_folder() -> Iterator[None]:
+    keep_lookups(user_cache_dir)
+    yield
+    keep_lookups(None)
 
 
 def next_run_sees(model: str) -> object:
@@ -64,3 +77,9 @@ def test_lookups_saved_for_another_table_file_or_broken_are_not_used() -> None:
     lookups_file().write_text("{not json", encoding="utf-8")
     assert next_run_sees("gpt-4o")["input_cost_per_token"] == real  # type: ignore[index]
     assert json.loads(lookups_file().read_text(encoding="utf-8"))["entries"]["gpt-4o"]["input_cost_per_token"] == real
+
+
+def test_a_host_that_keeps_no_lookups_writes_nothing() -> None:
+    keep_lookups(None)
+    assert model_entry("gpt-4o") == whole_table()["gpt-4o"]
+    assert not lookups_file().exists()
