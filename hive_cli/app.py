@@ -22,7 +22,7 @@ from hive_cli.cli_options import (
     sandbox_mode,
     sandbox_option,
     session_options,
-    working_mode,
+    session_values,
 )
 from hive_cli.errors import exit_on_error
 from hive_cli.mcp_app import mcp_app
@@ -58,19 +58,7 @@ def app(ctx: click.Context, /, debug: bool, **session: Any) -> None:
         from hive_cli.repl.state import ReplOptions
         from hive_cli.workdir import resolve_cwd
 
-        options = ReplOptions(
-            cwd=resolve_cwd(session["cwd"]),
-            model=session["model"],
-            api_base=session["api_base"],
-            api_key=session["api_key"],
-            mode=working_mode(session["mode"]),
-            yes=session["yes"],
-            max_turns=session["max_turns"],
-            sandbox=sandbox_mode(session["sandbox"]),
-            continue_last=session["continue_last"],
-            resume=session["resume"],
-        )
-        exit_with(run_repl(options))
+        exit_with(run_repl(ReplOptions(cwd=resolve_cwd(session["cwd"]), **session_values(session))))
 
 
 @app.command()
@@ -106,19 +94,7 @@ def _run_task(task: str, output_format: str, plan: bool, debug: bool, session: d
         from hive_cli.run_command import RunRequest, run_task
 
         request = RunRequest(
-            task=task,
-            output_format=output_format,
-            model=session["model"],
-            api_base=session["api_base"],
-            api_key=session["api_key"],
-            cwd=session["cwd"],
-            mode=working_mode(session["mode"]),
-            yes=session["yes"],
-            max_turns=session["max_turns"],
-            sandbox=sandbox_mode(session["sandbox"]),
-            continue_last=session["continue_last"],
-            resume=session["resume"],
-            plan=plan,
+            task=task, output_format=output_format, cwd=session["cwd"], plan=plan, **session_values(session)
         )
         exit_with(run_task(request))
 

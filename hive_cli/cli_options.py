@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -66,6 +66,21 @@ model_options = options(model_option, api_base_option, api_key_option)
 
 session_options = options(model_options, cwd_option, mode_option, yes_option, max_turns_option, sandbox_option)
 """The options of a working session, ``hive`` and ``hive run`` alike."""
+
+
+def session_values(flags: dict[str, Any]) -> dict[str, Any]:
+    """The session's options (``session_options``, ``--continue``, ``--resume``) as the engine takes them; not ``--cwd``."""
+    return {
+        "model": flags["model"],
+        "api_base": flags["api_base"],
+        "api_key": flags["api_key"],
+        "mode": working_mode(flags["mode"]),
+        "yes": flags["yes"],
+        "max_turns": flags["max_turns"],
+        "sandbox": sandbox_mode(flags["sandbox"]),
+        "continue_last": flags["continue_last"],
+        "resume": flags["resume"],
+    }
 
 
 def working_mode(mode: str | None) -> WorkingMode | None:
