@@ -14,8 +14,10 @@ time per model call against litellm's, and how its per-call time moves from the 
 the last 50 as the history grows. The server shares the machine and parses the growing history too,
 so the client's own cost is its process's CPU time during the call (the server runs in another
 process), set against a bare httpx loop posting the same growing bodies in the same run. Goals: the
-client costs at most 1 ms per call more than the bare loop, and its per-call time grows by at most
-1 ms from the first 50 calls to the last 50.
+client costs at most 1 ms per call more than the bare loop, and that overhead does not grow with the
+history: from the first 50 calls to the last 50 it moves by at most 0.5 ms. Both loops' per-call time
+grows with the body they encode and send (the bare loop's by 1.6 ms on a slow day here): shown, not
+judged.
 """
 
 from __future__ import annotations
@@ -277,12 +279,14 @@ def print_client(own: dict[str, float], http: dict[str, float], litellm_growth: 
     verdict = "met" if overhead <= 1 else "NOT met"
     print(f"    own client - bare httpx, CPU per call: {overhead:+.2f} ms (goal <= 1 ms: {verdict})")
     print("  per-call time, last 50 calls - first 50:")
-    verdict = "met" if own["cpu_growth"] <= 1 else "NOT met"
-    print(
-        f"    own client       CPU {own['cpu_growth']:+.2f} ms (goal <= +1 ms: {verdict}), time {own['growth']:+.2f} ms"
-    )
-    print(f"    bare httpx loop  CPU {http['cpu_growth']:+.2f} ms, time {http['growth']:+.2f} ms")
+    print(f"    own client       CPU {own['cpu_growth']:+.2f} ms, time {own['growth']:+.2f} ms")
+    print(f"    bare httpx loop  CPU {http['cpu_growth']:+.2f} ms, time {http['growth']:+.2f} ms  (the same bodies)")
     print(f"    litellm              time {litellm_growth:+.2f} ms")
+    growth = own["cpu_growth"] - http["cpu_growth"]
+    verdict = "met" if growth <= 0.5 else "NOT met"
+    print(
+        f"    own client's overhead (own - bare httpx), CPU: {growth:+.2f} ms (goal: does not grow, <= +0.5 ms: {verdict})"
+    )
 
 
 if __name__ == "__main__":
