@@ -117,24 +117,26 @@ def test_the_filesystem_server_lists_its_allowed_directory(tmp_path: Path) -> No
 
 
 def test_a_failing_and_a_hanging_server_delay_neither_each_other_nor_a_good_one(tmp_path: Path) -> None:
+    """Judged by the order of events, not by a clock: a loaded machine slows every server alike."""
+
     async def body() -> None:
         servers = (
             stdio("missing", tmp_path / "no-such-server"),
-            python_server("stuck", "--hang-at-start", startup_timeout=1.5),
+            python_server("stuck", "--hang-at-start", startup_timeout=6),
             stdio("everything", EVERYTHING, "stdio"),
         )
         manager = McpManager(McpServers(servers=servers), tmp_path / "logs")
-        started = time.monotonic()
         await manager.start()
-        assert time.monotonic() - started < 0.2
-        everything = manager.connection("everything")
-        assert everything is not None
+        everything, stuck = manager.connection("everything"), manager.connection("stuck")
+        assert everything is not None and stuck is not None
+        assert everything.state == "starting"  # start() waited for no server
         await asyncio.wait_for(everything.wait_settled(), 10)
-        assert everything.state == "ready" and time.monotonic() - started < 1.4
+        assert everything.state == "ready"
+        assert stuck.state == "starting"  # still inside its timeout: the good server did not wait for it
         await asyncio.wait_for(manager.wait_ready(), 10)
         states = {s.name: (s.state, s.error) for s in manager.status()}
         assert states["missing"][0] == "failed" and "no such program" in str(states["missing"][1])
-        assert states["stuck"] == ("failed", "did not connect within 1.5 s")
+        assert states["stuck"] == ("failed", "did not connect within 6 s")
         assert all(not s.name.startswith(("mcp__missing", "mcp__stuck")) for s in manager.specs())
         await manager.stop()
 
