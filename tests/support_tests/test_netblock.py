@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -22,12 +21,10 @@ UNROUTABLE = ("10.255.255.1", 80)
 
 @pytest.mark.usefixtures("no_network")
 def test_connecting_to_a_remote_address_fails_at_once_with_the_address_in_the_message() -> None:
-    started = time.monotonic()
     with socket.socket() as sock:
-        sock.settimeout(5)
+        sock.settimeout(5)  # a connect that reached the network would time out, not raise the block's message
         with pytest.raises(OSError, match=r"network blocked by hive tests: 10\.255\.255\.1:80"):
             sock.connect(UNROUTABLE)
-    assert time.monotonic() - started < 0.5
 
 
 @pytest.mark.usefixtures("no_network")
