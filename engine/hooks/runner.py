@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from engine.hooks.options import HookSpec
+from engine.own_variables import inherited_environment
 from engine.sandbox.base import Sandbox, SandboxError
 from engine.sandbox.environment import sandbox_environment
 from engine.tools.shell import KILL_GRACE, stop_process_group
@@ -62,7 +62,9 @@ class HookRunner:
 
     async def run(self, hook: HookSpec, payload: Mapping[str, Any]) -> HookOutcome:
         """Run ``hook`` with ``payload`` on its stdin; never raises for anything the hook does."""
-        env = sandbox_environment(os.environ, {"HIVE_HOOK_EVENT": hook.event, "HIVE_PROJECT_DIR": str(self.cwd)})
+        env = sandbox_environment(
+            inherited_environment(), {"HIVE_HOOK_EVENT": hook.event, "HIVE_PROJECT_DIR": str(self.cwd)}
+        )
         try:
             launch = await asyncio.to_thread(self.sandbox.prepare, hook.command, self.cwd, env)
         except SandboxError as exc:

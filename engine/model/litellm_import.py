@@ -8,9 +8,10 @@ call is coming, overlapping the import with the rest of their start-up.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from types import ModuleType
+
+from engine.own_variables import set_for_this_process
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
@@ -23,10 +24,10 @@ def _import() -> None:
     with _lock:
         if _module is not None or _error is not None:
             return
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        os.environ.setdefault("LITELLM_LOG", "ERROR")
+        set_for_this_process("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        set_for_this_process("LITELLM_LOG", "ERROR")
         # Token counting uses litellm's bundled tokenizer files; offline mode keeps it from downloading others.
-        os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+        set_for_this_process("LITELLM_OFFLINE_MODE", "true")
         try:
             import litellm
         except BaseException as exc:  # surfaced by load(); an import failure must not kill the thread silently

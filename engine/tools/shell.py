@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from engine.own_variables import inherited_environment
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
 from engine.tools.output import CommandOutput, describe_exit, end_line
@@ -94,7 +95,7 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
 
     async def execute(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
         cwd = working_directory(ctx)
-        env = {**os.environ, **_ENV_OVERRIDES}
+        env = {**inherited_environment(), **_ENV_OVERRIDES}
         if self.sandbox is None or ctx.outside_sandbox:
             return await self._run(_shell_argv(args.command), env, cwd, args, ctx)
         from engine.sandbox.base import SandboxError
