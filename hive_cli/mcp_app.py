@@ -15,7 +15,7 @@ SCOPES = ("project", "user")
 
 @click.group("mcp", cls=HiveGroup, no_args_is_help=True)
 def mcp_app() -> None:
-    """MCP servers: add or remove them in plugins.yaml, list them, their tools, call one, diagnose."""
+    """MCP servers: add or remove them in plugins.yaml, approve the project's, list them, their tools, call one, diagnose."""
 
 
 @mcp_app.command("add")
@@ -69,6 +69,19 @@ def mcp_remove(name: str, scope: str | None, cwd: Path | None) -> None:
         from hive_cli.workdir import resolve_cwd
 
         remove(resolve_cwd(cwd), name, scope)
+
+
+@mcp_app.command("approve")
+@click.argument("names", metavar="[NAME]...", nargs=-1, help="The project's servers to approve.")
+@click.option("--all", "every", is_flag=True, help="Approve every server of the project waiting for approval.")
+@cwd_option
+def mcp_approve(names: tuple[str, ...], every: bool, cwd: Path | None) -> None:
+    """Let the project's own servers (.mcp.json, .ironhive/plugins.yaml) start; without NAME, list those waiting."""
+    with exit_on_error(False):
+        from hive_cli.mcp_command import approve
+        from hive_cli.workdir import resolve_cwd
+
+        approve(resolve_cwd(cwd), names, every)
 
 
 @mcp_app.command("list")

@@ -1,15 +1,17 @@
-"""``hive mcp add`` and ``hive mcp remove``: edit the servers in a ``plugins.yaml`` (comments and order kept)."""
+"""``hive mcp add``, ``remove`` and ``approve``: edit the servers in a ``plugins.yaml`` (comments and order kept), approve the project's."""
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from engine.errors import UserError
-from engine.mcp.config import MCP_JSON, find_plugins_file
+from engine.mcp.approvals import approve as record_approvals
+from engine.mcp.config import MCP_JSON, McpServers, ServerConfig, find_plugins_file, load_servers
 from engine.mcp.edit import NewServer, add_server, remove_server
 from engine.mcp.entries import Transport
 from engine.paths import project_dir, project_root, user_config_dir
@@ -70,6 +72,52 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
     click.echo(
         f"{'Replaced' if replaced else 'Added'} MCP server {server.name} ({server.transport}: {where}) in {path}"
     )
+    if scope == "project":  # the person typed it: approved as written
+        added = [s for s in _servers(cwd).servers if s.name == server.name and s.awaiting_approval]
+        record_approvals(project_root(cwd), added)
+
+
+def approve(cwd: Path, names: Sequence[str], every: bool) -> None:
+    """Approve the project's servers ``names`` (or ``every`` one waiting) as configured now; with neither, list them."""
+    servers = _servers(cwd).servers
+    waiting = {s.name: s for s in servers if s.awaiting_approval}
+    unknown = [name for name in names if name not in {s.name for s in servers}]
+    if unknown:
+        raise UserError(f"no MCP server named {unknown[0]!r} here (hive mcp list shows them)")
+    if not names and not every:
+        _list_waiting(list(waiting.values()))
+        return
+    chosen = list(waiting.values()) if every else [waiting[name] for name in names if name in waiting]
+    record_approvals(project_root(cwd), chosen)
+    for server in chosen:
+        click.echo(f"Approved MCP server {server.name}: {describe(server)} (from {server.source})")
+    for name in names:
+        if name not in waiting:
+            click.echo(f"MCP server {name}: nothing to approve (it is the user's own, or already approved as it is)")
+
+
+def describe(server: ServerConfig) -> str:
+    """What the server runs or where it connects: the command line, or the URL."""
+    if server.transport == "stdio":
+        return shlex.join([server.command or "", *server.args])
+    return f"{server.transport} {server.url}"
+
+
+def _list_waiting(waiting: list[ServerConfig]) -> None:
+    if not waiting:
+        click.echo("No MCP server of this project is waiting for approval.")
+        return
+    click.echo("This project's files define MCP servers that hive has not started; approving one runs it as you:")
+    for server in waiting:
+        env = f" (environment: {', '.join(sorted(server.env))})" if server.env else ""
+        click.echo(f"  {server.name}: {describe(server)}{env}  [{server.source}]")
+    click.echo("Approve with: hive mcp approve NAME... (or --all)")
+
+
+def _servers(cwd: Path) -> McpServers:
+    from engine.settings import load_settings
+
+    return load_servers(cwd, load_settings(cwd).merged().mcp)
 
 
 def remove(cwd: Path, name: str, scope: str | None) -> None:

@@ -3,7 +3,8 @@
 Precedence by server name, the later source replacing the whole entry: the user's
 ``plugins.yaml`` < the project's ``.mcp.json`` < the project's ``.ironhive/plugins.yaml``. A broken
 ``plugins.yaml`` is a ``ConfigError`` naming the file, the line and the key; ``.mcp.json`` (another
-tool's format) is read leniently: what cannot be used is skipped with a notice.
+tool's format) is read leniently: what cannot be used is skipped with a notice. A server from the
+project's files starts only once the user approved it (:mod:`engine.mcp.approvals`).
 """
 
 from __future__ import annotations
@@ -52,10 +53,12 @@ class ServerConfig:
     exclude_tools: tuple[str, ...] = ()
     problem: str | None = None
     """Why the server cannot start as configured (e.g. a variable that is not set); None when it can."""
+    awaiting_approval: bool = False
+    """The project's files define it and the user has not approved it as it is (see :mod:`engine.mcp.approvals`)."""
 
     @property
     def fingerprint(self) -> str:
-        """Changes whenever anything about how the server runs changes (for restarting only changed servers)."""
+        """Changes whenever anything about how the server runs, or whether it can, changes (to restart only those)."""
         parts = [
             self.transport,
             self.command or "",
@@ -69,6 +72,7 @@ class ServerConfig:
             str(self.tool_timeout),
             repr(self.include_tools),
             repr(self.exclude_tools),
+            self.problem or "",
         ]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -113,7 +117,24 @@ def load_servers(cwd: Path, options: McpOptions | None = None, environ: Mapping[
         sources.append(path)
         for name, entry in entries.items():
             found[name] = resolve_entry(name, entry, path, root, options, environ)
-    return McpServers(servers=tuple(found.values()), sources=tuple(sources), notices=tuple(notices))
+    servers = tuple(found.values())
+    if any(server.source != user_file for server in servers):
+        servers = _unapproved_held_back(servers, root, user_file)
+    return McpServers(servers=servers, sources=tuple(sources), notices=tuple(notices))
+
+
+def _unapproved_held_back(
+    servers: tuple[ServerConfig, ...], root: Path, user_file: Path | None
+) -> tuple[ServerConfig, ...]:
+    from engine.mcp.approvals import approved, is_approved, unapproved_problem
+
+    approvals = approved(root)
+    return tuple(
+        server
+        if server.source == user_file or server.problem or is_approved(server, approvals)
+        else replace(server, problem=unapproved_problem(server), awaiting_approval=True)
+        for server in servers
+    )
 
 
 def find_plugins_file(folder: Path) -> Path | None:

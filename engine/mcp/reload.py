@@ -9,11 +9,13 @@ servers keep the one they have; a valid one restarts only the servers whose entr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import ConfigError
+from engine.mcp.approvals import approvals_file
 from engine.mcp.config import MCP_JSON, PLUGINS_NAMES, McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
@@ -24,10 +26,11 @@ Report = Callable[[str | None], None]
 
 
 def watched_files(cwd: Path) -> list[Path]:
-    """Every file whose change can change the servers (present or not)."""
+    """Every file whose change can change the servers (present or not), the user's approvals included."""
     files = [project_dir(cwd) / name for name in PLUGINS_NAMES]
     files.append(project_root(cwd) / MCP_JSON)
     files += [user_config_dir() / name for name in PLUGINS_NAMES]
+    files.append(approvals_file())
     return files
 
 
@@ -73,6 +76,8 @@ class ConfigWatcher:
     async def _watch(self) -> None:
         from watchfiles import awatch
 
+        with contextlib.suppress(OSError):  # so that an approval given later, from another terminal, is seen
+            approvals_file().parent.mkdir(parents=True, exist_ok=True)
         folders = sorted({str(f.parent) for f in self._files if f.parent.is_dir()})
         names = {f.name for f in self._files}
         if not folders:

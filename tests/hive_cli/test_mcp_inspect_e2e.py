@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_hive
-from tests.support.mcp_servers import EVERYTHING, PY_SERVER, free_port, require_reference_servers
+from tests.support.mcp_servers import (
+    EVERYTHING,
+    PY_SERVER,
+    approve_project_servers,
+    free_port,
+    require_reference_servers,
+)
 from tests.support.processes import gone_within
 
 pytestmark = pytest.mark.usefixtures("reference_servers")
@@ -26,6 +32,7 @@ def reference_servers() -> None:
 def project(tmp_path: Path, plugins: str) -> Path:
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "plugins.yaml").write_text("plugins:\n" + plugins)
+    approve_project_servers(tmp_path)
     return tmp_path
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-from tests.support.mcp_servers import EVERYTHING, PY_SERVER, require_reference_servers
+from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
 from tests.support.processes import gone_within, processes_with
 
 pytestmark = pytest.mark.usefixtures("reference_servers")
@@ -36,6 +36,7 @@ def project(tmp_path: Path, plugins: str, permissions: str | None = None) -> Pat
     (tmp_path / ".ironhive" / "plugins.yaml").write_text(plugins)
     if permissions is not None:
         (tmp_path / ".ironhive" / "permissions.yaml").write_text(permissions)
+    approve_project_servers(tmp_path)
     return tmp_path
 
 
@@ -164,6 +165,7 @@ def test_a_server_from_mcp_json_is_offered_too(llm_server: LLMServer, tmp_path: 
     (tmp_path / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"py": {"command": sys.executable, "args": [str(PY_SERVER)]}}})
     )
+    approve_project_servers(tmp_path)
     llm_server.script(tool_calls(call("mcp__py__peek", {"text": "json"}, id="peek")), text("done"))
     done = hive_run(llm_server, tmp_path)
 

@@ -21,6 +21,23 @@ FILESYSTEM = BIN / "mcp-server-filesystem"
 PY_SERVER = Path(__file__).with_name("mcp_server.py")
 
 
+def approve_project_servers(cwd: Path, environ: dict[str, str] | None = None) -> None:
+    """Approve every server the project's files define, as ``hive mcp approve --all`` would (in this HIVE_HOME).
+
+    A broken file has nothing to approve (the test is about how hive reports it).
+    """
+    from engine.errors import ConfigError
+    from engine.mcp.approvals import approve
+    from engine.mcp.config import load_servers
+    from engine.paths import project_root
+
+    try:
+        servers = load_servers(cwd, environ=environ).servers
+    except ConfigError:
+        return
+    approve(project_root(cwd), [server for server in servers if server.awaiting_approval])
+
+
 def stdio(name: str, command: str | Path, *args: str, **options: object) -> ServerConfig:
     """A stdio server entry as ``plugins.yaml`` would give it."""
     return ServerConfig(

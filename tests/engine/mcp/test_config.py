@@ -60,8 +60,9 @@ def test_variables_are_expanded_and_an_unset_one_makes_only_that_server_unusable
     found = load_servers(root, environ={"MY_TOKEN": "s3cret"})
 
     a, b = found.servers
-    assert dict(a.env) == {"TOKEN": "s3cret", "MODE": "fast"} and a.problem is None
-    assert b.problem is not None and "MISSING_PATH" in b.problem
+    assert dict(a.env) == {"TOKEN": "s3cret", "MODE": "fast"}
+    assert a.awaiting_approval and "hive mcp approve a" in str(a.problem)  # usable, once approved
+    assert b.problem is not None and "MISSING_PATH" in b.problem and not b.awaiting_approval
     assert "s3cret" not in repr(a)
 
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.mcp.config import load_servers
+import yaml
+from pydantic import ValidationError
+
+from engine.mcp.approvals import approve
+from engine.mcp.config import load_servers, resolve_entry
+from engine.mcp.entries import PluginsFile
 from engine.mcp.manager import McpManager
 from engine.mcp.options import McpOptions
 from tests.support.mcp_servers import EVERYTHING
@@ -21,6 +27,11 @@ def entry(name: str, *args: str) -> str:
 
 
 def write(path: Path, text: str, *, atomic: bool = False) -> None:
+    """Write ``text`` to the project's plugins.yaml, approving its servers first (as the person would)."""
+    with contextlib.suppress(yaml.YAMLError, ValidationError):
+        root = path.parent.parent
+        entries = PluginsFile.model_validate(yaml.safe_load(text)).plugins
+        approve(root, [resolve_entry(name, e, path, root, McpOptions(), os.environ) for name, e in entries.items()])
     if atomic:  # as editors save: a new file renamed over the old one
         temporary = path.with_name(path.name + ".tmp")
         temporary.write_text(text)
@@ -73,6 +84,29 @@ def test_a_running_session_follows_its_plugins_file(tmp_path: Path) -> None:
             assert "mcp__a__echo" not in {s.name for s in manager.specs()}
             assert manager.connection("b") is not None and manager.connection("b").config.args[-1] == "marker-changed"
             assert await asyncio.to_thread(gone_within, marker, 5), "the removed server is still running"
+        finally:
+            await manager.stop()
+
+    asyncio.run(body())
+
+
+def test_a_server_approved_while_the_session_runs_starts_then(tmp_path: Path) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    plugins = tmp_path / ".ironhive" / "plugins.yaml"
+    plugins.write_text("plugins:\n" + entry("a"))  # not approved
+
+    async def body() -> None:
+        options = McpOptions()
+        manager = McpManager(load_servers(tmp_path, options), tmp_path / "logs", reload_from=(tmp_path, options))
+        await manager.start()
+        try:
+            await asyncio.wait_for(manager.wait_ready(), 10)
+            assert ready(manager) == {"a": "failed"}
+            assert "mcp__a__echo" not in {s.name for s in manager.specs()}
+
+            approve(tmp_path, load_servers(tmp_path, options).servers)  # hive mcp approve, from another terminal
+            await until(lambda: ready(manager) == {"a": "ready"}, "a to start once approved")
+            assert "mcp__a__echo" in {s.name for s in manager.specs()}
         finally:
             await manager.stop()
 

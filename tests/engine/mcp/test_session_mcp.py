@@ -11,7 +11,7 @@ from engine.config import Overrides, load_config
 from engine.events import ToolCall
 from engine.policy.guards import Block
 from engine.session import open_session
-from tests.support.mcp_servers import EVERYTHING
+from tests.support.mcp_servers import EVERYTHING, approve_project_servers
 from tests.support.processes import gone_within
 
 MODEL = Overrides(model="openai/test-model", api_base="http://127.0.0.1:9/v1", api_key="sk-test")
@@ -22,6 +22,7 @@ def project(tmp_path: Path, plugins: str, settings: str | None = None) -> Path:
     (tmp_path / ".ironhive" / "plugins.yaml").write_text(plugins)
     if settings is not None:
         (tmp_path / ".ironhive" / "settings.yaml").write_text(settings)
+    approve_project_servers(tmp_path)
     return tmp_path
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.llm_server import LLMServer, text
-from tests.support.mcp_servers import EVERYTHING, PY_SERVER, require_reference_servers
+from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
 from tests.support.processes import gone_within
 from tests.support.terminal import PROMPT, leave_repl, send_line, spawn_repl
 
@@ -29,6 +29,7 @@ def test_mcp_shows_servers_and_says_when_one_connects_or_fails_later(llm_server:
         f"  slow:\n    command: {sys.executable}\n    args: [{PY_SERVER}, --hang-at-start, --marker, {marker}]\n"
         "    startup_timeout: 3\n"
     )
+    approve_project_servers(tmp_path)
     child = spawn_repl(llm_server, tmp_path)
     send_line(child, "/mcp")
     child.expect("Starting the MCP servers")
@@ -72,6 +73,7 @@ def test_a_prompt_is_a_slash_command_and_a_resource_an_attachment(llm_server: LL
     (tmp_path / ".ironhive" / "plugins.yaml").write_text(
         f"plugins:\n  everything:\n    command: {EVERYTHING}\n    args: [stdio]\n"
     )
+    approve_project_servers(tmp_path)
     llm_server.script(text("Sunny."), text("It is about the architecture."))
     child = spawn_repl(llm_server, tmp_path)
     send_line(child, "/mcp__everything__args-prompt")
