@@ -145,12 +145,22 @@ class Repl:
             say()
 
     def _report_load(self, error: BaseException | None) -> None:
-        """A configuration problem is said as soon as it is known, not after the first prompt."""
-        if not isinstance(error, HiveError):
+        """A configuration problem, or a project server waiting for approval, is said as soon as it is known."""
+        if isinstance(error, HiveError):
+            self._warn(NO_MODEL_IN_REPL if isinstance(error, NoModelError) else f"✗ {error}")
             return
+        loaded = self.state.loaded_config()
+        waiting = [s.name for s in loaded.mcp_servers.enabled if s.awaiting_approval] if loaded else []
+        if waiting:
+            names = " ".join(waiting)
+            self._warn(
+                f"This project's files define MCP servers that hive has not started: {', '.join(waiting)}."
+                f" See what they run with: hive mcp approve; start them with: hive mcp approve {names}"
+            )
+
+    def _warn(self, message: str) -> None:
         from prompt_toolkit.application import run_in_terminal
 
-        message = NO_MODEL_IN_REPL if isinstance(error, NoModelError) else f"✗ {error}"
         say = functools.partial(self.console.print, Text(message, style="yellow"))
         if self.prompt.app.is_running:
             run_in_terminal(say)

@@ -104,7 +104,8 @@ class ReplState:
         assert self._ready is not None
         self._ready.add_done_callback(lambda task: callback(None if task.cancelled() else task.exception()))
 
-    def _loaded(self) -> SessionConfig | None:
+    def loaded_config(self) -> SessionConfig | None:
+        """The configuration the background load produced, once it is done without error; else None."""
         if self._ready is not None and self._ready.done() and not self._ready.exception():
             return self._ready.result()
         return None
@@ -123,7 +124,7 @@ class ReplState:
             return self.session.model
         if self.chosen_model is not None:
             return self.chosen_model
-        config = self._loaded()
+        config = self.loaded_config()
         return config.model.model if config is not None else self.options.model or "…"
 
     @property
@@ -131,7 +132,7 @@ class ReplState:
         """The mode the next request runs in: the person's choice, else the settings', else work."""
         if self.chosen_mode is not None:
             return self.chosen_mode
-        config = self._loaded()
+        config = self.loaded_config()
         return config.mode if config is not None else "work"
 
     def choose_mode(self, mode: WorkingMode) -> None:

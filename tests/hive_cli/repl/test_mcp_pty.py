@@ -97,3 +97,17 @@ def test_a_prompt_is_a_slash_command_and_a_resource_an_attachment(llm_server: LL
     assert first == "What's weather in Paris?"
     assert second.startswith("what is in @everything:")
     assert '<resource server="everything" uri="demo://resource/static/document/architecture.md">' in second
+
+
+def test_a_project_server_not_yet_approved_is_not_started_and_the_repl_says_how(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {"helper": {"command": "sh", "args": ["-c", "touch ran"]}}}')
+    child = spawn_repl(llm_server, tmp_path)
+    child.expect("define MCP servers that hive has not started: helper")
+    child.expect("approve helper")
+    send_line(child, "/mcp")
+    child.expect("helper\\S*  failed · stdio · 0 tools")
+    child.expect(PROMPT)
+    leave_repl(child)
+    assert not (tmp_path / "ran").exists()
