@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from engine.policy.command_verdicts import TableJudge
 from engine.policy.rules import Action, Category, Layer, Rule
-from engine.policy.tables import verdict_tables
 
 DEFAULT_SOURCE = "built-in defaults"
 
@@ -137,15 +136,30 @@ def default_rules(*, sandboxed: bool = True) -> tuple[Rule, ...]:
     return (*table_rules(sandboxed=sandboxed), *_pattern_rules(), *_secret_rules())
 
 
+TABLE_COMMANDS = (
+    *("git", "npm", "npx", "yarn", "pnpm", "cargo", "dotnet"),
+    *("pytest", "py.test", "python -m pytest", "python3 -m pytest", "make", "go"),
+)
+"""The first words of the commands whose table decides (``tables.verdict_tables()``; each table is named so).
+
+Written out so that building the rules does not load the tables: they load when a command is first
+judged. A test holds it equal to the tables.
+"""
+
+
 def table_rules(*, sandboxed: bool = True) -> tuple[Rule, ...]:
     """One ``bash`` rule per command table; the table decides the action (see the module docstring)."""
     judge = TableJudge(sandboxed)
-    rules = []
-    for table in verdict_tables():
-        words = " ".join(table.entry or (table.name,))
-        reason = f"hive's {table.name} table decides by what the command can do"
-        rules.append(Rule(category="bash", pattern=f"{words} *", action="ask", reason=reason, judge=judge))
-    return tuple(rules)
+    return tuple(
+        Rule(
+            category="bash",
+            pattern=f"{words} *",
+            action="ask",
+            reason=f"hive's {words} table decides by what the command can do",
+            judge=judge,
+        )
+        for words in TABLE_COMMANDS
+    )
 
 
 def _secret_rules() -> tuple[Rule, ...]:

@@ -23,6 +23,7 @@ heavy = ("litellm", "openai", "tiktoken", "mcp")
 unused = (
     "engine.mcp.manager", "engine.mcp.entries", "engine.hooks.runner", "engine.webhooks.payloads",
     "engine.sandbox.profile", "engine.policy.permission_files", "engine.policy.injection", "engine.policy.shell",
+    "engine.policy.tables", "engine.policy.argspec",
 )
 atexit.register(lambda: open(out, "w").write(json.dumps([m for m in (*heavy, *unused) if m in sys.modules])))
 sys.argv = ["hive", *sys.argv[1:]]

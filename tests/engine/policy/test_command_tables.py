@@ -154,3 +154,11 @@ def test_every_table_that_decides_has_a_rule_in_the_defaults() -> None:
     patterns = {rule.pattern for rule in table_rules()}
     assert {f"{' '.join(t.entry or (t.name,))} *" for t in verdict_tables()} == patterns
     assert {"git *", "npm *", "cargo *", "pytest *", "python -m pytest *", "dotnet *", "make *", "go *"} <= patterns
+
+
+def test_the_default_rules_name_every_table_that_decides_and_only_those() -> None:
+    from engine.policy.defaults import TABLE_COMMANDS
+
+    tables = verdict_tables()
+    assert TABLE_COMMANDS == tuple(" ".join(table.entry or (table.name,)) for table in tables)
+    assert all(table.name == " ".join(table.entry or (table.name,)) for table in tables)  # the rules' reasons name them
