@@ -80,6 +80,7 @@ class McpManager:
             connection.start()
         if self._watcher is not None:
             self._watcher.start()
+            self._watcher.catch_up()
 
     def apply(self, servers: McpServers) -> None:
         """Run ``servers`` from now on: start the added ones, stop the removed ones, restart the changed ones."""

@@ -92,6 +92,11 @@ class ConfigWatcher:
         ):
             self.check()
 
+    def catch_up(self) -> None:
+        """Apply what changed since the servers were read: a session can open long after its configuration was."""
+        self._hash = ""
+        self.check()
+
     def check(self) -> None:
         """Read the files again; apply them if they changed and are valid, report them if invalid."""
         current = files_hash(self._files)

@@ -111,3 +111,23 @@ def test_a_server_approved_while_the_session_runs_starts_then(tmp_path: Path) ->
             await manager.stop()
 
     asyncio.run(body())
+
+
+def test_a_server_approved_before_the_session_opens_starts_though_its_configuration_was_read_earlier(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "plugins.yaml").write_text("plugins:\n" + entry("a"))
+    options = McpOptions()
+    read_at_start = load_servers(tmp_path, options)  # as the REPL reads it while the person types
+    approve(tmp_path, read_at_start.servers)  # hive mcp approve a, before the first message opens the session
+
+    async def body() -> None:
+        manager = McpManager(read_at_start, tmp_path / "logs", reload_from=(tmp_path, options))
+        await manager.start()
+        try:
+            await until(lambda: ready(manager) == {"a": "ready"}, "a to start")
+        finally:
+            await manager.stop()
+
+    asyncio.run(body())
