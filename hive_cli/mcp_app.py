@@ -81,7 +81,8 @@ def mcp_approve(names: tuple[str, ...], every: bool, cwd: Path | None) -> None:
         from hive_cli.mcp_command import approve
         from hive_cli.workdir import resolve_cwd
 
-        approve(resolve_cwd(cwd), names, every)
+        for line in approve(resolve_cwd(cwd), names, every):
+            click.echo(line)
 
 
 @mcp_app.command("list")

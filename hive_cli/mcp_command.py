@@ -77,23 +77,27 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
         record_approvals(project_root(cwd), added)
 
 
-def approve(cwd: Path, names: Sequence[str], every: bool) -> None:
-    """Approve the project's servers ``names`` (or ``every`` one waiting) as configured now; with neither, list them."""
+def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
+    """Approve the project's servers ``names`` (or ``every`` one waiting) as configured now; with neither, list them.
+
+    Returns what to tell the person, a line each; an unknown name is a ``UserError``.
+    """
     servers = _servers(cwd).servers
     waiting = {s.name: s for s in servers if s.awaiting_approval}
     unknown = [name for name in names if name not in {s.name for s in servers}]
     if unknown:
         raise UserError(f"no MCP server named {unknown[0]!r} here (hive mcp list shows them)")
     if not names and not every:
-        _list_waiting(list(waiting.values()))
-        return
+        return _waiting_lines(list(waiting.values()))
     chosen = list(waiting.values()) if every else [waiting[name] for name in names if name in waiting]
     record_approvals(project_root(cwd), chosen)
-    for server in chosen:
-        click.echo(f"Approved MCP server {server.name}: {describe(server)} (from {server.source})")
-    for name in names:
-        if name not in waiting:
-            click.echo(f"MCP server {name}: nothing to approve (it is the user's own, or already approved as it is)")
+    lines = [f"Approved MCP server {s.name}: {describe(s)} (from {s.source})" for s in chosen]
+    lines += [
+        f"MCP server {name}: nothing to approve (it is the user's own, or already approved as it is)"
+        for name in names
+        if name not in waiting
+    ]
+    return lines
 
 
 def describe(server: ServerConfig) -> str:
@@ -103,15 +107,15 @@ def describe(server: ServerConfig) -> str:
     return f"{server.transport} {server.url}"
 
 
-def _list_waiting(waiting: list[ServerConfig]) -> None:
+def _waiting_lines(waiting: list[ServerConfig]) -> list[str]:
     if not waiting:
-        click.echo("No MCP server of this project is waiting for approval.")
-        return
-    click.echo("This project's files define MCP servers that hive has not started; approving one runs it as you:")
+        return ["No MCP server of this project is waiting for approval."]
+    lines = ["This project's files define MCP servers that hive has not started; approving one runs it as you:"]
     for server in waiting:
         env = f" (environment: {', '.join(sorted(server.env))})" if server.env else ""
-        click.echo(f"  {server.name}: {describe(server)}{env}  [{server.source}]")
-    click.echo("Approve with: hive mcp approve NAME... (or --all)")
+        lines.append(f"  {server.name}: {describe(server)}{env}  [{server.source}]")
+    lines.append("Approve with: hive mcp approve NAME... (or --all)")
+    return lines
 
 
 def _servers(cwd: Path) -> McpServers:

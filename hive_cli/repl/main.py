@@ -155,7 +155,7 @@ class Repl:
             names = " ".join(waiting)
             self._warn(
                 f"This project's files define MCP servers that hive has not started: {', '.join(waiting)}."
-                f" See what they run with: hive mcp approve; start them with: hive mcp approve {names}"
+                f" See what they run with /mcp approve; start them with /mcp approve {names}"
             )
 
     def _warn(self, message: str) -> None:

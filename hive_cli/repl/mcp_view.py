@@ -94,7 +94,14 @@ class McpNotices:
 
 
 async def show_mcp(state: ReplState, view: ReplView, arg: str) -> None:
-    """``/mcp [SERVER]``: opens the session if needed (servers connect in the background) and shows them."""
+    """``/mcp [SERVER]``: opens the session if needed (servers connect in the background) and shows them.
+
+    ``/mcp approve [NAME]... [--all]`` approves the project's own servers, as ``hive mcp approve`` does.
+    """
+    words = arg.split()
+    if words[:1] == ["approve"]:
+        approve_servers(state, view, words[1:])
+        return
     session = state.session
     if session is None:
         view.print(Text("Starting the MCP servers (they connect in the background)…", style="dim"))
@@ -111,3 +118,18 @@ async def show_mcp(state: ReplState, view: ReplView, arg: str) -> None:
         view.print(line)
     if any(s.state == "starting" for s in statuses):
         view.print(Text("(a line appears here when a starting server connects or fails)", style="dim"))
+
+
+def approve_servers(state: ReplState, view: ReplView, words: list[str]) -> None:
+    """``/mcp approve``: the running session starts what is approved (its configuration watcher sees the change)."""
+    from engine.errors import UserError
+    from hive_cli.mcp_command import approve
+
+    names = [word for word in words if word != "--all"]
+    try:
+        lines = approve(state.cwd, names, "--all" in words)
+    except UserError as error:
+        view.print(Text(str(error), style="red"))
+        return
+    for line in lines:
+        view.print(Text(line.replace("hive mcp approve", "/mcp approve")))

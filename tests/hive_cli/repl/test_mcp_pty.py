@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -99,15 +100,25 @@ def test_a_prompt_is_a_slash_command_and_a_resource_an_attachment(llm_server: LL
     assert '<resource server="everything" uri="demo://resource/static/document/architecture.md">' in second
 
 
-def test_a_project_server_not_yet_approved_is_not_started_and_the_repl_says_how(
+def test_a_project_server_not_yet_approved_is_not_started_until_approved_in_the_repl(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     (tmp_path / ".mcp.json").write_text('{"mcpServers": {"helper": {"command": "sh", "args": ["-c", "touch ran"]}}}')
     child = spawn_repl(llm_server, tmp_path)
     child.expect("define MCP servers that hive has not started: helper")
-    child.expect("approve helper")
+    child.expect("/mcp approve helper")
     send_line(child, "/mcp")
     child.expect("helper\\S*  failed · stdio · 0 tools")
     child.expect(PROMPT)
-    leave_repl(child)
     assert not (tmp_path / "ran").exists()
+    send_line(child, "/mcp approve")
+    child.expect("helper: sh -c 'touch ran'")
+    child.expect(PROMPT)
+    send_line(child, "/mcp approve helper")
+    child.expect("Approved MCP server helper")
+    child.expect(PROMPT)
+    deadline = time.monotonic() + 10  # the running session's watcher starts it
+    while not (tmp_path / "ran").exists():
+        assert time.monotonic() < deadline, "the approved server did not start"
+        time.sleep(0.05)
+    leave_repl(child)
