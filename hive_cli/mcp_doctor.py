@@ -134,6 +134,8 @@ def stderr_tail(log: Path, count: int = STDERR_LINES) -> tuple[str, ...]:
 def likely_causes(config: ServerConfig, error: str, tail: tuple[str, ...]) -> tuple[str, ...]:
     """What probably went wrong, from the error, the configuration and what the server printed."""
     causes: list[str] = []
+    if config.awaiting_approval:
+        return ("not approved: the project's own file defines it; see what it runs with: hive mcp approve",)
     if config.problem:
         causes.append("a variable in its entry is not set: export it, or give a default as ${VAR:-default}")
     if config.transport == "stdio":

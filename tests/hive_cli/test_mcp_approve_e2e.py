@@ -75,3 +75,9 @@ def test_a_server_the_person_adds_to_the_project_is_approved(tmp_path: Path) -> 
     assert added.returncode == 0, added.stderr
     waiting = run_hive("mcp", "approve", "-C", str(root))
     assert waiting.stdout.startswith("No MCP server of this project is waiting for approval.")
+
+
+def test_doctor_names_the_missing_approval_as_the_cause(tmp_path: Path) -> None:
+    done = run_hive("mcp", "doctor", "-C", str(clone(tmp_path)))
+    assert "likely cause: not approved" in done.stdout and "variable" not in done.stdout
+    assert not (tmp_path / "clone" / "ran-at-start").exists()
