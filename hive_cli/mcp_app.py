@@ -15,7 +15,7 @@ SCOPES = ("project", "user")
 
 @click.group("mcp", cls=HiveGroup, no_args_is_help=True)
 def mcp_app() -> None:
-    """MCP servers: add or remove them in plugins.yaml, approve the project's, list them, their tools, call one, diagnose."""
+    """MCP servers: add or remove them in plugins.yaml, approve the project's (or revoke), list them, their tools, call one, diagnose."""
 
 
 @mcp_app.command("add")
@@ -82,6 +82,20 @@ def mcp_approve(names: tuple[str, ...], every: bool, cwd: Path | None) -> None:
         from hive_cli.workdir import resolve_cwd
 
         for line in approve(resolve_cwd(cwd), names, every):
+            click.echo(line)
+
+
+@mcp_app.command("revoke")
+@click.argument("names", metavar="[NAME]...", nargs=-1, help="The project's servers whose approval to take back.")
+@click.option("--all", "every", is_flag=True, help="Take back every approval given in this project.")
+@cwd_option
+def mcp_revoke(names: tuple[str, ...], every: bool, cwd: Path | None) -> None:
+    """Take back the approval of the project's own servers: they stop, and start again only once approved."""
+    with exit_on_error(False):
+        from hive_cli.mcp_command import revoke
+        from hive_cli.workdir import resolve_cwd
+
+        for line in revoke(resolve_cwd(cwd), names, every):
             click.echo(line)
 
 

@@ -1,4 +1,4 @@
-"""``hive mcp add``, ``remove`` and ``approve``: edit the servers in a ``plugins.yaml`` (comments and order kept), approve the project's."""
+"""``hive mcp add``, ``remove``, ``approve`` and ``revoke``: edit the servers in a ``plugins.yaml``, approve the project's."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import click
 
 from engine.errors import UserError
 from engine.mcp.approvals import approve as record_approvals
+from engine.mcp.approvals import revoke as forget_approvals
 from engine.mcp.config import MCP_JSON, McpServers, ServerConfig, find_plugins_file, load_servers
 from engine.mcp.edit import NewServer, add_server, remove_server
 from engine.mcp.entries import Transport
@@ -97,6 +98,16 @@ def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
         for name in names
         if name not in waiting
     ]
+    return lines
+
+
+def revoke(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
+    """Forget the approvals of the project's servers ``names`` (or ``every`` one); a running session stops them."""
+    if not names and not every:
+        raise UserError("name the servers whose approval to take back, or give --all")
+    gone = forget_approvals(project_root(cwd), None if every else names)
+    lines = [f"MCP server {name}: approval taken back; it will not start until approved again" for name in gone]
+    lines += [f"MCP server {name}: it had no approval here" for name in names if name not in gone]
     return lines
 
 

@@ -67,11 +67,30 @@ def unapproved_problem(server: ServerConfig) -> str:
 
 def approve(root: Path, servers: Iterable[ServerConfig]) -> None:
     """Record ``servers`` as approved, as configured now, for the project at ``root`` (written atomically)."""
-    path = approvals_file()
-    projects = _read(path)
+    projects = _read(approvals_file())
     entries = projects.setdefault(str(root), {})
     for server in servers:
         entries[server.name] = launch_fingerprint(server)
+    _write(projects)
+
+
+def revoke(root: Path, names: Iterable[str] | None = None) -> list[str]:
+    """Forget the approvals of ``names`` (every one when None) for the project at ``root``; the names forgotten."""
+    projects = _read(approvals_file())
+    entries = projects.get(str(root), {})
+    wanted = None if names is None else set(names)
+    gone = [name for name in entries if wanted is None or name in wanted]
+    for name in gone:
+        del entries[name]
+    if not entries:
+        projects.pop(str(root), None)
+    if gone:
+        _write(projects)
+    return gone
+
+
+def _write(projects: dict[str, dict[str, str]]) -> None:
+    path = approvals_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:

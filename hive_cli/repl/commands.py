@@ -213,7 +213,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("compact", "compact the conversation into a task ledger now: /compact [focus]", _compact),
     Command("cost", "tokens and cost so far", _cost),
     Command("skills", "the skills hive found", _skills),
-    Command("mcp", "the MCP servers' status and tools: /mcp [SERVER]; /mcp approve [NAME]... [--all]", _mcp),
+    Command("mcp", "the MCP servers' status and tools: /mcp [SERVER]; /mcp approve|revoke [NAME]... [--all]", _mcp),
     Command("permissions", "the permission rules in effect", _permissions),
     Command("research", "research a question into a cited report: /research [--docs DIR] QUESTION", _research),
     Command("undo", "revert the files the last turn changed: /undo [--force]", _undo),

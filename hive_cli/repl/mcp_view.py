@@ -96,11 +96,12 @@ class McpNotices:
 async def show_mcp(state: ReplState, view: ReplView, arg: str) -> None:
     """``/mcp [SERVER]``: opens the session if needed (servers connect in the background) and shows them.
 
-    ``/mcp approve [NAME]... [--all]`` approves the project's own servers, as ``hive mcp approve`` does.
+    ``/mcp approve|revoke [NAME]... [--all]`` approves the project's own servers (or takes the approval back), as
+    ``hive mcp approve|revoke`` do.
     """
     words = arg.split()
-    if words[:1] == ["approve"]:
-        approve_servers(state, view, words[1:])
+    if words[:1] in (["approve"], ["revoke"]):
+        change_approvals(state, view, words[0], words[1:])
         return
     session = state.session
     if session is None:
@@ -120,14 +121,14 @@ async def show_mcp(state: ReplState, view: ReplView, arg: str) -> None:
         view.print(Text("(a line appears here when a starting server connects or fails)", style="dim"))
 
 
-def approve_servers(state: ReplState, view: ReplView, words: list[str]) -> None:
-    """``/mcp approve``: the running session starts what is approved (its configuration watcher sees the change)."""
+def change_approvals(state: ReplState, view: ReplView, action: str, words: list[str]) -> None:
+    """``/mcp approve|revoke``: the open session starts or stops the servers (its configuration watcher sees it)."""
     from engine.errors import UserError
-    from hive_cli.mcp_command import approve
+    from hive_cli.mcp_command import approve, revoke
 
     names = [word for word in words if word != "--all"]
     try:
-        lines = approve(state.cwd, names, "--all" in words)
+        lines = (approve if action == "approve" else revoke)(state.cwd, names, "--all" in words)
     except UserError as error:
         view.print(Text(str(error), style="red"))
         return

@@ -81,3 +81,17 @@ def test_doctor_names_the_missing_approval_as_the_cause(tmp_path: Path) -> None:
     done = run_hive("mcp", "doctor", "-C", str(clone(tmp_path)))
     assert "likely cause: not approved" in done.stdout and "variable" not in done.stdout
     assert not (tmp_path / "clone" / "ran-at-start").exists()
+
+
+def test_revoke_takes_an_approval_back(tmp_path: Path) -> None:
+    root = clone(tmp_path)
+    assert run_hive("mcp", "approve", "--all", "-C", str(root)).returncode == 0
+    assert "No MCP server" in run_hive("mcp", "approve", "-C", str(root)).stdout
+
+    revoked = run_hive("mcp", "revoke", "helper", "ghost", "-C", str(root))
+
+    assert revoked.returncode == 0, revoked.stderr
+    assert "MCP server helper: approval taken back" in revoked.stdout
+    assert "MCP server ghost: it had no approval here" in revoked.stdout
+    assert "helper:" in run_hive("mcp", "approve", "-C", str(root)).stdout  # waiting again
+    assert run_hive("mcp", "revoke", "-C", str(root)).returncode == 2  # nothing named

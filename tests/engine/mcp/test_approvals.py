@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.mcp.approvals import approvals_file, approve
+from engine.mcp.approvals import approvals_file, approve, revoke
 from engine.mcp.config import McpServers, ServerConfig, load_servers
 from engine.mcp.options import McpOptions
 from engine.paths import user_config_dir
@@ -73,3 +73,15 @@ def test_a_broken_approvals_file_approves_nothing(tmp_path: Path) -> None:
     assert all(server.awaiting_approval for server in load_servers(root).servers)
     approve(root, load_servers(root).servers)  # and approving again writes a good file
     assert not any(server.awaiting_approval for server in load_servers(root).servers)
+
+
+def test_revoking_forgets_this_projects_approvals_only(tmp_path: Path) -> None:
+    first, second = write_project(tmp_path / "first-clone"), write_project(tmp_path / "second-clone")
+    approve(first, load_servers(first).servers)
+    approve(second, load_servers(second).servers)
+
+    assert sorted(revoke(first)) == ["local", "shared"]
+    assert revoke(first, ["local"]) == []  # nothing left to take back
+
+    assert all(server.awaiting_approval for server in load_servers(first).servers)
+    assert not any(server.awaiting_approval for server in load_servers(second).servers)

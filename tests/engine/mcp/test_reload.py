@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from engine.mcp.approvals import approve
+from engine.mcp.approvals import approve, revoke
 from engine.mcp.config import load_servers, resolve_entry
 from engine.mcp.entries import PluginsFile
 from engine.mcp.manager import McpManager
@@ -127,6 +127,26 @@ def test_a_server_approved_before_the_session_opens_starts_though_its_configurat
         await manager.start()
         try:
             await until(lambda: ready(manager) == {"a": "ready"}, "a to start")
+        finally:
+            await manager.stop()
+
+    asyncio.run(body())
+
+
+def test_a_server_whose_approval_is_taken_back_stops(tmp_path: Path) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    marker = f"hive-revoke-{secrets.token_hex(6)}"
+    write(tmp_path / ".ironhive" / "plugins.yaml", "plugins:\n" + entry("a", marker))  # approved as written
+
+    async def body() -> None:
+        options = McpOptions()
+        manager = McpManager(load_servers(tmp_path, options), tmp_path / "logs", reload_from=(tmp_path, options))
+        await manager.start()
+        try:
+            await until(lambda: ready(manager) == {"a": "ready"}, "a to start")
+            assert revoke(tmp_path, ["a"]) == ["a"]  # hive mcp revoke a
+            await until(lambda: ready(manager) == {"a": "failed"}, "a to stop")
+            assert await asyncio.to_thread(gone_within, marker, 5), "the revoked server is still running"
         finally:
             await manager.stop()
 
