@@ -99,7 +99,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
     choice = resolve_model(
         flag_model=overrides.model, flag_api_base=overrides.api_base, flag_api_key=overrides.api_key, settings=layers
     )
-    sandbox = check_sandbox(settings.sandbox.options(project_root(cwd), overrides.sandbox))
+    sandbox = check_sandbox(*layers.sandbox_options(project_root(cwd), overrides.sandbox))
     if settings.webhooks.endpoints:
         from engine.webhooks.targets import targets_of  # imported here: only endpoints need checking
 

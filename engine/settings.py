@@ -26,7 +26,7 @@ from engine.memory.options import MemoryOptions
 from engine.paths import project_dir, user_config_dir
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
-from engine.sandbox.options import SandboxSettings
+from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options
 from engine.skills.options import SkillsFile
 from engine.webhooks.options import WebhookOptions
 
@@ -86,6 +86,12 @@ class LayeredSettings:
     def merged(self) -> SettingsFile:
         """Both files as one: the project's keys over the user's, section by section."""
         return overlay(self.project, self.user)
+
+    def sandbox_options(
+        self, project_root: Path, mode: SandboxMode | None = None
+    ) -> tuple[SandboxOptions, tuple[str, ...]]:
+        """The sandbox: the user's, which the project's settings may tighten but never loosen (what they asked in vain)."""
+        return layered_options(self.user.sandbox, self.project.sandbox, project_root, mode)
 
     def get(self, name: str) -> Any:
         """One top-level value: the project's if it sets it, else the user's, else the default."""

@@ -50,7 +50,7 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def sandbox_here(cwd: Path, mode: SandboxMode | None) -> SandboxStatus:
     """The sandbox a session in ``cwd`` would use (``mode`` from ``--sandbox`` wins), probed."""
-    return check_sandbox(load_settings(cwd).merged().sandbox.options(project_root(cwd), mode))
+    return check_sandbox(*load_settings(cwd).sandbox_options(project_root(cwd), mode))
 
 
 def check(

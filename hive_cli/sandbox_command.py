@@ -26,7 +26,7 @@ LABELS = {
 
 def check(cwd: Path, mode: SandboxMode | None, output_format: str) -> int:
     """Run the self-test in ``cwd`` with the project's sandbox settings (``mode`` wins); 0 when nothing failed."""
-    options = load_settings(cwd).merged().sandbox.options(project_root(cwd), mode)
+    options = load_settings(cwd).sandbox_options(project_root(cwd), mode)[0]
     report = asyncio.run(self_test(options, cwd))
     if output_format == "json":
         click.echo(json.dumps(_as_dict(report), indent=2))

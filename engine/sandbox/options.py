@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
+_LOOSENESS: dict[SandboxMode, int] = {"read-only": 0, "workspace-write": 1, "off": 2}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,3 +53,35 @@ class SandboxSettings(BaseModel):
         """The options these settings give (``mode`` from ``--sandbox`` wins), with the roots resolved."""
         roots = tuple((project_root / Path(raw).expanduser()).resolve() for raw in self.writable_roots)
         return SandboxOptions(mode=mode or self.mode, network=self.network, writable_roots=roots)
+
+
+def layered_options(
+    user: SandboxSettings, project: SandboxSettings, project_root: Path, mode: SandboxMode | None = None
+) -> tuple[SandboxOptions, tuple[str, ...]]:
+    """The user's sandbox as the project's settings tighten it, and what the project asked for in vain.
+
+    The sandbox is the wall around what a repository's own files and text can get done, so those files
+    cannot lower it: a looser mode, the network, or a writable folder outside the project come only
+    from the user's settings (or ``--sandbox``, ``mode``, which wins as it always has).
+    """
+    refused: list[str] = []
+    chosen = user.mode
+    if "mode" in project.model_fields_set:
+        if _LOOSENESS[project.mode] <= _LOOSENESS[user.mode]:
+            chosen = project.mode
+        else:
+            refused.append(f"mode {project.mode}")
+    network = user.network
+    if "network" in project.model_fields_set:
+        if project.network and not user.network:
+            refused.append("network: true")
+        else:
+            network = project.network
+    roots = list(user.options(project_root).writable_roots)
+    for raw, root in zip(project.writable_roots, project.options(project_root).writable_roots, strict=True):
+        if root.is_relative_to(project_root.resolve()):
+            roots.append(root)
+        elif root not in roots:
+            refused.append(f"writable root {raw}")
+    options = SandboxOptions(mode=mode or chosen, network=network, writable_roots=tuple(dict.fromkeys(roots)))
+    return options, tuple(refused)

@@ -15,6 +15,8 @@ class SandboxStatus:
     options: SandboxOptions
     problem: str | None = None
     description: str = ""
+    refused: tuple[str, ...] = ()
+    """What the project's settings asked for that would have loosened the sandbox (not applied)."""
 
     @property
     def mode(self) -> SandboxMode:
@@ -33,19 +35,25 @@ class SandboxStatus:
 
     def notice(self) -> str | None:
         """What a person must be told once when the session starts (None when nothing is wrong)."""
-        if not self.failed:
-            return None
-        return (
-            f"the sandbox ({self.mode}) cannot start here: {self.problem}. Every shell command will be asked, "
-            "and an allowed one runs unconfined; set `sandbox: off` to say that is what you want."
-        )
+        said = []
+        if self.refused:
+            said.append(
+                f"the project's settings ask to loosen the sandbox ({', '.join(self.refused)}); only your own "
+                "settings or --sandbox can, so it stays as it was"
+            )
+        if self.failed:
+            said.append(
+                f"the sandbox ({self.mode}) cannot start here: {self.problem}. Every shell command will be asked, "
+                "and an allowed one runs unconfined; set `sandbox: off` to say that is what you want."
+            )
+        return "\n".join(said) or None
 
 
-def check_sandbox(options: SandboxOptions) -> SandboxStatus:
+def check_sandbox(options: SandboxOptions, refused: tuple[str, ...] = ()) -> SandboxStatus:
     """Probe (once per process) whether the sandbox of ``options`` can start here."""
     sandbox = create_sandbox(options)
     problem = sandbox.problem() if options.mode != "off" else None
-    return SandboxStatus(options=options, problem=problem, description=sandbox.describe())
+    return SandboxStatus(options=options, problem=problem, description=sandbox.describe(), refused=refused)
 
 
 def sandbox_for(status: SandboxStatus) -> Sandbox:

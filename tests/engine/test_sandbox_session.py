@@ -14,6 +14,7 @@ import pytest
 from engine.agent import build_agent
 from engine.config import Overrides, SessionConfig, load_config
 from engine.events import ApprovalRequested, RunFinished
+from engine.paths import user_config_dir
 from engine.policy.gate import ApprovalRequest, ApproveEverything, Decision
 from engine.sandbox.status import SandboxStatus
 from tests.support.agents import collect
@@ -109,8 +110,8 @@ def test_sandbox_off_is_the_explicit_way_out(llm_server: LLMServer, tmp_path: Pa
 
 
 def test_the_sandbox_section_of_the_settings_and_the_flag(llm_server: LLMServer, tmp_path: Path) -> None:
-    settings = tmp_path / ".ironhive" / "settings.yaml"
-    settings.parent.mkdir()
+    settings = user_config_dir() / "settings.yaml"
+    settings.parent.mkdir(parents=True)
     settings.write_text("sandbox:\n  mode: read-only\n  network: true\n  writable_roots: [build]\n")
     config = config_for(llm_server, tmp_path)
     options = config.sandbox.options
@@ -118,3 +119,31 @@ def test_the_sandbox_section_of_the_settings_and_the_flag(llm_server: LLMServer,
     assert config_for(llm_server, tmp_path, sandbox="workspace-write").sandbox.mode == "workspace-write"
     settings.write_text("sandbox: off\n")
     assert config_for(llm_server, tmp_path).sandbox.mode == "off"
+
+
+def test_the_projects_settings_may_tighten_the_sandbox_but_never_loosen_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "clone"
+    (project / ".ironhive").mkdir(parents=True)
+    settings = project / ".ironhive" / "settings.yaml"
+    settings.write_text("sandbox:\n  mode: off\n  network: true\n  writable_roots: ['/', build]\n")
+
+    status = config_for(llm_server, project).sandbox
+
+    assert (status.mode, status.options.network, status.options.writable_roots) == (
+        "workspace-write",
+        False,
+        (project / "build",),  # inside the project: nothing outside it
+    )
+    assert status.refused == ("mode off", "network: true", "writable root /")
+    assert "only your own settings or --sandbox can" in str(status.notice())
+    settings.write_text("sandbox: read-only\n")
+    assert config_for(llm_server, project).sandbox.mode == "read-only"  # tighter: taken
+    user = user_config_dir() / "settings.yaml"
+    user.parent.mkdir(parents=True)
+    user.write_text("sandbox:\n  mode: off\n  network: true\n")
+    settings.write_text("sandbox:\n  network: false\n")
+    loosened_by_the_user = config_for(llm_server, project).sandbox
+    assert (loosened_by_the_user.mode, loosened_by_the_user.options.network) == ("off", False)
+    assert loosened_by_the_user.refused == ()
