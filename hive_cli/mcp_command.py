@@ -12,7 +12,7 @@ import click
 from engine.errors import UserError
 from engine.mcp.approvals import approve as record_approvals
 from engine.mcp.approvals import revoke as forget_approvals
-from engine.mcp.config import MCP_JSON, McpServers, ServerConfig, find_plugins_file, load_servers
+from engine.mcp.config import MCP_JSON, ServerConfig, find_plugins_file
 from engine.mcp.edit import NewServer, add_server, remove_server
 from engine.mcp.entries import Transport
 from engine.paths import project_dir, project_root, user_config_dir
@@ -74,7 +74,9 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
         f"{'Replaced' if replaced else 'Added'} MCP server {server.name} ({server.transport}: {where}) in {path}"
     )
     if scope == "project":  # the person typed it: approved as written
-        added = [s for s in _servers(cwd).servers if s.name == server.name and s.awaiting_approval]
+        from hive_cli.mcp_inspect import configured
+
+        added = [s for s in configured(cwd).servers if s.name == server.name and s.awaiting_approval]
         record_approvals(project_root(cwd), added)
 
 
@@ -83,7 +85,9 @@ def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
 
     Returns what to tell the person, a line each; an unknown name is a ``UserError``.
     """
-    servers = _servers(cwd).servers
+    from hive_cli.mcp_inspect import configured
+
+    servers = configured(cwd).servers
     waiting = {s.name: s for s in servers if s.awaiting_approval}
     unknown = [name for name in names if name not in {s.name for s in servers}]
     if unknown:
@@ -127,12 +131,6 @@ def _waiting_lines(waiting: list[ServerConfig]) -> list[str]:
         lines.append(f"  {server.name}: {describe(server)}{env}  [{server.source}]")
     lines.append("Approve with: hive mcp approve NAME... (or --all)")
     return lines
-
-
-def _servers(cwd: Path) -> McpServers:
-    from engine.settings import load_settings
-
-    return load_servers(cwd, load_settings(cwd).merged().mcp)
 
 
 def remove(cwd: Path, name: str, scope: str | None) -> None:

@@ -11,7 +11,6 @@ from commands; an unreadable file approves nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -38,23 +37,9 @@ def approved(root: Path) -> dict[str, str]:
     return {name: value for name, value in entries.items() if isinstance(value, str)}
 
 
-def launch_fingerprint(server: ServerConfig) -> str:
-    """A digest of what ``server`` runs or reaches; the approval holds while it stays the same."""
-    parts = [
-        server.transport,
-        server.command or "",
-        *server.args,
-        *sorted(f"{k}={v}" for k, v in server.env.items()),
-        str(server.cwd or ""),
-        server.url or "",
-        *sorted(f"{k}:{v}" for k, v in server.headers.items()),
-    ]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
-
-
 def is_approved(server: ServerConfig, approvals: dict[str, str]) -> bool:
     """True when ``approvals`` (from :func:`approved`) holds ``server`` as it is now."""
-    return approvals.get(server.name) == launch_fingerprint(server)
+    return approvals.get(server.name) == server.launch_fingerprint
 
 
 def unapproved_problem(server: ServerConfig) -> str:
@@ -70,7 +55,7 @@ def approve(root: Path, servers: Iterable[ServerConfig]) -> None:
     projects = _read(approvals_file())
     entries = projects.setdefault(str(root), {})
     for server in servers:
-        entries[server.name] = launch_fingerprint(server)
+        entries[server.name] = server.launch_fingerprint
     _write(projects)
 
 

@@ -60,13 +60,7 @@ class ServerConfig:
     def fingerprint(self) -> str:
         """Changes whenever anything about how the server runs, or whether it can, changes (to restart only those)."""
         parts = [
-            self.transport,
-            self.command or "",
-            *self.args,
-            *sorted(f"{k}={v}" for k, v in self.env.items()),
-            str(self.cwd or ""),
-            self.url or "",
-            *sorted(f"{k}:{v}" for k, v in self.headers.items()),
+            *self._launch_parts(),
             str(self.enabled),
             str(self.startup_timeout),
             str(self.tool_timeout),
@@ -75,6 +69,22 @@ class ServerConfig:
             self.problem or "",
         ]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    @property
+    def launch_fingerprint(self) -> str:
+        """Changes only when what the server runs or reaches changes (command, args, env, cwd, URL, headers)."""
+        return hashlib.sha256("\0".join(self._launch_parts()).encode()).hexdigest()
+
+    def _launch_parts(self) -> list[str]:
+        return [
+            self.transport,
+            self.command or "",
+            *self.args,
+            *sorted(f"{k}={v}" for k, v in self.env.items()),
+            str(self.cwd or ""),
+            self.url or "",
+            *sorted(f"{k}:{v}" for k, v in self.headers.items()),
+        ]
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,14 @@ import contextlib
 import os
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
 from engine.mcp.approvals import approve, revoke
-from engine.mcp.config import load_servers, resolve_entry
+from engine.mcp.config import McpServers, load_servers, resolve_entry
 from engine.mcp.entries import PluginsFile
 from engine.mcp.manager import McpManager
 from engine.mcp.options import McpOptions
@@ -47,6 +47,19 @@ async def until(condition: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.05)
 
 
+@contextlib.asynccontextmanager
+async def watching(root: Path, servers: McpServers | None = None) -> AsyncIterator[McpManager]:
+    """A started manager reloading ``root``'s configuration (``servers``: as read earlier; default: now)."""
+    options = McpOptions()
+    servers = load_servers(root, options) if servers is None else servers
+    manager = McpManager(servers, root / "logs", reload_from=(root, options))
+    await manager.start()
+    try:
+        yield manager
+    finally:
+        await manager.stop()
+
+
 def ready(manager: McpManager) -> dict[str, str | None]:
     return {s.name: s.state for s in manager.status()}
 
@@ -58,10 +71,7 @@ def test_a_running_session_follows_its_plugins_file(tmp_path: Path) -> None:
     write(plugins, "plugins:\n" + entry("a", marker))
 
     async def body() -> None:
-        options = McpOptions()
-        manager = McpManager(load_servers(tmp_path, options), tmp_path / "logs", reload_from=(tmp_path, options))
-        await manager.start()
-        try:
+        async with watching(tmp_path) as manager:
             await asyncio.wait_for(manager.wait_ready(), 10)
             first_a = manager.connection("a")
             changes: list[dict[str, str | None]] = []
@@ -84,8 +94,6 @@ def test_a_running_session_follows_its_plugins_file(tmp_path: Path) -> None:
             assert "mcp__a__echo" not in {s.name for s in manager.specs()}
             assert manager.connection("b") is not None and manager.connection("b").config.args[-1] == "marker-changed"
             assert await asyncio.to_thread(gone_within, marker, 5), "the removed server is still running"
-        finally:
-            await manager.stop()
 
     asyncio.run(body())
 
@@ -96,19 +104,14 @@ def test_a_server_approved_while_the_session_runs_starts_then(tmp_path: Path) ->
     plugins.write_text("plugins:\n" + entry("a"))  # not approved
 
     async def body() -> None:
-        options = McpOptions()
-        manager = McpManager(load_servers(tmp_path, options), tmp_path / "logs", reload_from=(tmp_path, options))
-        await manager.start()
-        try:
+        async with watching(tmp_path) as manager:
             await asyncio.wait_for(manager.wait_ready(), 10)
             assert ready(manager) == {"a": "failed"}
             assert "mcp__a__echo" not in {s.name for s in manager.specs()}
 
-            approve(tmp_path, load_servers(tmp_path, options).servers)  # hive mcp approve, from another terminal
+            approve(tmp_path, load_servers(tmp_path).servers)  # hive mcp approve, from another terminal
             await until(lambda: ready(manager) == {"a": "ready"}, "a to start once approved")
             assert "mcp__a__echo" in {s.name for s in manager.specs()}
-        finally:
-            await manager.stop()
 
     asyncio.run(body())
 
@@ -118,17 +121,12 @@ def test_a_server_approved_before_the_session_opens_starts_though_its_configurat
 ) -> None:
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "plugins.yaml").write_text("plugins:\n" + entry("a"))
-    options = McpOptions()
-    read_at_start = load_servers(tmp_path, options)  # as the REPL reads it while the person types
+    read_at_start = load_servers(tmp_path)  # as the REPL reads it while the person types
     approve(tmp_path, read_at_start.servers)  # hive mcp approve a, before the first message opens the session
 
     async def body() -> None:
-        manager = McpManager(read_at_start, tmp_path / "logs", reload_from=(tmp_path, options))
-        await manager.start()
-        try:
+        async with watching(tmp_path, read_at_start) as manager:
             await until(lambda: ready(manager) == {"a": "ready"}, "a to start")
-        finally:
-            await manager.stop()
 
     asyncio.run(body())
 
@@ -139,15 +137,10 @@ def test_a_server_whose_approval_is_taken_back_stops(tmp_path: Path) -> None:
     write(tmp_path / ".ironhive" / "plugins.yaml", "plugins:\n" + entry("a", marker))  # approved as written
 
     async def body() -> None:
-        options = McpOptions()
-        manager = McpManager(load_servers(tmp_path, options), tmp_path / "logs", reload_from=(tmp_path, options))
-        await manager.start()
-        try:
+        async with watching(tmp_path) as manager:
             await until(lambda: ready(manager) == {"a": "ready"}, "a to start")
             assert revoke(tmp_path, ["a"]) == ["a"]  # hive mcp revoke a
             await until(lambda: ready(manager) == {"a": "failed"}, "a to stop")
             assert await asyncio.to_thread(gone_within, marker, 5), "the revoked server is still running"
-        finally:
-            await manager.stop()
 
     asyncio.run(body())
