@@ -10,9 +10,11 @@ adds its section to the system prompt), as *wrappers* in the policy's approved-c
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from engine.config import SessionConfig
 from engine.context.caching import PromptCaching
@@ -55,8 +57,7 @@ if TYPE_CHECKING:
     from engine.hooks.points import Hooks
 
 
-@dataclass(frozen=True, kw_only=True)
-class BuildContext:
+class BuildContext(Struct, frozen=True, kw_only=True):
     """What a tool provider may use while an agent is built."""
 
     config: SessionConfig
@@ -120,8 +121,7 @@ def retrieving(tools: Toolset, options: ToolRetrievalOptions, conversation: Conv
     return RetrievingToolset(tools, options, lambda: conversation.messages, retriever_for(options))
 
 
-@dataclass(frozen=True, kw_only=True)
-class Extensions:
+class Extensions(Struct, frozen=True, kw_only=True):
     """What a host or a capability adds to an agent beyond its configuration."""
 
     providers: tuple[ToolProvider, ...] | None = None
@@ -143,8 +143,7 @@ class Extensions:
     tracking_observers: tuple[TrackingObserver, ...] = ()
 
 
-@dataclass(kw_only=True)
-class Agent:
+class Agent(Struct, kw_only=True):
     """A composed agent: its loop and the parts a session reaches through."""
 
     id: str

@@ -8,8 +8,9 @@ no model anywhere raises ``UserError`` (after looking for a local server).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from engine.checkpoints.options import CheckpointOptions
 from engine.context.options import ContextOptions
@@ -25,6 +26,7 @@ from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
 from engine.paths import project_root
 from engine.policy.config import PermissionConfig, load_permissions
+from engine.records import repr_without
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode
@@ -36,20 +38,21 @@ from engine.usage import UsageLimits
 from engine.webhooks.options import WebhookOptions
 
 
-@dataclass(frozen=True, kw_only=True)
-class Overrides:
+class Overrides(Struct, frozen=True, kw_only=True):
     """What the command line sets; None means "not given" (the layers below decide)."""
 
     model: str | None = None
     api_base: str | None = None
-    api_key: str | None = field(default=None, repr=False)
+    api_key: str | None = None
     mode: WorkingMode | None = None
     max_turns: int | None = None
     sandbox: SandboxMode | None = None
 
+    def __repr__(self) -> str:
+        return repr_without(self, "api_key")
 
-@dataclass(frozen=True, kw_only=True)
-class SessionConfig:
+
+class SessionConfig(Struct, frozen=True, kw_only=True):
     """Everything needed to build an agent and open a session, resolved and typed."""
 
     cwd: Path

@@ -9,8 +9,9 @@ resumed session sees exactly what the model saw.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from engine.errors import HistoryError
 from engine.events import CompactionReason, ToolCall
@@ -20,8 +21,7 @@ from engine.model.types import Message
 SUMMARY_HEADER = "[Summary of the earlier conversation, which was compacted to fit the context window]"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Compaction:
+class Compaction(Struct, frozen=True, kw_only=True):
     """A summary that stands for the first ``through`` messages of the history from now on."""
 
     through: int

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from engine.paths import project_root, user_config_dir
 
@@ -22,8 +23,7 @@ _POSITIONAL = re.compile(r"\$(\d)")
 _NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-@dataclass(frozen=True, kw_only=True)
-class CustomCommand:
+class CustomCommand(Struct, frozen=True, kw_only=True):
     """One command file."""
 
     name: str
@@ -49,8 +49,7 @@ class CustomCommand:
         return text
 
 
-@dataclass(frozen=True, kw_only=True)
-class Shadowed:
+class Shadowed(Struct, frozen=True, kw_only=True):
     """A command file that another of the same name hides."""
 
     name: str
@@ -59,8 +58,7 @@ class Shadowed:
     """The file that wins; None when a built-in command has the name."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class CommandCatalog:
+class CommandCatalog(Struct, frozen=True, kw_only=True):
     """The custom commands of a directory, what is shadowed, and the files that could not be read."""
 
     commands: dict[str, CustomCommand] = field(default_factory=dict)

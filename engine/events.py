@@ -1,6 +1,6 @@
 """The protocol between the engine and its hosts: one closed union of typed events.
 
-Every event is a small frozen dataclass with a literal ``kind`` and the id of the agent that produced
+Every event is a small frozen record (a msgspec Struct) with a literal ``kind`` and the id of the agent that produced
 it (``"root"``, or a named sub-agent). Hosts render or serialise events with one ``match`` ending in
 ``assert_never``; the engine never prints.
 
@@ -16,8 +16,9 @@ host can depend on the protocol cheaply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from engine.errors import ErrorCategory
 from engine.reports import ToolKind, UsageReport
@@ -37,8 +38,7 @@ Success = bool | None
 """Outcome of a tool call: True, False, or None when the outcome is unknown."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolCall:
+class ToolCall(Struct, frozen=True, kw_only=True):
     """A tool call as the model asked for it."""
 
     id: str
@@ -51,8 +51,7 @@ class ToolCall:
     """Why ``raw_arguments`` could not be parsed, if it could not."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolOutcome:
+class ToolOutcome(Struct, frozen=True, kw_only=True):
     """A finished tool call: the call, what came back, and whether it worked."""
 
     call: ToolCall
@@ -64,8 +63,7 @@ class ToolOutcome:
     """How long the call waited for a person's decision (its approval, or another call's question)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class TurnRecord:
+class TurnRecord(Struct, frozen=True, kw_only=True):
     """One model turn: the model's reply and the tool calls it made, with their outcomes."""
 
     index: int
@@ -91,8 +89,7 @@ ExitReason = Literal[
 ]
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunResult:
+class RunResult(Struct, frozen=True, kw_only=True):
     """What a run produced: the final text, every turn, the usage, and why it stopped."""
 
     text: str
@@ -117,16 +114,14 @@ class RunResult:
 # --- events -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class _AgentEvent:
+class _AgentEvent(Struct, frozen=True, kw_only=True):
     """Fields every event has."""
 
     agent: str = ROOT_AGENT
     """The id of the agent that produced the event: ``root`` or a named sub-agent."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ScopeInfo:
+class ScopeInfo(Struct, frozen=True, kw_only=True):
     """Where something sits in a tracked request's scope tree: a run's root, or a tool call below it.
 
     One root per run (depth 0, or below the tool that started a nested run), a child per tool call,
@@ -144,8 +139,7 @@ class ScopeInfo:
     """The MCP server or agent behind the call, when there is one."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunStarted(_AgentEvent):
+class RunStarted(_AgentEvent, frozen=True, kw_only=True):
     """A run began (a new prompt or a continuation)."""
 
     kind: Literal["run_started"] = "run_started"
@@ -155,8 +149,7 @@ class RunStarted(_AgentEvent):
     """The run's root scope, when the run is tracked."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelTurnStarted(_AgentEvent):
+class ModelTurnStarted(_AgentEvent, frozen=True, kw_only=True):
     """A model call is about to be made (the "thinking" point of a run)."""
 
     kind: Literal["model_turn_started"] = "model_turn_started"
@@ -167,31 +160,27 @@ class ModelTurnStarted(_AgentEvent):
     """The run's root scope, when the run is tracked (for a nested run: below the tool that runs it)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelResponding(_AgentEvent):
+class ModelResponding(_AgentEvent, frozen=True, kw_only=True):
     """The provider accepted the model call: what follows is the model working on its answer."""
 
     kind: Literal["model_responding"] = "model_responding"
 
 
-@dataclass(frozen=True, kw_only=True)
-class TextDelta(_AgentEvent):
+class TextDelta(_AgentEvent, frozen=True, kw_only=True):
     """A piece of the model's answer text."""
 
     kind: Literal["text_delta"] = "text_delta"
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReasoningDelta(_AgentEvent):
+class ReasoningDelta(_AgentEvent, frozen=True, kw_only=True):
     """A piece of the model's reasoning ("thinking") text."""
 
     kind: Literal["reasoning_delta"] = "reasoning_delta"
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolCallStarted(_AgentEvent):
+class ToolCallStarted(_AgentEvent, frozen=True, kw_only=True):
     """A tool call is about to run, at any depth (a top-level call, a call inside a tool, a sub-agent's call)."""
 
     kind: Literal["tool_call_started"] = "tool_call_started"
@@ -201,8 +190,7 @@ class ToolCallStarted(_AgentEvent):
     """The call's place in the scope tree, when the run is tracked (depth 1 for the run's own calls)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolProgress(_AgentEvent):
+class ToolProgress(_AgentEvent, frozen=True, kw_only=True):
     """A running tool reported what it is doing, and how far along it is when it knows."""
 
     kind: Literal["tool_progress"] = "tool_progress"
@@ -215,8 +203,7 @@ class ToolProgress(_AgentEvent):
     """The scope of the call that reported it."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolCallFinished(_AgentEvent):
+class ToolCallFinished(_AgentEvent, frozen=True, kw_only=True):
     """A tool call finished; ``outcome.success`` is True, False or None (unknown)."""
 
     kind: Literal["tool_call_finished"] = "tool_call_finished"
@@ -225,8 +212,7 @@ class ToolCallFinished(_AgentEvent):
     """The call's place in the scope tree, when the run is tracked."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Retrying(_AgentEvent):
+class Retrying(_AgentEvent, frozen=True, kw_only=True):
     """A model call failed in a way worth retrying; the engine waits and tries again, or resumes a cut reply."""
 
     kind: Literal["retrying"] = "retrying"
@@ -238,8 +224,7 @@ class Retrying(_AgentEvent):
     """The reply was cut after output: a new turn continues it from where its text stopped (no wait)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ContextCompacted(_AgentEvent):
+class ContextCompacted(_AgentEvent, frozen=True, kw_only=True):
     """The conversation was compacted: older messages are represented by a summary from now on."""
 
     kind: Literal["context_compacted"] = "context_compacted"
@@ -252,8 +237,7 @@ class ContextCompacted(_AgentEvent):
     """What the model call that wrote the summary cost (counted in the run's usage), when there was one."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class TurnCompleted(_AgentEvent):
+class TurnCompleted(_AgentEvent, frozen=True, kw_only=True):
     """A model turn and its tool calls are done."""
 
     kind: Literal["turn_completed"] = "turn_completed"
@@ -262,8 +246,7 @@ class TurnCompleted(_AgentEvent):
     """What turn observers added for the caller; never written into the history."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModeChanged(_AgentEvent):
+class ModeChanged(_AgentEvent, frozen=True, kw_only=True):
     """The agent's mode changed (plan, work, hitl)."""
 
     kind: Literal["mode_changed"] = "mode_changed"
@@ -272,8 +255,7 @@ class ModeChanged(_AgentEvent):
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ApprovalRequested(_AgentEvent):
+class ApprovalRequested(_AgentEvent, frozen=True, kw_only=True):
     """A tool call needs a human decision before it may run."""
 
     kind: Literal["approval_requested"] = "approval_requested"
@@ -284,8 +266,7 @@ class ApprovalRequested(_AgentEvent):
     """Why it needs a decision (the rule that asks, or what could not be judged)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ApprovalResolved(_AgentEvent):
+class ApprovalResolved(_AgentEvent, frozen=True, kw_only=True):
     """A decision about a tool call was taken (by a person, a flag, or for lack of anyone to ask)."""
 
     kind: Literal["approval_resolved"] = "approval_resolved"
@@ -294,8 +275,7 @@ class ApprovalResolved(_AgentEvent):
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ErrorEvent(_AgentEvent):
+class ErrorEvent(_AgentEvent, frozen=True, kw_only=True):
     """Something went wrong; ``category`` says what kind of thing."""
 
     kind: Literal["error"] = "error"
@@ -305,8 +285,7 @@ class ErrorEvent(_AgentEvent):
     """What the person can change (which key, which setting); empty when there is nothing to say."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunFinished(_AgentEvent):
+class RunFinished(_AgentEvent, frozen=True, kw_only=True):
     """The last event of every run; carries the result with its turn records."""
 
     kind: Literal["run_finished"] = "run_finished"

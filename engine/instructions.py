@@ -5,9 +5,10 @@ from __future__ import annotations
 import platform
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+from msgspec import Struct
 
 from engine.paths import repository_root
 
@@ -27,8 +28,7 @@ How to work:
 - A refused or failed tool call is information: adapt instead of repeating the same call."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class InstructionContext:
+class InstructionContext(Struct, frozen=True, kw_only=True):
     """What contributors may look at."""
 
     cwd: Path

@@ -11,8 +11,10 @@ import asyncio
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from engine.context.policy import ContextPolicy, PassThrough, PreparedRequest
 from engine.conversation import Conversation
@@ -53,8 +55,7 @@ TurnObserver = Callable[[TurnRecord], "str | None | Awaitable[str | None]"]
 """Sees every finished turn; may return an addendum for the caller (never added to the history)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class LoopOptions:
+class LoopOptions(Struct, frozen=True, kw_only=True):
     """Defaults for every run of a loop."""
 
     max_turns: int = DEFAULT_MAX_TURNS
@@ -63,8 +64,7 @@ class LoopOptions:
     limits: UsageLimits = field(default_factory=UsageLimits)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolEnvironment:
+class ToolEnvironment(Struct, frozen=True, kw_only=True):
     """Where tools run."""
 
     cwd: Path

@@ -8,8 +8,9 @@ names the key or the setting to change. Standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from engine.errors import ErrorCategory, ProviderError
 
@@ -23,8 +24,7 @@ MAX_RESUMES_PER_RUN = 2
 """Cut replies a run resumes (at most one per model turn); the next cut stops the run."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Recovery:
+class Recovery(Struct, frozen=True, kw_only=True):
     """How one category of failure is handled, and what to tell the person when it stops the run."""
 
     before_output: Strategy

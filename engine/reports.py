@@ -5,16 +5,16 @@ Reports never carry prompt text, tool arguments or tool results.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from engine.usage import Usage
 
 ToolKind = Literal["tool", "mcp", "agent"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolCallReport:
+class ToolCallReport(Struct, frozen=True, kw_only=True):
     """One tool call: what it cost (its own usage, nested calls and nested runs rolled up) and how it went."""
 
     call_id: str
@@ -49,8 +49,7 @@ class ToolCallReport:
 RequestOutcome = Literal["completed", "failed", "cancelled"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class UsageReport:
+class UsageReport(Struct, frozen=True, kw_only=True):
     """What one request (a run of the agent loop) cost, attributed to model turns and tool calls."""
 
     model: str

@@ -7,7 +7,7 @@ reported no usage (the usage chunk comes last), so its tokens are counted locall
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from engine.context.estimated_usage import with_estimated_usage
 from engine.context.tokens import counter_for

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from engine.events import (
     Event,
@@ -21,8 +22,7 @@ from engine.events import (
 from engine.model.types import ModelReply, StreamOpened, StreamReasoning, StreamRetry, StreamText
 
 
-@dataclass(kw_only=True)
-class RoundInProgress:
+class RoundInProgress(Struct, kw_only=True):
     """The tool round running now, so that a cancellation can keep what its calls produced."""
 
     index: int
@@ -32,8 +32,7 @@ class RoundInProgress:
     outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
 
 
-@dataclass(kw_only=True)
-class Received:
+class Received(Struct, kw_only=True):
     """What one model call streamed before it ended or broke off."""
 
     text: str = ""

@@ -12,9 +12,10 @@ import re
 import secrets
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+
+from msgspec import Struct
 
 from engine.conversation import Compaction
 from engine.errors import UserError
@@ -41,8 +42,7 @@ class Redactor:
         return text
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionInfo:
+class SessionInfo(Struct, frozen=True, kw_only=True):
     """What a session file says about itself."""
 
     id: str
@@ -55,16 +55,14 @@ class SessionInfo:
     title: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionListing:
+class SessionListing(Struct, frozen=True, kw_only=True):
     """The sessions found, and the files in the folder that could not be read as sessions."""
 
     sessions: tuple[SessionInfo, ...]
     skipped: tuple[Path, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class LoadedSession:
+class LoadedSession(Struct, frozen=True, kw_only=True):
     """A session read back: its info, its messages, and how many damaged lines were dropped."""
 
     info: SessionInfo

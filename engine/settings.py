@@ -8,10 +8,10 @@ file sets keeps its default. Flags and environment come on top in ``engine.confi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from msgspec import Struct
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.checkpoints.options import CheckpointOptions
@@ -75,8 +75,7 @@ class SettingsFile(BaseModel):
     """Shell commands run at named points (see ``engine.hooks``); the user's and the project's both run."""
 
 
-@dataclass(frozen=True)
-class LayeredSettings:
+class LayeredSettings(Struct, frozen=True):
     """The project and user settings files, either of which may be absent."""
 
     project: SettingsFile

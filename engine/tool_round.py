@@ -11,7 +11,8 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from engine.events import Event, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome
 from engine.run_hooks import CallTrace, RunTrace

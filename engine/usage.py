@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from msgspec import Struct, field
 
-@dataclass(frozen=True, kw_only=True)
-class Usage:
+
+class Usage(Struct, frozen=True, kw_only=True):
     """Token counts and cost of one or more model calls.
 
     ``None`` means "not reported" and is kept distinct from zero; adding a reported value to
@@ -91,8 +91,7 @@ def _add(a: _N | None, b: _N | None) -> _N | None:
     return a + b
 
 
-@dataclass(frozen=True, kw_only=True)
-class UsageLimits:
+class UsageLimits(Struct, frozen=True, kw_only=True):
     """Budgets for a session. ``None`` means no limit.
 
     A cost limit can only count priced calls: a model with no known price spends nothing against it.

@@ -7,11 +7,11 @@ import json
 import re
 import shutil
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
+from msgspec import Struct
 
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.manager import McpManager, ServerStatus
@@ -21,8 +21,7 @@ STDERR_LINES = 10
 _LOG_MARK = "--- hive connecting to "
 
 
-@dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(Struct, frozen=True):
     """One server's check."""
 
     config: ServerConfig

@@ -11,11 +11,11 @@ import json
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
+from msgspec.structs import replace
 
 from engine.errors import RunError, UserError
 from engine.mcp.config import McpServers, load_servers

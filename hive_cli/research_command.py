@@ -11,9 +11,10 @@ import json
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from engine.config import Overrides, load_config
 from engine.errors import UserError
@@ -34,8 +35,7 @@ EXIT_CODES: dict[StopReason, int] = {
 }
 
 
-@dataclass(frozen=True, kw_only=True)
-class ResearchRequest:
+class ResearchRequest(Struct, frozen=True, kw_only=True):
     """The ``hive research`` command line, parsed."""
 
     question: str

@@ -6,8 +6,9 @@ function per event kind), and the live view prints those lines above a panel it 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, assert_never
+
+from msgspec import Struct, field
 
 from engine.research.events import (
     IterationStarted,
@@ -39,8 +40,7 @@ STAGE_WORDS = {
 }
 
 
-@dataclass
-class Progress:
+class Progress(Struct):
     """What the run has done so far, as the status shows it."""
 
     stage: str = "starting"

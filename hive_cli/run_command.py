@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from engine.agent import needs_litellm
 from engine.config import Overrides, SessionConfig, load_config
@@ -34,8 +35,7 @@ EXIT_CODES: dict[ExitReason, int] = {
 }
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunRequest:
+class RunRequest(Struct, frozen=True, kw_only=True):
     """The ``hive run`` command line, parsed."""
 
     task: str

@@ -17,9 +17,10 @@ import json
 import os
 import secrets
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from engine.paths import project_root, user_data_dir
 
@@ -27,8 +28,7 @@ StateKind = Literal["file", "dir", "link", "unrecorded"]
 MANIFEST_VERSION = 1
 
 
-@dataclass(frozen=True, kw_only=True)
-class FileState:
+class FileState(Struct, frozen=True, kw_only=True):
     """What was at a path: a file (its blob and mode), a folder, a symbolic link, or something not recorded."""
 
     kind: StateKind
@@ -63,16 +63,14 @@ class FileState:
         )
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     """One path a turn changed: its state before the turn (None: absent) and at the turn's end."""
 
     before: FileState | None
     after: FileState | None
 
 
-@dataclass(kw_only=True)
-class Manifest:
+class Manifest(Struct, kw_only=True):
     """One turn's checkpoint: the paths it changed, each with its before- and after-state."""
 
     id: str

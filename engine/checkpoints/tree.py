@@ -20,7 +20,8 @@ import stat
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.checkpoints.states import capture_state, current_state
 from engine.checkpoints.store import CheckpointStore, FileState
@@ -36,8 +37,7 @@ _RACY_NS = 2_000_000_000
 StatKey = tuple[int, int, int, int, int]
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(Struct, frozen=True):
     """The paths under the roots with their stat keys, and whether the scan stopped at its bound."""
 
     keys: dict[str, StatKey]

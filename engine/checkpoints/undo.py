@@ -11,16 +11,16 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from engine.checkpoints.states import current_state
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
 from engine.errors import HiveError
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(Struct, frozen=True):
     """Why one path cannot be reverted safely."""
 
     path: str
@@ -41,8 +41,7 @@ class UndoRefused(HiveError):
         self.conflicts = conflicts
 
 
-@dataclass
-class UndoReport:
+class UndoReport(Struct):
     """What an undo did."""
 
     manifest: Manifest

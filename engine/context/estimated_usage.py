@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from engine.context.tokens import TokenCounter, counter_for
 from engine.model.types import ModelClient, ModelReply, ModelRequest, StreamItem

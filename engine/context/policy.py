@@ -10,8 +10,9 @@ once. ``PassThrough``, the default, sends everything and never shrinks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from engine.conversation import Conversation
 from engine.errors import ContextOverflowError
@@ -19,8 +20,7 @@ from engine.events import ContextCompacted
 from engine.model.types import Message
 
 
-@dataclass(frozen=True, kw_only=True)
-class PreparedRequest:
+class PreparedRequest(Struct, frozen=True, kw_only=True):
     """What one model request carries: the messages and the tool definitions (OpenAI format)."""
 
     messages: tuple[Message, ...]

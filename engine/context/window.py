@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from engine.context.masking import is_masked
 from engine.context.tokens import counter_for
@@ -24,8 +25,7 @@ WindowSource = Literal["learned", "setting", "model info", "guess"]
 _known_windows: dict[str, int] = {}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Window:
+class Window(Struct, frozen=True, kw_only=True):
     """A model's context window in tokens, and where that figure comes from."""
 
     tokens: int
@@ -99,8 +99,7 @@ def percent_used(model: str, prompt_tokens: int | None, window: Window) -> float
     return 100 * prompt_tokens / window.tokens
 
 
-@dataclass(frozen=True, kw_only=True)
-class ContextBreakdown:
+class ContextBreakdown(Struct, frozen=True, kw_only=True):
     """What fills the context window, by kind of content, in tokens."""
 
     model: str

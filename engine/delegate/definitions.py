@@ -22,10 +22,10 @@ be used is reported (``AgentCatalog.problems``) and its agent is not offered; th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from msgspec import Struct, field
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.paths import project_dir, user_config_dir
@@ -54,8 +54,7 @@ class _Frontmatter(BaseModel):
     reasoning: Reasoning | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgentDefinition:
+class AgentDefinition(Struct, frozen=True, kw_only=True):
     """One agent the model can delegate to (as the tool ``agent_{name}``)."""
 
     name: str
@@ -74,8 +73,7 @@ class AgentDefinition:
     """Where it was defined: ``built-in`` or the file's path."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgentCatalog:
+class AgentCatalog(Struct, frozen=True, kw_only=True):
     """The agents of a session, by name, and the files that could not be used."""
 
     agents: dict[str, AgentDefinition] = field(default_factory=lambda: dict(BUILTIN_AGENTS))

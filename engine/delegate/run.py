@@ -10,7 +10,8 @@ into the parent's report; the same usage is counted in the parent's run, so the 
 from __future__ import annotations
 
 from contextlib import aclosing
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from engine.agent import Agent, BuildContext, Extensions, build_agent, model_client
 from engine.delegate.definitions import AgentDefinition

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from engine.hooks.options import HookSpec
 from engine.own_variables import inherited_environment
@@ -26,8 +27,7 @@ _DECISIONS: dict[str, Decision] = {"allow": "allow", "deny": "deny", "block": "d
 _MAX_OUTPUT = 64 * 1024
 
 
-@dataclass(frozen=True, kw_only=True)
-class HookOutcome:
+class HookOutcome(Struct, frozen=True, kw_only=True):
     """What one hook answered (or how it failed)."""
 
     hook: HookSpec

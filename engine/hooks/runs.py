@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import replace
 from typing import Any, Literal
+
+from msgspec.structs import replace
 
 from engine.events import ErrorEvent, Event, RunFinished, RunResult
 from engine.hooks.options import HookEvent

@@ -10,7 +10,7 @@ note for the model; one that fails is reported and the result stands.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from engine.events import ToolCall
 from engine.hooks.points import Hooks
@@ -22,8 +22,7 @@ from engine.tools.compose import ToolsetWrapper
 from engine.tools.registry import WrapperToolset
 
 
-@dataclass(frozen=True, kw_only=True)
-class PreToolVerdict:
+class PreToolVerdict(Struct, frozen=True, kw_only=True):
     """What the pre_tool hooks said together: the first failure or deny wins, then any ask."""
 
     verdict: str

@@ -13,16 +13,18 @@ import hashlib
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import Struct, field
+from msgspec.structs import replace
 from pydantic import ValidationError
 
 from engine.config_files import describe_errors, read_document
 from engine.errors import ConfigError
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
+from engine.records import repr_without
 
 if TYPE_CHECKING:
     from engine.mcp.entries import PluginEntry, PluginsFile, Transport
@@ -32,8 +34,7 @@ MCP_JSON = ".mcp.json"
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-@dataclass(frozen=True, kw_only=True)
-class ServerConfig:
+class ServerConfig(Struct, frozen=True, kw_only=True):
     """One MCP server, resolved: variables expanded, timeouts filled in, where it came from."""
 
     name: str
@@ -42,10 +43,10 @@ class ServerConfig:
     """The file that defines the server (the one that won, when several name it)."""
     command: str | None = None
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    env: Mapping[str, str] = field(default_factory=dict)
     cwd: Path | None = None
     url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
     startup_timeout: float = McpOptions().startup_timeout
     tool_timeout: float = McpOptions().tool_timeout
@@ -55,6 +56,9 @@ class ServerConfig:
     """Why the server cannot start as configured (e.g. a variable that is not set); None when it can."""
     awaiting_approval: bool = False
     """The project's files define it and the user has not approved it as it is (see :mod:`engine.mcp.approvals`)."""
+
+    def __repr__(self) -> str:
+        return repr_without(self, "env", "headers")
 
     @property
     def fingerprint(self) -> str:
@@ -87,8 +91,7 @@ class ServerConfig:
         ]
 
 
-@dataclass(frozen=True)
-class McpServers:
+class McpServers(Struct, frozen=True):
     """Every configured server (disabled ones included), the files read, and what the person should be told."""
 
     servers: tuple[ServerConfig, ...] = ()

@@ -13,10 +13,10 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from msgspec import Struct, field
 from pydantic import ValidationError
 
 from engine.errors import UserError
@@ -28,8 +28,7 @@ _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
 DEFAULT_INDENT = "  "
 
 
-@dataclass(frozen=True)
-class NewServer:
+class NewServer(Struct, frozen=True):
     """What ``hive mcp add`` was given: one server entry to write."""
 
     name: str

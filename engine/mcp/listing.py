@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 MAX_PAGES = 100
 """A server that keeps returning cursors is not followed forever."""
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(Struct, frozen=True):
     """A server's last listing (SDK objects: ``mcp_types.Tool``, ``Resource``, ``Prompt``)."""
 
     tools: tuple[Any, ...] = ()

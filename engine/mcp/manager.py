@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from engine.events import ToolCall
 from engine.mcp.config import McpServers, ServerConfig
@@ -28,8 +29,7 @@ STOP_TIMEOUT_S = 10.0
 """Longer than the SDK's own stop sequence (2 s for stdin to close it, 2 s after SIGTERM, then SIGKILL)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ServerStatus:
+class ServerStatus(Struct, frozen=True, kw_only=True):
     """A snapshot of one server, for hosts to show."""
 
     name: str

@@ -11,10 +11,10 @@ import contextvars
 import fnmatch
 import hashlib
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from msgspec import Struct
 
 from engine.mcp.connection import ServerConnection
 from engine.mcp.content import result_text
@@ -29,8 +29,7 @@ _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 _RESOURCES_SHOWN = 20
 
 
-@dataclass(frozen=True)
-class McpToolInfo:
+class McpToolInfo(Struct, frozen=True):
     """One server tool as hive offers it."""
 
     name: str

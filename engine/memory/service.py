@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
+
+from msgspec import Struct
 
 MemoryScope = Literal["user", "project"]
 """``project``: seen only in the project it was saved in; ``user``: seen in every project of the user."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Memory:
+class Memory(Struct, frozen=True, kw_only=True):
     """One remembered note."""
 
     id: int

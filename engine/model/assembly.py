@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from engine.events import ToolCall, Usage
 from engine.model.types import ModelReply, StreamItem, StreamReasoning, StreamText
@@ -25,8 +26,7 @@ def field_of(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-@dataclass
-class _PartialCall:
+class _PartialCall(Struct):
     id: str = ""
     name: str = ""
     fragments: list[str] = field(default_factory=list)

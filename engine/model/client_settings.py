@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from engine.defaults import DEFAULT_REQUEST_TIMEOUT_S
 from engine.model.failures import RetryPolicy
+from engine.records import repr_without
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelSettings:
+class ModelSettings(Struct, frozen=True, kw_only=True):
     """Where and how to reach a model."""
 
     model: str
     """A litellm model string, e.g. ``openai/gpt-4o`` or ``anthropic/claude-sonnet-4-5``."""
     api_base: str | None = None
-    api_key: str | None = field(default=None, repr=False)
+    api_key: str | None = None
     model_source: str = ""
     """Where the model was chosen (``--model``, ``HIVE_MODEL``, ...), to name it in a configuration error."""
     timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
@@ -25,3 +25,6 @@ class ModelSettings:
     streaming: bool = True
     """Stream replies; False asks for whole replies (for servers that stream badly)."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def __repr__(self) -> str:
+        return repr_without(self, "api_key")

@@ -13,8 +13,9 @@ import json
 import random
 import re
 import time
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from engine.errors import ContextOverflowError, ErrorCategory, ProviderError
 from engine.recovery import recovery_for, retried_by_model_layer
@@ -201,8 +202,7 @@ def _parse_retry_after(value: str) -> float | None:
     return max(0.0, parsed.timestamp() - time.time())
 
 
-@dataclass(frozen=True, kw_only=True)
-class RetryPolicy:
+class RetryPolicy(Struct, frozen=True, kw_only=True):
     """How hive retries model calls that failed before producing output.
 
     ``engine.recovery`` decides what is retried: rate limits wait for the provider's Retry-After

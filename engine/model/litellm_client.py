@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
+
+from msgspec.structs import replace
 
 from engine.events import Usage
 from engine.model import litellm_import

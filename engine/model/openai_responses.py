@@ -10,9 +10,10 @@ builds the reply. The stream has no ``data: [DONE]``; ``response.completed`` (or
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 from weakref import WeakKeyDictionary
+
+from msgspec.structs import replace
 
 from engine.model.assembly import StreamAssembler
 from engine.model.client_settings import ModelSettings

@@ -4,8 +4,9 @@ without importing litellm.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from engine.model.model_table import entry as listed
 from engine.model.types import ModelReply

@@ -10,8 +10,10 @@ OpenAI model whose ``mode`` is ``responses`` (the Codex and ``-pro`` models, whi
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from engine.model.client_settings import ModelSettings
 from engine.model.pricing import model_entry
@@ -22,8 +24,7 @@ RESPONSES_PREFIX = "responses/"
 """After ``openai/``: send this model through OpenAI's Responses API."""
 
 
-@dataclass(frozen=True)
-class _Provider:
+class _Provider(Struct, frozen=True):
     base_url: str | None
     """The provider's own endpoint; None when the person must give one."""
     key_env: str | None
@@ -48,8 +49,7 @@ ANTHROPIC = _Provider("https://api.anthropic.com", "ANTHROPIC_API_KEY", "ANTHROP
 """Anthropic's messages API (``anthropic/*`` models)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Endpoint:
+class Endpoint(Struct, frozen=True, kw_only=True):
     """A provider endpoint for one model (OpenAI chat completions or Responses, or Anthropic messages)."""
 
     base_url: str

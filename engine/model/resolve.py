@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+
+from msgspec import Struct
 
 from engine.errors import NoModelError
 from engine.model.model_check import check_api_base
+from engine.records import repr_without
 from engine.settings import LayeredSettings
 
 LOCAL_SERVERS: tuple[tuple[str, str], ...] = (
@@ -27,14 +29,16 @@ Pick one of:
   model: openai/gpt-4o                              in .ironhive/settings.yaml (project) or the user settings file"""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelChoice:
+class ModelChoice(Struct, frozen=True, kw_only=True):
     """The model to use, where to reach it, and where that choice came from."""
 
     model: str
     api_base: str | None = None
-    api_key: str | None = field(default=None, repr=False)
+    api_key: str | None = None
     source: str = ""
+
+    def __repr__(self) -> str:
+        return repr_without(self, "api_key")
 
 
 def resolve_model(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from engine.errors import ErrorCategory
 from engine.events import ToolCall, Usage
@@ -13,8 +15,7 @@ Message = dict[str, Any]
 """A chat message in the OpenAI format (role, content, tool_calls, tool_call_id, ...)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class CallOptions:
+class CallOptions(Struct, frozen=True, kw_only=True):
     """Per-call model options. ``None`` means "not set": the provider's default applies.
 
     A per-turn override is merged onto the loop's defaults with ``merged_onto``.
@@ -41,8 +42,7 @@ class CallOptions:
         return replace(defaults, **changes, extra=tuple(merged_extra.items()))
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelRequest:
+class ModelRequest(Struct, frozen=True, kw_only=True):
     """One call to a model."""
 
     messages: tuple[Message, ...]
@@ -51,8 +51,7 @@ class ModelRequest:
     options: CallOptions = field(default_factory=CallOptions)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelReply:
+class ModelReply(Struct, frozen=True, kw_only=True):
     """A complete model reply, assembled from a stream or read from a buffered response."""
 
     text: str
@@ -80,27 +79,23 @@ class ModelReply:
         return message
 
 
-@dataclass(frozen=True, kw_only=True)
-class StreamText:
+class StreamText(Struct, frozen=True, kw_only=True):
     """A piece of answer text, as it streams."""
 
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class StreamReasoning:
+class StreamReasoning(Struct, frozen=True, kw_only=True):
     """A piece of reasoning text, as it streams."""
 
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class StreamOpened:
+class StreamOpened(Struct, frozen=True, kw_only=True):
     """The provider accepted the request: from now on the model is working on the answer."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class StreamRetry:
+class StreamRetry(Struct, frozen=True, kw_only=True):
     """The call failed before any output and will be tried again after ``delay_s``."""
 
     category: ErrorCategory

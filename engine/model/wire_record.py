@@ -13,8 +13,11 @@ from __future__ import annotations
 import json
 import re
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct
+
+from engine.records import repr_without
 
 HEAD_BYTES = 200
 """How much of the body is kept to quote back when the response is not what was asked for."""
@@ -23,8 +26,7 @@ _USAGE = re.compile(rb'"usage"\s*:\s*\{')
 _FINISH = re.compile(rb'"finish_reason"\s*:\s*"')
 
 
-@dataclass
-class WireRecord:
+class WireRecord(Struct):
     """One model call's response as the server sent it."""
 
     url: str = ""
@@ -42,7 +44,10 @@ class WireRecord:
     """Some event carried a finish reason (litellm makes one up when none came)."""
     usage: dict[str, Any] | None = None
     """The last usage object the server sent in a stream, exactly as sent."""
-    _partial_line: bytes = field(default=b"", repr=False)
+    _partial_line: bytes = b""
+
+    def __repr__(self) -> str:
+        return repr_without(self, "_partial_line")
 
     @property
     def is_event_stream(self) -> bool:

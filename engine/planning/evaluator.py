@@ -8,8 +8,9 @@ the heuristic passed, whether the step is done.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from engine.events import RunResult
 from engine.model.types import ModelClient
@@ -28,8 +29,7 @@ assistant's report of its work. Answer with one line: "DONE" when the step was d
 MAX_REPORT_CHARS = 4000
 
 
-@dataclass(frozen=True, kw_only=True)
-class StepVerdict:
+class StepVerdict(Struct, frozen=True, kw_only=True):
     """Whether a step is done, and why not."""
 
     ok: bool

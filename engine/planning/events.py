@@ -6,14 +6,14 @@ last item is always ``PlanFinished``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from engine.events import ROOT_AGENT
 
 
-@dataclass(frozen=True, kw_only=True)
-class StepStarted:
+class StepStarted(Struct, frozen=True, kw_only=True):
     """Step ``number`` of ``total`` began (``attempt`` 2 is the one retry of a failed step)."""
 
     kind: Literal["plan_step_started"] = "plan_step_started"
@@ -25,8 +25,7 @@ class StepStarted:
     agent: str = ROOT_AGENT
 
 
-@dataclass(frozen=True, kw_only=True)
-class StepFinished:
+class StepFinished(Struct, frozen=True, kw_only=True):
     """Step ``number`` ended: done (its todo item is ticked off) or not, with the evaluator's reason."""
 
     kind: Literal["plan_step_finished"] = "plan_step_finished"
@@ -42,8 +41,7 @@ class StepFinished:
     agent: str = ROOT_AGENT
 
 
-@dataclass(frozen=True, kw_only=True)
-class PlanFinished:
+class PlanFinished(Struct, frozen=True, kw_only=True):
     """The plan ended: every step done, or stopped at ``failed_step`` with a report saying why."""
 
     kind: Literal["plan_finished"] = "plan_finished"

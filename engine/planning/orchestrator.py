@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.events import Event, RunFinished, RunResult
 from engine.planning.evaluator import Evaluator, HeuristicEvaluator, StepVerdict
@@ -22,8 +23,7 @@ NOT_RETRIED = frozenset({"cancelled", "usage_limit", "error"})
 """Exit reasons after which the same step is not tried again."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Attempt:
+class _Attempt(Struct, frozen=True, kw_only=True):
     verdict: StepVerdict
     exit_reason: str
 

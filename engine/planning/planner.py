@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from engine.errors import RunError
 from engine.model.types import ModelClient
@@ -24,8 +25,7 @@ class PlanningError(RunError):
     """The model's answer held no list of steps."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Plan:
+class Plan(Struct, frozen=True, kw_only=True):
     """The steps to do, in order."""
 
     steps: tuple[str, ...]

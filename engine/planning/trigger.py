@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 LONG_REQUEST_WORDS = 60
 MANY_FILES = 3
@@ -28,8 +29,7 @@ _PARTS = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+", re.M)
 _SEQUENCE = re.compile(r"\b(?:then|after that|afterwards|finally|and also)\b", re.I)
 
 
-@dataclass(frozen=True, kw_only=True)
-class PlanTrigger:
+class PlanTrigger(Struct, frozen=True, kw_only=True):
     """Why a request deserves a plan."""
 
     reason: str

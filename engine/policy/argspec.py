@@ -9,8 +9,9 @@ themselves are data, in ``tables_*.py``; :mod:`engine.policy.command_args` reads
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Literal
+
+from msgspec import Struct, field
 
 CommandClass = Literal["read", "write", "imports", "project_code", "ask"]
 """What a command can do.
@@ -44,8 +45,7 @@ read); ``last_edit`` (only the last is written, as ``ln``); ``first_edit`` (only
 ``in_out`` (the first is read, the second written, as ``uniq``)."""
 
 
-@dataclass(frozen=True)
-class Opt:
+class Opt(Struct, frozen=True):
     """One option (with its spellings) and what it does."""
 
     names: tuple[str, ...]
@@ -82,8 +82,7 @@ def opt(
     return Opt(tuple(names.split()), value, path, ask, becomes, operands, gives_pattern, deletes, links)
 
 
-@dataclass(frozen=True)
-class Sub:
+class Sub(Struct, frozen=True):
     """A subcommand (or the whole command of a tool without subcommands)."""
 
     cls: CommandClass | None
@@ -108,8 +107,7 @@ class Sub:
     """Operands may carry ``::test`` suffixes (pytest node ids)."""
 
 
-@dataclass(frozen=True)
-class ToolTable:
+class ToolTable(Struct, frozen=True):
     """One program: its own options, its subcommands, and how it spells options."""
 
     name: str

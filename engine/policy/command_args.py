@@ -10,8 +10,9 @@ in a command whose table has options that ask it asks too.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
+
+from msgspec import Struct, field
 
 from engine.policy.argspec import CLASS_REASONS, CommandClass, Operands, Opt, PathUse, Sub, ToolTable
 from engine.policy.patterns import CommandWord
@@ -22,8 +23,7 @@ UNKNOWN_WORD = "an argument only known when it runs could be any option, one tha
 _MSBUILD_SWITCH = re.compile(r"^[-/]{1,2}([A-Za-z][\w-]*):(.*)$", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class PathArg:
+class PathArg(Struct, frozen=True):
     """A file named in a command's arguments."""
 
     value: str | None
@@ -33,8 +33,7 @@ class PathArg:
     """The option that named it (``--output``), or ``operand``."""
 
 
-@dataclass(frozen=True)
-class ParsedCommand:
+class ParsedCommand(Struct, frozen=True):
     """A command read with its tool's table."""
 
     tool: str
@@ -50,8 +49,7 @@ class ParsedCommand:
     links: bool = False
 
 
-@dataclass
-class _Reading:
+class _Reading(Struct):
     table: ToolTable
     sub: Sub
     name: str

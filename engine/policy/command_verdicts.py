@@ -9,7 +9,8 @@ asks. :class:`TableJudge` is the ``judge`` of the built-in ``bash`` rules (see :
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.policy.patterns import CommandWord
 from engine.policy.rules import Action
@@ -18,8 +19,7 @@ SANDBOX_OFF = "; the sandbox is off, so it is asked"
 _SANDBOXED_ONLY = frozenset({"imports", "project_code"})
 
 
-@dataclass(frozen=True)
-class TableJudge:
+class TableJudge(Struct, frozen=True):
     """Judges commands by hive's command tables, for a policy whose commands do (or do not) run sandboxed."""
 
     sandboxed: bool = True

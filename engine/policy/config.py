@@ -10,9 +10,10 @@ a fallback to the defaults (which allow more). Reading and checking a file is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 from engine.paths import project_dir, user_config_dir
 from engine.policy.defaults import DEFAULT_SOURCE, default_layer
@@ -23,16 +24,14 @@ LOCAL_NAME = "permissions.local.yaml"
 """The project's rules saved from "always in this project" answers (see :mod:`engine.policy.local_rules`)."""
 
 
-@dataclass(frozen=True)
-class GuardSettings:
+class GuardSettings(Struct, frozen=True):
     """Which result guards are on (combined over the files: on in either is on)."""
 
     prompt_injection: bool = False
     prompt_injection_action: Literal["flag", "withhold"] = "flag"
 
 
-@dataclass(frozen=True)
-class PermissionConfig:
+class PermissionConfig(Struct, frozen=True):
     """The rules in force for a working directory and the files they came from."""
 
     book: RuleBook

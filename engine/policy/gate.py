@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
 from typing import Literal, Protocol
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from engine.errors import ConfigError
 from engine.events import ROOT_AGENT, ApprovalRequested, ApprovalResolved, ToolCall
@@ -31,8 +33,7 @@ NOT_SAVED = "could not save it in the project"
 NOBODY_TO_ASK = "it needs approval and there is nobody to approve it (run hive with --yes to allow it)"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Judgement:
+class Judgement(Struct, frozen=True, kw_only=True):
     """A policy's verdict on one call, with the reason shown to the user and the model."""
 
     verdict: Verdict
@@ -57,8 +58,7 @@ class Policy(Protocol):
         ...
 
 
-@dataclass(frozen=True, kw_only=True)
-class ApprovalRequest:
+class ApprovalRequest(Struct, frozen=True, kw_only=True):
     """What the approver is shown."""
 
     call: ToolCall
@@ -81,8 +81,7 @@ class ApprovalRequest:
     """The agent making the call: ``root``, or the sub-agent it was delegated to."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Decision:
+class Decision(Struct, frozen=True, kw_only=True):
     """The approver's answer.
 
     ``reason`` goes back to the model when the call is denied. ``remember`` is the request's
@@ -110,8 +109,7 @@ class Approver(Protocol):
         ...
 
 
-@dataclass(frozen=True, kw_only=True)
-class RetryPlan:
+class RetryPlan(Struct, frozen=True, kw_only=True):
     """An offer to run a call that failed once more, differently: ``reason`` is the question put to the person."""
 
     reason: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from engine.events import ToolCall
 from engine.tools.base import ToolContext, ToolResult, Toolset
@@ -21,27 +22,23 @@ WITHHELD_PREFIX = "Tool result withheld by guard: "
 BLOCKED_PREFIX = "Tool call blocked by guard: "
 
 
-@dataclass(frozen=True)
-class Allow:
+class Allow(Struct, frozen=True):
     """Let the result (or call) through unchanged."""
 
 
-@dataclass(frozen=True)
-class Replace:
+class Replace(Struct, frozen=True):
     """Give the model ``text`` instead of the result's output."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class Withhold:
+class Withhold(Struct, frozen=True):
     """Keep the result from the model; ``reason`` is what the model is told."""
 
     reason: str
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(Struct, frozen=True):
     """Do not send the call; ``reason`` is what the model is told."""
 
     reason: str

@@ -9,8 +9,9 @@ the ``guards:`` section of a permissions file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from engine.events import ToolCall
 from engine.policy.guards import Allow, GuardVerdict, Replace, Withhold
@@ -57,8 +58,7 @@ def injection_signs(text: str) -> list[str]:
     return found
 
 
-@dataclass(frozen=True)
-class PromptInjectionGuard:
+class PromptInjectionGuard(Struct, frozen=True):
     """Flags (adds a warning before) or withholds tool results that look like prompt injection."""
 
     action: Literal["flag", "withhold"] = "flag"

@@ -11,9 +11,10 @@ rewritten atomically, keeping its earlier entries, and in a git repository it is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from engine.paths import project_dir
 from engine.policy.config import LOCAL_NAME
@@ -29,8 +30,7 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
-class LastingRule:
+class LastingRule(Struct, frozen=True):
     """One exact rule an "always in this project" answer would save."""
 
     category: Category

@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
+
+from msgspec import Struct
 
 PIPE = "\x00|"
 """The word standing for a pipe between two commands (no shell word can contain a NUL)."""
@@ -124,8 +125,7 @@ def _alternatives(glob: str, start: int, out: list[str], within_segment: str) ->
 # --- command patterns -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CommandPattern:
+class CommandPattern(Struct, frozen=True):
     """A parsed ``bash`` pattern: one matcher per word."""
 
     text: str

@@ -7,10 +7,10 @@ author meant is caught at once. :mod:`engine.policy.config` imports this module 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from msgspec import Struct
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.config_files import KeyPath, describe_errors, json_key_lines, line_of, read_document
@@ -114,8 +114,7 @@ def combined_permissions(files: list[Path], local: Path | None, *, sandboxed: bo
     return PermissionConfig(book=book, sources=tuple(sources), guards=guards, sandboxed=sandboxed)
 
 
-@dataclass(frozen=True)
-class ParsedFile:
+class ParsedFile(Struct, frozen=True):
     """A validated file and the line of every key in it."""
 
     file: PermissionsFile

@@ -12,8 +12,10 @@ the other layers.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from engine.policy.patterns import CommandWord, command_pattern, exact_matches, name_matches, path_matches
 
@@ -35,8 +37,7 @@ def stricter(a: Action, b: Action) -> Action:
     return a if RESTRICTIVENESS[a] >= RESTRICTIVENESS[b] else b
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rule:
+class Rule(Struct, frozen=True, kw_only=True):
     """One rule of one category, with where it came from."""
 
     category: Category
@@ -48,7 +49,7 @@ class Rule:
     """The file (``path:line``) the rule came from, or ``built-in defaults``."""
     ignore_case: bool = False
     """Path and name rules: letters match whatever their case (``*.PEM`` is ``*.pem``)."""
-    judge: CommandJudge | None = field(default=None, compare=False)
+    judge: CommandJudge | None = None
     """Built-in ``bash`` rules only: a command table decides the action for the commands the pattern matches."""
     exact: bool = False
     """The pattern is one literal path, command or name (no wildcards), as "always in this project" saves it."""
@@ -80,8 +81,7 @@ class Rule:
         return f"{self.category}: {self.pattern}"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Subject:
+class Subject(Struct, frozen=True, kw_only=True):
     """One thing a tool call touches, to be judged by the rules of one category."""
 
     category: Category
@@ -100,8 +100,7 @@ class Subject:
     """Why an allow must still be asked whatever the rules say (e.g. the path holds hive's own rules)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Finding:
+class Finding(Struct, frozen=True, kw_only=True):
     """The verdict on one subject and what decided it."""
 
     action: Action
@@ -111,8 +110,7 @@ class Finding:
     source: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Layer:
+class Layer(Struct, frozen=True, kw_only=True):
     """The rules of one file (or the built-in defaults)."""
 
     source: str
@@ -124,8 +122,7 @@ class Layer:
     """The action for MCP tools their server marks read-only, when no ``mcp_tools`` rule matches them."""
 
 
-@dataclass(frozen=True)
-class RuleBook:
+class RuleBook(Struct, frozen=True):
     """Layers of rules judged together; see the module docstring."""
 
     layers: tuple[Layer, ...] = field(default_factory=tuple)

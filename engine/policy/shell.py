@@ -10,8 +10,8 @@ that are only known when the command runs. Callers treat a problem as a reason t
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
+from msgspec import Struct, field
 from tree_sitter import Node
 
 from engine.policy.patterns import PIPE, CommandWord
@@ -37,8 +37,7 @@ MAX_NESTING = 6
 """How deep ``sh -c`` / ``eval`` scripts inside scripts are followed before the command is asked about."""
 
 
-@dataclass(frozen=True)
-class ShellCommand:
+class ShellCommand(Struct, frozen=True):
     """One command that would run."""
 
     words: Words
@@ -49,8 +48,7 @@ class ShellCommand:
     """Directories the command may run in (``""`` is the working directory, None unknown), as for redirections."""
 
 
-@dataclass(frozen=True)
-class Redirection:
+class Redirection(Struct, frozen=True):
     """A file a redirection opens."""
 
     target: str | None
@@ -60,8 +58,7 @@ class Redirection:
     """Directories a relative target may be relative to (``""`` is the working directory, None unknown)."""
 
 
-@dataclass(frozen=True)
-class ShellAnalysis:
+class ShellAnalysis(Struct, frozen=True):
     """Everything in a command line that a permission rule may have to judge."""
 
     commands: tuple[ShellCommand, ...] = ()
@@ -83,8 +80,7 @@ _FD_DUPLICATION = frozenset({">&", "<&", ">&-", "<&-"})
 _DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
 
 
-@dataclass
-class _Walker:
+class _Walker(Struct):
     commands: list[ShellCommand] = field(default_factory=list)
     pipelines: list[Words] = field(default_factory=list)
     redirections: list[Redirection] = field(default_factory=list)

@@ -8,7 +8,8 @@ wrapper is then judged as written (so it needs a rule of its own).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from engine.policy.patterns import CommandWord
 from engine.policy.risky_env import risky_variable
@@ -16,8 +17,7 @@ from engine.policy.risky_env import risky_variable
 Words = tuple[CommandWord, ...]
 
 
-@dataclass(frozen=True)
-class WrapperSpec:
+class WrapperSpec(Struct, frozen=True):
     """How a wrapper command's own options look, so the wrapped command can be found."""
 
     flags: frozenset[str] = frozenset()
@@ -71,8 +71,7 @@ DELETING = frozenset({"rm", "rmdir", "unlink", "shred", "srm"})
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
-@dataclass
-class Expansion:
+class Expansion(Struct):
     """What one simple command amounts to."""
 
     commands: list[tuple[Words, bool]] = field(default_factory=list)

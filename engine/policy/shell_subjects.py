@@ -16,7 +16,8 @@ import itertools
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from engine.policy.command_args import ParsedCommand, parse_command
 from engine.policy.patterns import render_words
@@ -34,8 +35,7 @@ HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/t
 """Redirection targets that are no file anyone cares about."""
 
 
-@dataclass
-class _Writes:
+class _Writes(Struct):
     """Who writes what in the line, to catch a write that may follow a link the line itself made."""
 
     linkers: list[int] = field(default_factory=list)

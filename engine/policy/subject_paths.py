@@ -7,9 +7,10 @@ rule that matches it). An edit of a protected path (:mod:`engine.policy.protecte
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 from engine.policy.protected import protection
 from engine.policy.rules import Subject
@@ -19,8 +20,7 @@ from engine.tools.paths import PathOutsideRoots, resolve_path, working_directory
 PathCategory = Literal["read", "edit"]
 
 
-@dataclass
-class CallSubjects:
+class CallSubjects(Struct):
     """The subjects of one call, the problems that make it impossible to judge fully, and its memory key."""
 
     subjects: list[Subject] = field(default_factory=list)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.research.result import CitedSource, Source
 
@@ -19,8 +20,7 @@ _BARE_URL = re.compile(r"<?\bhttps?://[^\s)>\]]+>?")
 _OWN_SOURCES = re.compile(r"^#{1,6}\s*(sources|references|bibliography|works cited)\b.*", re.IGNORECASE | re.MULTILINE)
 
 
-@dataclass(frozen=True, kw_only=True)
-class CitedReport:
+class CitedReport(Struct, frozen=True, kw_only=True):
     """The report body with its citations settled."""
 
     body: str

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.research.options import Depth, ResearchOptions
 from engine.research.replies import Judgement
 from engine.research.result import StopReason
 
 
-@dataclass(frozen=True, kw_only=True)
-class DepthPreset:
+class DepthPreset(Struct, frozen=True, kw_only=True):
     """How far a depth goes."""
 
     max_iterations: int
@@ -42,8 +42,7 @@ def max_iterations(options: ResearchOptions) -> int:
     return cap if options.max_iterations is None else min(options.max_iterations, cap)
 
 
-@dataclass(frozen=True, kw_only=True)
-class LoopState:
+class LoopState(Struct, frozen=True, kw_only=True):
     """What the stop rule looks at after an iteration was judged."""
 
     iteration: int

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from engine.research.sources import FetchedPage, FetchError, SearchError, SearchHit
 
@@ -23,8 +24,7 @@ _TAG = re.compile(r"<(script|style)\b.*?</\1>|<[^>]+>", re.IGNORECASE | re.DOTAL
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Passage:
+class Passage(Struct, frozen=True, kw_only=True):
     """One indexed piece of a file."""
 
     path: Path

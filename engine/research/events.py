@@ -6,8 +6,9 @@ is always ``ResearchFinished``, carrying the whole result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from engine.research.result import ResearchResult
 from engine.usage import Usage
@@ -15,8 +16,7 @@ from engine.usage import Usage
 Stage = Literal["search", "plan", "fetch", "notes", "judge", "write"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class StageStarted:
+class StageStarted(Struct, frozen=True, kw_only=True):
     """A stage of the pipeline began."""
 
     kind: Literal["stage_started"] = "stage_started"
@@ -25,8 +25,7 @@ class StageStarted:
     """0 for the initial search, then 1, 2, ..."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class IterationStarted:
+class IterationStarted(Struct, frozen=True, kw_only=True):
     """A new round of plan, search, read and judge began."""
 
     kind: Literal["iteration_started"] = "iteration_started"
@@ -34,8 +33,7 @@ class IterationStarted:
     max_iterations: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class QueriesPlanned:
+class QueriesPlanned(Struct, frozen=True, kw_only=True):
     """The queries this iteration searches for."""
 
     kind: Literal["queries_planned"] = "queries_planned"
@@ -43,8 +41,7 @@ class QueriesPlanned:
     queries: tuple[str, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
-class SourcesFound:
+class SourcesFound(Struct, frozen=True, kw_only=True):
     """Searching found ``new`` candidates not seen before (``total`` so far)."""
 
     kind: Literal["sources_found"] = "sources_found"
@@ -53,8 +50,7 @@ class SourcesFound:
     total: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class SourceRead:
+class SourceRead(Struct, frozen=True, kw_only=True):
     """A source was read, passed the guards and got its notes; ``number`` is its registry number."""
 
     kind: Literal["source_read"] = "source_read"
@@ -65,8 +61,7 @@ class SourceRead:
     """Sources read so far."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class SourceDropped:
+class SourceDropped(Struct, frozen=True, kw_only=True):
     """A candidate was not used: it could not be read, or a guard withheld it."""
 
     kind: Literal["source_dropped"] = "source_dropped"
@@ -76,8 +71,7 @@ class SourceDropped:
     """True when a result guard (the prompt-injection guard) withheld it."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Judged:
+class Judged(Struct, frozen=True, kw_only=True):
     """The judge's verdict on the notes so far."""
 
     kind: Literal["judged"] = "judged"
@@ -88,8 +82,7 @@ class Judged:
     """False when the judge's reply was not the JSON asked for (then the score counts as 0)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class UsageUpdated:
+class UsageUpdated(Struct, frozen=True, kw_only=True):
     """A model call finished; ``total`` is what the run has used so far."""
 
     kind: Literal["usage_updated"] = "usage_updated"
@@ -97,16 +90,14 @@ class UsageUpdated:
     total: Usage
 
 
-@dataclass(frozen=True, kw_only=True)
-class ResearchNotice:
+class ResearchNotice(Struct, frozen=True, kw_only=True):
     """Something the person should know (a provider took over, a search failed, a reply was unreadable)."""
 
     kind: Literal["research_notice"] = "research_notice"
     message: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class ResearchFinished:
+class ResearchFinished(Struct, frozen=True, kw_only=True):
     """The run ended; ``result`` holds the report, its sources, the iterations and the usage."""
 
     kind: Literal["research_finished"] = "research_finished"

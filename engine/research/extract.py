@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import io
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from engine.research.sources import FetchError
 
@@ -18,8 +19,7 @@ PageKind = Literal["html", "text", "pdf"]
 _TITLE_LIMIT = 200
 
 
-@dataclass(frozen=True)
-class Extracted:
+class Extracted(Struct, frozen=True):
     """The title and main text of a page (markdown for HTML: headings, lists and tables kept)."""
 
     title: str

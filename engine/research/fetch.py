@@ -16,10 +16,11 @@ import contextlib
 import ipaddress
 import socket
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
+
+from msgspec import Struct, field
 
 from engine.research.extract import PageKind, extract
 from engine.research.http_client import new_http_client
@@ -40,8 +41,7 @@ _KINDS: dict[str, PageKind] = {
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
-@dataclass(frozen=True, kw_only=True)
-class FetchLimits:
+class FetchLimits(Struct, frozen=True, kw_only=True):
     """How long, how large and how many at once pages are fetched."""
 
     timeout_s: float = 10.0
@@ -53,15 +53,13 @@ class FetchLimits:
     """Fetches in flight at once through one fetcher."""
 
 
-@dataclass(frozen=True)
-class _Hop:
+class _Hop(Struct, frozen=True):
     url: str
     headers: dict[str, str] = field(default_factory=dict)
     extensions: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class _Download:
+class _Download(Struct, frozen=True):
     body: bytes
     kind: PageKind
     charset: str | None

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from msgspec import Struct
 
 from engine.events import ToolCall
 from engine.policy.guards import WITHHELD_PREFIX, ResultGuard, apply_guards
@@ -25,8 +26,7 @@ class ProvidersFailed(Exception):
     """Every provider failed on a search (the last error is the cause)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class GuardedPage:
+class GuardedPage(Struct, frozen=True, kw_only=True):
     """A page that passed the guards: its text as the model may see it."""
 
     page: FetchedPage

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.model.types import ModelClient
 from engine.policy.guards import ResultGuard
@@ -37,8 +38,7 @@ from engine.research.sources import PageFetcher, SearchHit, SearchProvider
 from engine.usage import UsageLimits
 
 
-@dataclass(frozen=True, kw_only=True)
-class ResearchSetup:
+class ResearchSetup(Struct, frozen=True, kw_only=True):
     """Everything a research run uses: where it searches and reads, the model, the rules."""
 
     providers: Sequence[SearchProvider]

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Judgement:
+class Judgement(Struct, frozen=True, kw_only=True):
     """The judge's verdict: how sufficient the notes are (0..1) and what is missing."""
 
     score: float

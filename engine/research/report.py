@@ -7,15 +7,15 @@ ran out first, the report is the notes taken so far (each cited to its source), 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.research.citations import CitedReport, settle_citations, sources_section
 from engine.research.result import Source, StopReason, WeakCitation
 from engine.research.verify import check_citations, check_section
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReportInputs:
+class ReportInputs(Struct, frozen=True, kw_only=True):
     """What the report is made from."""
 
     question: str
@@ -27,8 +27,7 @@ class ReportInputs:
     verify: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
-class Report:
+class Report(Struct, frozen=True, kw_only=True):
     """The finished report."""
 
     text: str

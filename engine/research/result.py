@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from msgspec import Struct
+
+from engine.records import repr_without
 from engine.usage import Usage
 
 StopReason = Literal["sufficient", "max_iterations", "stalled", "budget", "no_sources"]
@@ -13,8 +15,7 @@ StopReason = Literal["sufficient", "max_iterations", "stalled", "budget", "no_so
 out (a partial report), or nothing at all was found."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Source:
+class Source(Struct, frozen=True, kw_only=True):
     """A source that was read: its registry number, where it is, and the notes taken on it."""
 
     number: int
@@ -22,15 +23,17 @@ class Source:
     title: str
     provider: str
     accessed: datetime
-    text: str = field(repr=False)
+    text: str
     """The text as it passed the guards (what the notes and ``--verify`` are based on)."""
     notes: str = ""
     flagged: str = ""
     """What a guard said about the text, when it flagged rather than withheld it."""
 
+    def __repr__(self) -> str:
+        return repr_without(self, "text")
 
-@dataclass(frozen=True, kw_only=True)
-class CitedSource:
+
+class CitedSource(Struct, frozen=True, kw_only=True):
     """A source as the report cites it: ``number`` is its number in the report (in order of first use)."""
 
     number: int
@@ -48,8 +51,7 @@ class CitedSource:
         }
 
 
-@dataclass(frozen=True, kw_only=True)
-class WeakCitation:
+class WeakCitation(Struct, frozen=True, kw_only=True):
     """A cited sentence whose words its source barely contains (``--verify``)."""
 
     sentence: str
@@ -58,8 +60,7 @@ class WeakCitation:
     """Share of the sentence's content words found in the best-matching passage of the source (0..1)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class IterationRecord:
+class IterationRecord(Struct, frozen=True, kw_only=True):
     """What one iteration did."""
 
     number: int
@@ -81,8 +82,7 @@ class IterationRecord:
         }
 
 
-@dataclass(frozen=True, kw_only=True)
-class ResearchResult:
+class ResearchResult(Struct, frozen=True, kw_only=True):
     """A finished run."""
 
     question: str

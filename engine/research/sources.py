@@ -7,13 +7,13 @@ these types, so any provider can take over from another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from msgspec import Struct
 
-@dataclass(frozen=True, kw_only=True)
-class SearchHit:
+
+class SearchHit(Struct, frozen=True, kw_only=True):
     """One result of a search: where it is and what the provider says about it."""
 
     title: str
@@ -24,8 +24,7 @@ class SearchHit:
     """The name of the provider that found it."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class FetchedPage:
+class FetchedPage(Struct, frozen=True, kw_only=True):
     """The readable text of one source, as extracted (untrusted: it has not passed the guards yet)."""
 
     url: str

@@ -10,16 +10,16 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from engine.model.failures import retry_after_of
 from engine.research.http_client import new_http_client
 from engine.research.sources import SearchError, SearchHit
 
 
-@dataclass(frozen=True, kw_only=True)
-class SearchLimits:
+class SearchLimits(Struct, frozen=True, kw_only=True):
     """How long, how often and how many at once a provider is called."""
 
     timeout_s: float = 15.0
@@ -34,8 +34,7 @@ class SearchLimits:
     """The first wait after a 429 without Retry-After (doubled each time, with jitter)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class WebRequest:
+class WebRequest(Struct, frozen=True, kw_only=True):
     """One HTTP call to a search API."""
 
     method: str

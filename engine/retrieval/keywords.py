@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from engine.tools.base import ToolSpec
 
@@ -73,8 +74,7 @@ def description_coverage(description: frozenset[str], query: frozenset[str]) -> 
     return len(description & query) / len(description)
 
 
-@dataclass(frozen=True)
-class _Terms:
+class _Terms(Struct, frozen=True):
     name: frozenset[str]
     description: frozenset[str]
 

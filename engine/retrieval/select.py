@@ -14,11 +14,11 @@ offered only when the pins alone take more than ``max_tools - floor`` slots.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
-@dataclass(frozen=True, kw_only=True)
-class SelectionRule:
+class SelectionRule(Struct, frozen=True, kw_only=True):
     """The numbers of the ``tool_retrieval`` settings that decide a selection."""
 
     max_tools: int

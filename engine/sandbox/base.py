@@ -5,9 +5,10 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from engine.errors import HiveError
 from engine.sandbox.options import SandboxMode, SandboxOptions
@@ -21,8 +22,7 @@ def _nothing_to_report() -> tuple[str, ...]:
     return ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class Launch:
+class Launch(Struct, frozen=True, kw_only=True):
     """How to start one command: the program and arguments, and the environment.
 
     Start it in a new session (``start_new_session=True``) with no terminal on its standard
@@ -33,7 +33,7 @@ class Launch:
 
     argv: tuple[str, ...]
     env: Mapping[str, str]
-    after: Callable[[], tuple[str, ...]] = field(default=_nothing_to_report, compare=False)
+    after: Callable[[], tuple[str, ...]] = _nothing_to_report
 
 
 class Sandbox(Protocol):

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from msgspec import Struct
 from pydantic import BaseModel, ConfigDict, model_validator
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 _LOOSENESS: dict[SandboxMode, int] = {"read-only": 0, "workspace-write": 1, "off": 2}
 
 
-@dataclass(frozen=True, kw_only=True)
-class SandboxOptions:
+class SandboxOptions(Struct, frozen=True, kw_only=True):
     """How shell commands are confined.
 
     ``mode``: ``workspace-write`` (the project and ``writable_roots`` writable), ``read-only``

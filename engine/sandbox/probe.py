@@ -6,8 +6,9 @@ import functools
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from engine.sandbox.bwrap import BASE_MOUNTS, bwrap_candidates, namespace_args
 
@@ -23,8 +24,7 @@ _USERNS_SETTINGS = (
 )
 
 
-@dataclass(frozen=True)
-class Availability:
+class Availability(Struct, frozen=True):
     """Whether the sandbox can start; the program to use when it can, the reason when it cannot."""
 
     available: bool

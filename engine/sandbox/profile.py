@@ -24,9 +24,10 @@ the secret itself. The steps, in the order the mounts are applied:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
 
 from engine.paths import PROJECT_DIR_NAME
 from engine.sandbox.base import SandboxError
@@ -40,8 +41,7 @@ _DNS_CONFIG = Path("/etc/resolv.conf")
 _ORDER: tuple[MountKind, ...] = ("private", "writable", "visible", "pin", "read-only", "guard", "hide")
 
 
-@dataclass(frozen=True)
-class Mount:
+class Mount(Struct, frozen=True):
     """One path and what the sandbox does with it."""
 
     kind: MountKind
@@ -49,8 +49,7 @@ class Mount:
     directory: bool = True
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProfileInputs:
+class ProfileInputs(Struct, frozen=True, kw_only=True):
     """Everything the profile is computed from."""
 
     options: SandboxOptions
@@ -63,8 +62,7 @@ class ProfileInputs:
     private_dirs: tuple[Path, ...] = PRIVATE_DIRS
 
 
-@dataclass(frozen=True, kw_only=True)
-class Profile:
+class Profile(Struct, frozen=True, kw_only=True):
     """The mounts in the order they are applied, plus the paths to watch."""
 
     mode: SandboxMode

@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 from engine.paths import SKIPPED_DIRS
 from engine.sandbox.credentials import is_secret_dir_name, is_secret_file_name
@@ -29,8 +30,7 @@ _RACY_NS = 2_000_000_000
 FindingKind = Literal["git_dir", "git_file", "git_link", "ironhive", "secret_file", "secret_dir"]
 
 
-@dataclass(frozen=True)
-class ScanResult:
+class ScanResult(Struct, frozen=True):
     """What a walk of ``root`` found, as paths under ``root`` (symbolic links not resolved)."""
 
     root: Path
@@ -44,8 +44,7 @@ class ScanResult:
         return tuple(path for found, path in self.findings if found == kind)
 
 
-@dataclass
-class _Folder:
+class _Folder(Struct):
     mtime_ns: int
     inode: int
     trusted: bool
@@ -55,8 +54,7 @@ class _Folder:
     children: dict[str, _Folder] = field(default_factory=dict)
 
 
-@dataclass
-class _Budget:
+class _Budget(Struct):
     left: int
     truncated: bool = False
 

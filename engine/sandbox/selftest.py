@@ -9,8 +9,9 @@ import secrets
 import signal
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from engine.paths import project_root
 from engine.sandbox.base import Sandbox, SandboxError, create_sandbox
@@ -21,8 +22,7 @@ CHECK_TIMEOUT = 10.0
 _CANARY = "HIVE_SELF_TEST_API_KEY"
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Struct, frozen=True):
     """One finding: ``ok`` is True when the sandbox behaved as configured, None when it was not tried."""
 
     name: str
@@ -30,8 +30,7 @@ class Check:
     detail: str
 
 
-@dataclass(frozen=True)
-class SelfTestReport:
+class SelfTestReport(Struct, frozen=True):
     """Every check, in order, and the sandbox's own description."""
 
     sandbox: str

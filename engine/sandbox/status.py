@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from engine.sandbox.base import NoSandbox, Sandbox, create_sandbox
 from engine.sandbox.options import SandboxMode, SandboxOptions
 
 
-@dataclass(frozen=True, kw_only=True)
-class SandboxStatus:
+class SandboxStatus(Struct, frozen=True, kw_only=True):
     """The sandbox asked for, and why it cannot start here (None when it can, or when it is off)."""
 
     options: SandboxOptions

@@ -11,9 +11,10 @@ Frontmatter that strict YAML refuses but ordinary YAML reads (flow lists such as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from engine.skills.frontmatter import SkillFileError, parse_yaml_mapping, read_skill_text, split_frontmatter
 from engine.skills.model import Skill, SkillRoot
@@ -34,8 +35,7 @@ class SkillLoadError(Exception):
     """The skill cannot be loaded; ``str(error)`` says why."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class LoadPolicy:
+class LoadPolicy(Struct, frozen=True, kw_only=True):
     """How forgiving loading is."""
 
     unknown_fields: UnknownFields = "reject"

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True)
-class SkillRoot:
+class SkillRoot(Struct, frozen=True):
     """A folder whose subfolders are skills; ``label`` says where it comes from (project, user, bundled, ...)."""
 
     path: Path
     label: str
 
 
-@dataclass(frozen=True)
-class SkillDiagnostic:
+class SkillDiagnostic(Struct, frozen=True):
     """A problem found while discovering skills: an error (the skill is not loaded) or a warning."""
 
     path: Path
@@ -29,8 +28,7 @@ class SkillDiagnostic:
         return f"{self.path}: {self.message}"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Skill:
+class Skill(Struct, frozen=True, kw_only=True):
     """A loaded skill: what the model is told about it and where its files are."""
 
     name: str
@@ -51,16 +49,14 @@ class Skill:
         return self.location.parent
 
 
-@dataclass(frozen=True)
-class ShadowedSkill:
+class ShadowedSkill(Struct, frozen=True):
     """A skill hidden by a namesake found earlier (in a root of higher priority, or earlier in the same root)."""
 
     skill: Skill
     winner: Skill
 
 
-@dataclass(frozen=True)
-class InvalidSkill:
+class InvalidSkill(Struct, frozen=True):
     """A folder holding a SKILL.md that could not be loaded."""
 
     path: Path
@@ -68,8 +64,7 @@ class InvalidSkill:
     message: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class SkillCatalog:
+class SkillCatalog(Struct, frozen=True, kw_only=True):
     """Every skill found across the roots: the winners by name, the shadowed, the invalid, and diagnostics."""
 
     roots: tuple[SkillRoot, ...]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from msgspec import Struct
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.paths import project_root, user_config_dir
@@ -36,8 +36,7 @@ class SkillsFile(BaseModel):
     """Whether the skills that ship with hive are offered (default true)."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class SkillOptions:
+class SkillOptions(Struct, frozen=True, kw_only=True):
     """What a session does with the discovered skills."""
 
     enabled: tuple[str, ...] | None = None

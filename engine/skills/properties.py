@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from engine.skills.frontmatter import SkillFileError, find_skill_file, load_skill_file
 from engine.skills.validator import is_non_empty_string
 
 
-@dataclass(frozen=True, kw_only=True)
-class SkillProperties:
+class SkillProperties(Struct, frozen=True, kw_only=True):
     """The frontmatter fields of a skill, as read (not validated)."""
 
     name: str

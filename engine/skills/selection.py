@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from msgspec import Struct, field
+
 from engine.instructions import InstructionContext
+from engine.records import repr_without
 from engine.skills.discovery import discover_skills
 from engine.skills.loading import LoadPolicy
 from engine.skills.model import Skill, SkillCatalog
@@ -24,8 +26,7 @@ call load_skill with the skill's name before you start, and follow its instructi
 mentions runs only if you run it yourself with execute_command, like any other command."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class SkillSelection:
+class SkillSelection(Struct, frozen=True, kw_only=True):
     """The skills of one session: loadable ones, the ones listed in the prompt, and what was left out."""
 
     catalog: SkillCatalog
@@ -41,8 +42,11 @@ class SkillSelection:
     """Names in ``enabled`` that match no skill."""
     section: str | None = None
     """The system-prompt section, or None when no skill is listed."""
-    statuses: dict[Path, SkillStatus] = field(default_factory=dict, repr=False)
+    statuses: dict[Path, SkillStatus] = field(default_factory=dict)
     """The status of each winning skill, by the path of its SKILL.md."""
+
+    def __repr__(self) -> str:
+        return repr_without(self, "statuses")
 
     def status_of(self, skill: Skill) -> SkillStatus:
         """``ok`` (listed), ``dropped``, ``disabled`` or ``shadowed`` for a skill of the catalog."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
+from msgspec import Struct, field
 from pydantic import BaseModel, ValidationError
 
 from engine.events import ROOT_AGENT, Event, Success, ToolCall
@@ -16,8 +16,7 @@ from engine.reports import ToolKind
 from engine.tools.waits import DecisionWaits
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolSpec:
+class ToolSpec(Struct, frozen=True, kw_only=True):
     """What the model sees of a tool, plus how the engine must treat it."""
 
     name: str
@@ -41,8 +40,7 @@ class ToolSpec:
         }
 
 
-@dataclass(frozen=True)
-class ShownFiles:
+class ShownFiles(Struct, frozen=True):
     """The files a result shows, entry by entry, so a policy wrapper can leave some out before the model sees them."""
 
     paths: tuple[str, ...]
@@ -51,13 +49,12 @@ class ShownFiles:
     """The output again, without the entries of the files given."""
 
 
-@dataclass(frozen=True)
-class ToolResult:
+class ToolResult(Struct, frozen=True):
     """What a tool returns: text for the model and whether the call worked."""
 
     output: str
     success: Success = True
-    shown_files: ShownFiles | None = field(default=None, compare=False)
+    shown_files: ShownFiles | None = None
     """Set by tools whose output shows files' contents or names (searches, load_skill), for the read rules."""
 
     @classmethod
@@ -70,8 +67,7 @@ WriteInterceptor = Callable[[Path, str], None]
 """Called with the resolved path and the new content before a file tool writes; raising refuses the write."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class FileToolOptions:
+class FileToolOptions(Struct, frozen=True, kw_only=True):
     """Boundaries for the file tools.
 
     The working directory alone is not a boundary; ``allowed_roots`` is (opt-in). Paths are
@@ -98,8 +94,7 @@ def _ignore_event(event: Event) -> None:
     return None
 
 
-@dataclass(kw_only=True)
-class ToolContext:
+class ToolContext(Struct, kw_only=True):
     """Everything a tool may need from its surroundings."""
 
     cwd: Path

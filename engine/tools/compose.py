@@ -9,7 +9,8 @@ members' specs on every call, so a member whose tools change while a session run
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from engine.events import ToolCall
 from engine.reports import ToolKind

@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from msgspec import Struct
 from pydantic import Field
 
 from engine.tools.args import ToolArgs
@@ -57,8 +57,7 @@ class EditFileTool(ArgsTool[EditFileArgs]):
         return await run_blocking(lambda: with_path(args.path, ctx, lambda path, shown: _edit(path, shown, args, ctx)))
 
 
-@dataclass(frozen=True)
-class _Replacement:
+class _Replacement(Struct, frozen=True):
     old: str
     new: str
     note: str = ""

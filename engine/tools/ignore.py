@@ -13,16 +13,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 # pathspec names the group that matches a directory's trailing slash; when it is present we can tell
 # "the path itself matched" from "a parent directory matched".
 _DIR_MARK = "ps_d"
 
 
-@dataclass(frozen=True)
-class _Rule:
+class _Rule(Struct, frozen=True):
     regex: re.Pattern[str]
     ignore: bool
     """True for an ignore rule, False for a ``!`` rule that re-includes."""
@@ -40,8 +40,7 @@ class _Rule:
         return match.end(_DIR_MARK) == len(subject)
 
 
-@dataclass(frozen=True)
-class _Level:
+class _Level(Struct, frozen=True):
     directory: Path
     rules: tuple[_Rule, ...]
 

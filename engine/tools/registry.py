@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from engine.events import ToolCall
 from engine.tools.base import Tool, ToolContext, ToolResult, Toolset, ToolSpec, start_toolset, stop_toolset

@@ -8,7 +8,8 @@ follows the model's window.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from engine.events import ToolCall
 from engine.tools.base import ToolContext, ToolResult, Toolset

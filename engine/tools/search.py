@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
+from msgspec import Struct
 from pydantic import Field
 
 from engine.tools.args import ToolArgs
@@ -217,8 +217,7 @@ def _grep_text(matches: list[GrepMatch], prefix: str) -> str:
     return "\n".join([*lines, note])
 
 
-@dataclass(frozen=True)
-class _Target:
+class _Target(Struct, frozen=True):
     root: Path
     """The directory searched (the file's directory when a single file is searched)."""
     shown: str

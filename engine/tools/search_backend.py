@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from engine.tools.ignore import walk_files
 
@@ -31,8 +32,7 @@ class SearchError(ValueError):
     """A search could not run, e.g. because the pattern is not a valid regular expression."""
 
 
-@dataclass(frozen=True)
-class GrepQuery:
+class GrepQuery(Struct, frozen=True):
     """What to look for."""
 
     pattern: str
@@ -42,8 +42,7 @@ class GrepQuery:
     """Stop after this many matching lines."""
 
 
-@dataclass(frozen=True)
-class GrepMatch:
+class GrepMatch(Struct, frozen=True):
     """One matching line."""
 
     path: str

@@ -12,9 +12,11 @@ import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
-from dataclasses import dataclass, replace
 from types import TracebackType
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from engine.events import (
     Event,
@@ -49,8 +51,7 @@ class TrackingObserver(Protocol):
     def on_report(self, report: UsageReport) -> None: ...
 
 
-@dataclass(frozen=True, kw_only=True)
-class TrackingOptions:
+class TrackingOptions(Struct, frozen=True, kw_only=True):
     """How a request is tracked."""
 
     include_tool_arguments: bool = False
@@ -131,7 +132,7 @@ class ToolScope(Scope):
         fields["scope_id"] = scope_id
         fields["parent_scope_id"] = parent.id
         fields["depth"] = depth
-        self.info = info = frozen(ScopeInfo, fields)
+        self.info = info = ScopeInfo(**fields)
         self.scope: ScopeInfo | None = info
 
     def __enter__(self) -> None:
@@ -176,7 +177,7 @@ class ToolScope(Scope):
         fields["waited_s"] = outcome.waited_s
         fields["usage"] = usage
         fields["children"] = children
-        return frozen(ToolCallReport, fields)
+        return ToolCallReport(**fields)
 
 
 def tool_kind(name: str, kind: ToolKind) -> ToolKind:
@@ -238,20 +239,6 @@ def _shape_of(name: str, kind: ToolKind, source: str | None) -> _ToolShape:
             _SHAPES.clear()
         shape = _SHAPES[key] = _ToolShape(name, kind, source)
     return shape
-
-
-_Frozen = TypeVar("_Frozen")
-
-
-def frozen(cls: type[_Frozen], fields: dict[str, Any]) -> _Frozen:
-    """An instance of the frozen dataclass ``cls`` whose ``__dict__`` is ``fields``, every field given (no checks).
-
-    A frozen dataclass sets each field through ``object.__setattr__``; handing it its whole ``__dict__``
-    is several times faster, and this runs twice for every tracked tool call.
-    """
-    instance = object.__new__(cls)
-    object.__setattr__(instance, "__dict__", fields)
-    return instance
 
 
 class Request:

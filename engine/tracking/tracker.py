@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextvars import Token
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from engine.events import Event, ExitReason, RunResult, ScopeInfo, ToolCall
 from engine.reports import RequestOutcome, ToolKind

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from msgspec import Struct
 
 from engine.events import ApprovalRequested, ErrorEvent, Event, TurnCompleted
 from engine.webhooks.options import WebhookEventType
@@ -18,8 +19,7 @@ from engine.webhooks.options import WebhookEventType
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True, kw_only=True)
-class Payload:
+class Payload(Struct, frozen=True, kw_only=True):
     """One notification, ready to send to every endpoint that wants its type."""
 
     type: WebhookEventType

@@ -8,21 +8,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from msgspec import Struct
+
 from engine.errors import ConfigError
+from engine.records import repr_without
 from engine.webhooks.options import WebhookEndpoint, WebhookEventType, WebhookOptions
 
 
-@dataclass(frozen=True, kw_only=True)
-class Target:
+class Target(Struct, frozen=True, kw_only=True):
     """An endpoint with its secret read from the environment."""
 
     url: str
-    secret: str | None = field(default=None, repr=False)
+    secret: str | None = None
     events: frozenset[WebhookEventType] | None = None
     """The types it wants; None for all."""
+
+    def __repr__(self) -> str:
+        return repr_without(self, "secret")
 
     def wants(self, kind: WebhookEventType) -> bool:
         """Whether this endpoint is sent notifications of ``kind``."""

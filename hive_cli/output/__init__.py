@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from engine.events import Event, RunResult
 
 
-@dataclass(frozen=True, kw_only=True)
-class RunInfo:
+class RunInfo(Struct, frozen=True, kw_only=True):
     """What a renderer knows about the run before it starts."""
 
     session_id: str | None

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from markdown_it.rules_block.html_block import HTML_SEQUENCES
+from msgspec import Struct
 
 _ATX_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)")
@@ -16,8 +16,7 @@ _DELIMITER_ROW = re.compile(r"[-:|][-:| \t]*")
 _DELIMITER_CELL = re.compile(r":?-+:?")
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(Struct, frozen=True):
     """One source line without its line ending, split into indentation (in columns) and the rest."""
 
     text: str
@@ -53,8 +52,7 @@ class Line:
         return self.indent <= 3 and not self.blank
 
 
-@dataclass(frozen=True, slots=True)
-class Fence:
+class Fence(Struct, frozen=True):
     """An open fenced code block: the closing fence repeats its character at least as many times."""
 
     char: str
@@ -67,16 +65,14 @@ class Fence:
         return not line.rest.lstrip(self.char).strip(" \t")
 
 
-@dataclass(frozen=True, slots=True)
-class ListMarker:
+class ListMarker(Struct, frozen=True):
     """A list item marker: where the item's content starts and whether the item may interrupt a paragraph."""
 
     content_indent: int
     interrupts_paragraph: bool
 
 
-@dataclass(frozen=True, slots=True)
-class HtmlStart:
+class HtmlStart(Struct, frozen=True):
     """The start of an HTML block; `end` is None for blocks that end at a blank line."""
 
     end: re.Pattern[str] | None

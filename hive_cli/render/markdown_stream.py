@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
+from msgspec import Struct
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment, Segments
 
@@ -32,8 +32,7 @@ def open_stream(console: Console, *, plain: bool = False, code_theme: str = "mon
     return MarkdownStream(console, code_theme=code_theme)
 
 
-@dataclass(frozen=True, slots=True)
-class _View:
+class _View(Struct, frozen=True):
     """The live view of the block in progress, and what it was made from."""
 
     source: str

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from rich.text import Text
 
 from engine.errors import HiveError
@@ -21,8 +21,7 @@ class ExitRepl(Exception):
     """Raised by /exit."""
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(Struct, frozen=True):
     """One slash command."""
 
     name: str

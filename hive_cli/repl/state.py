@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from engine.model import litellm_import
 from engine.paths import user_data_dir
@@ -25,8 +26,7 @@ if TYPE_CHECKING:  # the session machinery loads in the background, after the pr
     from engine.sessions import LoadedSession, SessionStore
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReplOptions:
+class ReplOptions(Struct, frozen=True, kw_only=True):
     """The command line of ``hive`` (the REPL)."""
 
     cwd: Path
@@ -151,7 +151,7 @@ class ReplState:
     async def ensure_session(self, approver: Approver | None, title: str = "") -> Session:
         """The session, opened on first use (waiting for start-up work if needed)."""
         if self.session is None:
-            from dataclasses import replace
+            from msgspec.structs import replace
 
             from engine.agent import needs_litellm
             from engine.session import open_session

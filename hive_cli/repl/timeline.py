@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import textwrap
 import time
-from dataclasses import dataclass, field
 
+from msgspec import Struct, field
 from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
 from rich.spinner import Spinner
@@ -26,8 +26,7 @@ PREVIEW_LINES = 2
 PREVIEW_WIDTH = 100
 
 
-@dataclass
-class RunningCall:
+class RunningCall(Struct):
     """A call in flight, as the timeline shows it."""
 
     call_id: str

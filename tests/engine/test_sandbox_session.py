@@ -6,10 +6,10 @@ import asyncio
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from engine.agent import build_agent
 from engine.config import Overrides, SessionConfig, load_config

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from engine.config import Overrides, SessionConfig, load_config
 from engine.events import ApprovalRequested, ErrorEvent, Event, RunFinished

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 
-def test_the_research_events_load_only_the_standard_library_and_value_modules() -> None:
+def test_the_research_events_load_only_the_standard_library_msgspec_and_value_modules() -> None:
     probe = (
         "import sys; import engine.research.events; "
         "print(sorted(m for m in sys.modules if m.startswith('engine'))); "
@@ -16,6 +16,7 @@ def test_the_research_events_load_only_the_standard_library_and_value_modules() 
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     project, third_party = done.stdout.splitlines()
     assert (
-        project == "['engine', 'engine.research', 'engine.research.events', 'engine.research.result', 'engine.usage']"
+        project
+        == "['engine', 'engine.records', 'engine.research', 'engine.research.events', 'engine.research.result', 'engine.usage']"
     )
-    assert third_party == "[]"
+    assert third_party == "['msgspec', 'typing_extensions']"

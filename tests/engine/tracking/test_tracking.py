@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 from contextlib import aclosing
-from dataclasses import asdict
 from pathlib import Path
 
+from msgspec import to_builtins
 from pydantic import BaseModel, Field
 
 from engine.events import (
@@ -310,12 +310,14 @@ def test_tracking_never_carries_arguments_unless_asked(llm_server: LLMServer, tm
         events, result = Tracked(
             llm_server, tmp_path, [StepsTool()], observers=[observer], include_tool_arguments=opted_in
         ).run("go")
-        scopes = [asdict(e.scope) for e in events if isinstance(e, (ToolCallStarted, ToolCallFinished)) and e.scope]
+        scopes = [
+            to_builtins(e.scope) for e in events if isinstance(e, (ToolCallStarted, ToolCallFinished)) and e.scope
+        ]
         tracked_text = json.dumps(
-            [asdict(e) for e in events if isinstance(e, ToolProgress)]
+            [to_builtins(e) for e in events if isinstance(e, ToolProgress)]
             + scopes
-            + [asdict(result.report)]
-            + [asdict(e) for e in observer.events]
+            + [to_builtins(result.report)]
+            + [to_builtins(e) for e in observer.events]
         )
         heard = [e for e in observer.events if isinstance(e, (ToolCallStarted, ToolCallFinished))]
         assert len(heard) == 2
