@@ -10,7 +10,6 @@ import click
 
 from engine import __version__
 from hive_cli import collection
-from hive_cli.checkpoints_app import checkpoints_app, undo_command
 from hive_cli.cli_base import HiveGroup, exit_with
 from hive_cli.cli_options import (
     MODES,
@@ -25,8 +24,6 @@ from hive_cli.cli_options import (
     session_values,
 )
 from hive_cli.errors import exit_on_error
-from hive_cli.mcp_app import mcp_app
-from hive_cli.research_app import research_command
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -110,7 +107,7 @@ def _run_piped_task(debug: bool, session: dict[str, Any]) -> NoReturn:
     _run_task(task, "text", False, debug, session)
 
 
-app.add_command(research_command, "research")
+app.add_lazy_command("research", "hive_cli.research_app:research_command")
 
 
 @app.group("sessions", no_args_is_help=True)
@@ -129,7 +126,7 @@ def sessions_list(cwd: Path | None, all_projects: bool) -> None:
         list_sessions(cwd, all_projects)
 
 
-app.add_command(undo_command, "undo")
+app.add_lazy_command("undo", "hive_cli.checkpoints_app:undo_command")
 
 
 @app.group("skills", no_args_is_help=True)
@@ -261,8 +258,8 @@ def sandbox_check(cwd: Path | None, sandbox: str | None, output_format: str) -> 
         exit_with(check(resolve_cwd(cwd), sandbox_mode(sandbox), output_format))
 
 
-app.add_command(mcp_app, "mcp")
-app.add_command(checkpoints_app, "checkpoints")
+app.add_lazy_command("mcp", "hive_cli.mcp_app:mcp_app")
+app.add_lazy_command("checkpoints", "hive_cli.checkpoints_app:checkpoints_app")
 
 
 def _task_text(task: str) -> str:

@@ -15,7 +15,7 @@ from tests.support.local_http import LocalServer
 # Writes which heavy modules were loaded when hive exits normally. hive skips interpreter teardown
 # (and so atexit) once litellm is loaded, so a missing file means litellm was imported. The task runs
 # no shell command, and nothing configures MCP servers, hooks, webhooks, permission files or result
-# guards: hive's own code for those stays unloaded too.
+# guards: hive's own code for those stays unloaded too, and so do the commands it does not run.
 PROBE = """
 import atexit, json, os, sys
 out = os.environ["HIVE_TEST_MODULES_OUT"]
@@ -24,6 +24,7 @@ unused = (
     "engine.mcp.manager", "engine.mcp.entries", "engine.hooks.runner", "engine.webhooks.payloads",
     "engine.sandbox.profile", "engine.policy.permission_files", "engine.policy.injection", "engine.policy.shell",
     "engine.policy.tables", "engine.policy.argspec",
+    "hive_cli.mcp_app", "hive_cli.research_app", "hive_cli.checkpoints_app",
 )
 atexit.register(lambda: open(out, "w").write(json.dumps([m for m in (*heavy, *unused) if m in sys.modules])))
 sys.argv = ["hive", *sys.argv[1:]]
