@@ -8,6 +8,7 @@ file sets keeps its default. Flags and environment come on top in ``engine.confi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -34,10 +35,23 @@ SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
+def defaults_of(model: type[ModelT]) -> Callable[[], ModelT]:
+    """A default factory: ``model`` with its defaults, neither validated nor building its validator.
+
+    The settings' models are ``defer_build``: a model is built (several ms each) only when a file
+    gives it values to validate, so a session with no settings file builds none of them.
+    """
+
+    def defaults() -> ModelT:
+        return model.model_construct()
+
+    return defaults
+
+
 class LimitsFile(BaseModel):
     """The ``limits`` section of a settings file."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     max_total_tokens: int | None = Field(default=None, gt=0)
     max_cost_usd: float | None = Field(default=None, gt=0)
 
@@ -45,7 +59,7 @@ class LimitsFile(BaseModel):
 class SettingsFile(BaseModel):
     """One settings file. Unknown keys are errors, so a typo never passes silently."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     model: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
@@ -58,18 +72,18 @@ class SettingsFile(BaseModel):
     provider_client: Literal["auto", "litellm"] = "auto"
     """``auto``: hive's own client for OpenAI-compatible providers and Anthropic, litellm for the rest;
     ``litellm``: litellm for all."""
-    limits: LimitsFile = Field(default_factory=LimitsFile)
-    skills: SkillsFile = Field(default_factory=SkillsFile)
-    mcp: McpOptions = Field(default_factory=McpOptions)
-    context: ContextOptions = Field(default_factory=ContextOptions)
-    research: ResearchOptions = Field(default_factory=ResearchOptions)
-    delegation: DelegationOptions = Field(default_factory=DelegationOptions)
-    advisor: AdvisorOptions = Field(default_factory=AdvisorOptions)
-    checkpoints: CheckpointOptions = Field(default_factory=CheckpointOptions)
-    webhooks: WebhookOptions = Field(default_factory=WebhookOptions)
-    memory: MemoryOptions = Field(default_factory=MemoryOptions)
-    tool_retrieval: ToolRetrievalOptions = Field(default_factory=ToolRetrievalOptions)
-    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    limits: LimitsFile = Field(default_factory=defaults_of(LimitsFile))
+    skills: SkillsFile = Field(default_factory=defaults_of(SkillsFile))
+    mcp: McpOptions = Field(default_factory=defaults_of(McpOptions))
+    context: ContextOptions = Field(default_factory=defaults_of(ContextOptions))
+    research: ResearchOptions = Field(default_factory=defaults_of(ResearchOptions))
+    delegation: DelegationOptions = Field(default_factory=defaults_of(DelegationOptions))
+    advisor: AdvisorOptions = Field(default_factory=defaults_of(AdvisorOptions))
+    checkpoints: CheckpointOptions = Field(default_factory=defaults_of(CheckpointOptions))
+    webhooks: WebhookOptions = Field(default_factory=defaults_of(WebhookOptions))
+    memory: MemoryOptions = Field(default_factory=defaults_of(MemoryOptions))
+    tool_retrieval: ToolRetrievalOptions = Field(default_factory=defaults_of(ToolRetrievalOptions))
+    sandbox: SandboxSettings = Field(default_factory=defaults_of(SandboxSettings))
     """How shell commands are confined (``--sandbox`` wins over the mode)."""
     hooks: list[HookSpec] = []  # pydantic copies it (default_factory=list costs a signature parse)
     """Shell commands run at named points (see ``engine.hooks``); the user's and the project's both run."""
@@ -108,7 +122,7 @@ def overlay(top: ModelT, below: ModelT) -> ModelT:
             values[name] = upper
         elif name in below.model_fields_set:
             values[name] = lower
-    return type(top).model_validate(values)
+    return type(top).model_construct(**values)  # both layers are validated; merging them keeps them so
 
 
 def find_settings_file(folder: Path) -> Path | None:
@@ -127,7 +141,7 @@ def load_settings(cwd: Path) -> LayeredSettings:
     for folder in (project_dir(cwd), user_config_dir()):
         path = find_settings_file(folder)
         if path is None:
-            layers.append(SettingsFile())
+            layers.append(SettingsFile.model_construct())
             continue
         layers.append(load_model(path, SettingsFile))
         sources.append(path)

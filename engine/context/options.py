@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class ContextOptions(BaseModel):
     """How the history is fitted into the model's window."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     context_window: int | None = Field(default=None, gt=0)
     """The window in tokens; when unset, litellm's model table, or a 32k guess for a model it does not know."""
     compact_at: float = Field(default=0.92, gt=0, le=1)

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class DelegationOptions(BaseModel):
     """Bounds on agents that call agents."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     max_depth: int = Field(default=2, ge=0)
     """How deep delegation may nest (0: no sub-agents)."""
     max_concurrency: int = Field(default=4, gt=0)
@@ -22,7 +22,7 @@ class DelegationOptions(BaseModel):
 class AdvisorOptions(BaseModel):
     """The advisor tool: a stronger model that reviews the conversation."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     model: str | None = None
     """The advisor's model; no advisor is offered when unset."""
     max_calls: int = Field(default=5, ge=0)

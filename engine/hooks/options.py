@@ -15,7 +15,7 @@ DEFAULT_HOOK_TIMEOUT = 60.0
 class HookSpec(BaseModel):
     """One hook: ``command`` runs with ``sh -c`` at ``event``; ``matcher`` picks the tools (pre_tool, post_tool)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     event: HookEvent
     command: str = Field(min_length=1)
     matcher: str | None = None

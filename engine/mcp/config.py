@@ -48,8 +48,8 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
-    startup_timeout: float = McpOptions().startup_timeout
-    tool_timeout: float = McpOptions().tool_timeout
+    startup_timeout: float = McpOptions.model_construct().startup_timeout
+    tool_timeout: float = McpOptions.model_construct().tool_timeout
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
     problem: str | None = None

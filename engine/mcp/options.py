@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class McpOptions(BaseModel):
     """How MCP servers are run; each server's own entry in ``plugins.yaml`` may override the timeouts."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     enabled: bool = True
     """Connect the configured servers at all."""
     startup_timeout: float = Field(default=30.0, gt=0)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 class MemoryOptions(BaseModel):
     """Long-term memory: the ``remember`` and ``recall`` tools over a store that outlives sessions."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     enabled: bool = False
     embedding_model: str | None = None
     """A litellm embedding model: recall ranks by cosine similarity instead of BM25."""

@@ -13,7 +13,7 @@ Depth = Literal["quick", "standard", "deep"]
 class ResearchOptions(BaseModel):
     """How a research run searches, and the rules that stop its loop."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     provider: SearchProvider | None = None
     """The search provider; None picks the first one configured (a key or a URL present)."""
     searxng_url: str | None = None

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class ToolRetrievalOptions(BaseModel):
     """Which MCP tools each request offers when there are more than ``max_tools`` of them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     enabled: bool = True
     max_tools: int = Field(default=40, gt=0)
     """Retrieval starts when more MCP tools than this are available; it then offers about this many."""

@@ -29,7 +29,7 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
 class SandboxSettings(BaseModel):
     """The ``sandbox`` section of a settings file: a mode alone (``sandbox: off``) or a mapping."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     mode: SandboxMode = "workspace-write"
     network: bool = False
     """Let commands use the network (off by default)."""

@@ -21,7 +21,7 @@ DEFAULT_MAX_METADATA_CHARACTERS = 15_000
 class SkillsFile(BaseModel):
     """The ``skills`` section of a settings file. Unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     enabled: list[str] | None = None
     """Only these skills (by name); every skill when absent."""
     exclude: list[str] | None = None

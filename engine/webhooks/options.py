@@ -13,7 +13,7 @@ WebhookEventType = Literal["session_started", "session_finished", "turn_complete
 class WebhookEndpoint(BaseModel):
     """One receiver of event notifications."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     url: str = Field(pattern=r"^https?://\S+$")
     secret_env: str | None = None
     """Name of the environment variable holding the signing secret (secrets never belong in files).
@@ -25,7 +25,7 @@ class WebhookEndpoint(BaseModel):
 class WebhookOptions(BaseModel):
     """Where events are sent, and how hard hive tries."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     endpoints: list[WebhookEndpoint] = []  # pydantic copies it (default_factory=list costs a signature parse)
     timeout: float = Field(default=10.0, gt=0)
     """Seconds one delivery attempt may take."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from engine.errors import ConfigError, UserError
 from engine.model.resolve import NO_KEY, resolve_model
@@ -98,3 +101,29 @@ def test_with_nothing_configured_and_no_server_the_error_explains_what_to_do(tmp
         resolve_model(flag_model=None, flag_api_base=None, flag_api_key=None, settings=load_settings(tmp_path))
     assert caught.value.exit_code == 2
     assert "HIVE_MODEL" in str(caught.value) and "ollama" in str(caught.value)
+
+
+def test_the_defaults_given_without_validation_are_the_validated_defaults() -> None:
+    from engine.settings import SettingsFile
+
+    constructed = SettingsFile.model_construct()
+    validated = SettingsFile.model_validate({})
+    assert constructed.model_dump() == validated.model_dump()
+    for name, field in SettingsFile.model_fields.items():
+        section = getattr(constructed, name)
+        if isinstance(section, BaseModel):
+            assert section == type(section).model_validate({}), name
+            assert field.default_factory is not None
+
+
+def test_a_session_with_no_settings_file_builds_no_settings_validator(tmp_path: Path, isolated_hive: Path) -> None:
+    probe = (
+        "import sys; from pathlib import Path; from engine.settings import SettingsFile, load_settings; "
+        "merged = load_settings(Path(sys.argv[1])).merged(); "
+        "print(merged.max_turns > 0, SettingsFile.__pydantic_complete__, type(merged.checkpoints).__pydantic_complete__)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False", "False"]
+    write(tmp_path / ".ironhive" / "settings.yaml", "checkpoints: {keep_days: 3}\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[:2] == ["True", "True"]  # a file is validated
