@@ -26,7 +26,7 @@ from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
 from engine.paths import project_root
 from engine.policy.config import PermissionConfig, load_permissions
-from engine.records import repr_without
+from engine.records import hiding
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode
@@ -48,8 +48,7 @@ class Overrides(Struct, frozen=True, kw_only=True):
     max_turns: int | None = None
     sandbox: SandboxMode | None = None
 
-    def __repr__(self) -> str:
-        return repr_without(self, "api_key")
+    __repr__, __rich_repr__ = hiding("api_key")
 
 
 class SessionConfig(Struct, frozen=True, kw_only=True):

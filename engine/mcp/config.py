@@ -24,7 +24,7 @@ from engine.config_files import describe_errors, read_document
 from engine.errors import ConfigError
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
-from engine.records import repr_without
+from engine.records import hiding
 
 if TYPE_CHECKING:
     from engine.mcp.entries import PluginEntry, PluginsFile, Transport
@@ -57,8 +57,7 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     awaiting_approval: bool = False
     """The project's files define it and the user has not approved it as it is (see :mod:`engine.mcp.approvals`)."""
 
-    def __repr__(self) -> str:
-        return repr_without(self, "env", "headers")
+    __repr__, __rich_repr__ = hiding("env", "headers")
 
     @property
     def fingerprint(self) -> str:

@@ -6,7 +6,7 @@ from msgspec import Struct, field
 
 from engine.defaults import DEFAULT_REQUEST_TIMEOUT_S
 from engine.model.failures import RetryPolicy
-from engine.records import repr_without
+from engine.records import hiding
 
 
 class ModelSettings(Struct, frozen=True, kw_only=True):
@@ -26,5 +26,4 @@ class ModelSettings(Struct, frozen=True, kw_only=True):
     """Stream replies; False asks for whole replies (for servers that stream badly)."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
-    def __repr__(self) -> str:
-        return repr_without(self, "api_key")
+    __repr__, __rich_repr__ = hiding("api_key")

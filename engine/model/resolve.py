@@ -10,7 +10,7 @@ from msgspec import Struct
 
 from engine.errors import NoModelError
 from engine.model.model_check import check_api_base
-from engine.records import repr_without
+from engine.records import hiding
 from engine.settings import LayeredSettings
 
 LOCAL_SERVERS: tuple[tuple[str, str], ...] = (
@@ -37,8 +37,7 @@ class ModelChoice(Struct, frozen=True, kw_only=True):
     api_key: str | None = None
     source: str = ""
 
-    def __repr__(self) -> str:
-        return repr_without(self, "api_key")
+    __repr__, __rich_repr__ = hiding("api_key")
 
 
 def resolve_model(

@@ -17,7 +17,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from engine.records import repr_without
+from engine.records import hiding
 
 HEAD_BYTES = 200
 """How much of the body is kept to quote back when the response is not what was asked for."""
@@ -46,8 +46,7 @@ class WireRecord(Struct):
     """The last usage object the server sent in a stream, exactly as sent."""
     _partial_line: bytes = b""
 
-    def __repr__(self) -> str:
-        return repr_without(self, "_partial_line")
+    __repr__, __rich_repr__ = hiding("_partial_line")
 
     @property
     def is_event_stream(self) -> bool:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from msgspec import Struct
 
-from engine.records import repr_without
+from engine.records import hiding
 from engine.usage import Usage
 
 StopReason = Literal["sufficient", "max_iterations", "stalled", "budget", "no_sources"]
@@ -29,8 +29,7 @@ class Source(Struct, frozen=True, kw_only=True):
     flagged: str = ""
     """What a guard said about the text, when it flagged rather than withheld it."""
 
-    def __repr__(self) -> str:
-        return repr_without(self, "text")
+    __repr__, __rich_repr__ = hiding("text")
 
 
 class CitedSource(Struct, frozen=True, kw_only=True):

@@ -9,7 +9,7 @@ from typing import Literal
 from msgspec import Struct, field
 
 from engine.instructions import InstructionContext
-from engine.records import repr_without
+from engine.records import hiding
 from engine.skills.discovery import discover_skills
 from engine.skills.loading import LoadPolicy
 from engine.skills.model import Skill, SkillCatalog
@@ -45,8 +45,7 @@ class SkillSelection(Struct, frozen=True, kw_only=True):
     statuses: dict[Path, SkillStatus] = field(default_factory=dict)
     """The status of each winning skill, by the path of its SKILL.md."""
 
-    def __repr__(self) -> str:
-        return repr_without(self, "statuses")
+    __repr__, __rich_repr__ = hiding("statuses")
 
     def status_of(self, skill: Skill) -> SkillStatus:
         """``ok`` (listed), ``dropped``, ``disabled`` or ``shadowed`` for a skill of the catalog."""

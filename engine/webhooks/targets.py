@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from msgspec import Struct
 
 from engine.errors import ConfigError
-from engine.records import repr_without
+from engine.records import hiding
 from engine.webhooks.options import WebhookEndpoint, WebhookEventType, WebhookOptions
 
 
@@ -25,8 +25,7 @@ class Target(Struct, frozen=True, kw_only=True):
     events: frozenset[WebhookEventType] | None = None
     """The types it wants; None for all."""
 
-    def __repr__(self) -> str:
-        return repr_without(self, "secret")
+    __repr__, __rich_repr__ = hiding("secret")
 
     def wants(self, kind: WebhookEventType) -> bool:
         """Whether this endpoint is sent notifications of ``kind``."""
