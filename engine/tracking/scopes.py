@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Protocol
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -128,11 +128,14 @@ class ToolScope(Scope):
         self._token: Token[Scope | None] | None = None
         self.shape = shape = _shape_of(call.name, kind, source)
         self.kind = shape.kind
-        fields = shape.info.copy()
-        fields["scope_id"] = scope_id
-        fields["parent_scope_id"] = parent.id
-        fields["depth"] = depth
-        self.info = info = ScopeInfo(**fields)
+        self.info = info = ScopeInfo(
+            scope_id=scope_id,
+            parent_scope_id=parent.id,
+            depth=depth,
+            label=shape.label,
+            tool_kind=shape.kind,
+            source=source,
+        )
         self.scope: ScopeInfo | None = info
 
     def __enter__(self) -> None:
@@ -170,14 +173,18 @@ class ToolScope(Scope):
                 children = tuple(self.children) if self.children else ()
             for child in children:
                 usage = usage + child.usage
-        fields = self.shape.report.copy()
-        fields["call_id"] = self.call.id
-        fields["duration_s"] = outcome.duration_s
-        fields["succeeded"] = outcome.success
-        fields["waited_s"] = outcome.waited_s
-        fields["usage"] = usage
-        fields["children"] = children
-        return ToolCallReport(**fields)
+        shape = self.shape
+        return ToolCallReport(
+            call_id=self.call.id,
+            tool_name=shape.name,
+            kind=shape.kind,
+            source=shape.source,
+            usage=usage,
+            children=children,
+            duration_s=outcome.duration_s,
+            succeeded=outcome.success,
+            waited_s=outcome.waited_s,
+        )
 
 
 def tool_kind(name: str, kind: ToolKind) -> ToolKind:
@@ -198,32 +205,15 @@ def label_for(name: str, kind: ToolKind, source: str | None) -> str:
 
 
 class _ToolShape:
-    """What every call of one tool shares: its kind, and the fields of its ScopeInfo and report but the call's own."""
+    """What every call of one tool shares: its name, kind, label and source (the label is built once per tool)."""
 
-    __slots__ = ("info", "kind", "report")
+    __slots__ = ("kind", "label", "name", "source")
 
     def __init__(self, name: str, kind: ToolKind, source: str | None) -> None:
+        self.name = name
         self.kind = kind = tool_kind(name, kind)
-        label = label_for(name, kind, source)
-        self.info: dict[str, Any] = {
-            "scope_id": "",
-            "parent_scope_id": None,
-            "depth": 0,
-            "label": label,
-            "tool_kind": kind,
-            "source": source,
-        }
-        self.report: dict[str, Any] = {
-            "call_id": "",
-            "tool_name": name,
-            "kind": kind,
-            "source": source,
-            "usage": NO_USAGE,
-            "children": (),
-            "duration_s": 0.0,
-            "succeeded": None,
-            "waited_s": 0.0,
-        }
+        self.label = label_for(name, kind, source)
+        self.source = source
 
 
 _SHAPES: dict[tuple[str, ToolKind, str | None], _ToolShape] = {}
