@@ -1,4 +1,4 @@
-"""Read YAML or JSON configuration files into pydantic models, with errors naming the file and line.
+"""Read YAML or JSON configuration files into typed records, with errors naming the file and line.
 
 A file that exists but is not valid is always an error, never a silent fallback to defaults.
 """
@@ -10,26 +10,54 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from engine.errors import ConfigError
+from engine.validation import Invalid, KeyPath, convert, required_keys
 
 if TYPE_CHECKING:
     import yaml
+    from pydantic import ValidationError
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
-KeyPath = tuple[str | int, ...]
+T = TypeVar("T")
 
 
-def load_model(path: Path, model: type[ModelT]) -> ModelT:
-    """Parse ``path`` (YAML, or JSON for ``.json``) and validate it as ``model``."""
-    data, lines = read_document(path)
-    if data is None:
-        data = {}
+def check_document(path: Path, data: Any, lines: dict[KeyPath, int], record: type[T]) -> T:
+    """``data``, read from ``path``, as a ``record``; a misfit is an error listing ``file:line: key: problem``.
+
+    msgspec stops at a record's first problem, so each top-level key is checked on its own as well:
+    the message names the first problem of every key that has one.
+    """
     try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe_errors(path, exc, lines)) from None
+        return convert(data, record)
+    except Invalid as first:
+        problems = [first, *_each_key_problem(data, record)] if isinstance(data, dict) else [first]
+    described = sorted(dict.fromkeys(_describe(path, problem, lines) for problem in problems))
+    raise ConfigError("\n".join(text for _, text in described))
+
+
+def _each_key_problem(data: dict[str, Any], record: type[Any]) -> list[Invalid]:
+    problems = [Invalid((name,), "required but missing") for name in required_keys(record) if name not in data]
+    for key, value in data.items():
+        try:
+            convert({key: value}, record)
+        except Invalid as problem:
+            if problem.loc[:1] == (key,):  # alone, the key may lack a required neighbour: not its problem
+                problems.append(problem)
+    return problems
+
+
+def _describe(path: Path, problem: Invalid, lines: dict[KeyPath, int]) -> tuple[int, str]:
+    """The problem's line (0 when unknown) and its ``file:line: key: problem`` text."""
+    line = line_of(lines, problem.loc)
+    where = f"{path}:{line}" if line else str(path)
+    return line or 0, f"{where}: {problem.key or '(top level)'}: {_problem(problem)}"
+
+
+def _problem(exc: Invalid) -> str:
+    if exc.problem == "unknown key" and exc.loc:
+        return KNOWN_ELSEWHERE.get(str(exc.loc[-1]), "unknown key (check the spelling)")
+    if exc.problem.startswith("should be a mapping"):
+        return "should be a mapping (indented key: value lines)"
+    return exc.problem
 
 
 def read_document(path: Path) -> tuple[Any, dict[KeyPath, int]]:
@@ -117,7 +145,7 @@ _SECTION_EXPECTED = re.compile(r"valid dictionary or instance of \w+")
 
 
 def _message(kind: str, text: str, loc: KeyPath) -> str:
-    """Pydantic's message in a person's words: no class names, a hint for keys that belong elsewhere."""
+    """A pydantic model's message (permission and plugin files) in a person's words, with a hint for misplaced keys."""
     if kind == "extra_forbidden":
         key = str(loc[-1]) if loc else ""
         return KNOWN_ELSEWHERE.get(key, "unknown key (check the spelling)")

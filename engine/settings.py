@@ -8,15 +8,13 @@ file sets keeps its default. Flags and environment come on top in ``engine.confi
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-from msgspec import Struct
-from pydantic import BaseModel, ConfigDict, Field
+from msgspec import Meta, Struct, field
 
 from engine.checkpoints.options import CheckpointOptions
-from engine.config_files import load_model
+from engine.config_files import check_document, read_document
 from engine.context.options import ContextOptions
 from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
 from engine.delegate.options import AdvisorOptions, DelegationOptions
@@ -27,78 +25,69 @@ from engine.memory.options import MemoryOptions
 from engine.paths import project_dir, user_config_dir
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
-from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options
+from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options, sandbox_section
 from engine.skills.options import SkillsFile
+from engine.validation import StrictRecord, convert
 from engine.webhooks.options import WebhookOptions
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
-ModelT = TypeVar("ModelT", bound=BaseModel)
+Given = dict[str, Any]
+"""A settings file's data as read (with ``sandbox:`` as a mapping): the keys it sets, and only those."""
 
 
-def defaults_of(model: type[ModelT]) -> Callable[[], ModelT]:
-    """A default factory: ``model`` with its defaults, neither validated nor building its validator.
-
-    The settings' models are ``defer_build``: a model is built (several ms each) only when a file
-    gives it values to validate, so a session with no settings file builds none of them.
-    """
-
-    def defaults() -> ModelT:
-        return model.model_construct()
-
-    return defaults
-
-
-class LimitsFile(BaseModel):
+class LimitsFile(StrictRecord, frozen=True):
     """The ``limits`` section of a settings file."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-    max_total_tokens: int | None = Field(default=None, gt=0)
-    max_cost_usd: float | None = Field(default=None, gt=0)
+    max_total_tokens: Annotated[int, Meta(gt=0)] | None = None
+    max_cost_usd: Annotated[float, Meta(gt=0)] | None = None
 
 
-class SettingsFile(BaseModel):
+class SettingsFile(StrictRecord, frozen=True):
     """One settings file. Unknown keys are errors, so a typo never passes silently."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
     model: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
     """Name of an environment variable holding the API key (keys never belong in files)."""
-    max_turns: int = Field(default=DEFAULT_MAX_TURNS, gt=0)
-    request_timeout: float = Field(default=DEFAULT_REQUEST_TIMEOUT_S, gt=0)
+    max_turns: Annotated[int, Meta(gt=0)] = DEFAULT_MAX_TURNS
+    request_timeout: Annotated[float, Meta(gt=0)] = DEFAULT_REQUEST_TIMEOUT_S
     """Seconds one model call may take."""
     mode: WorkingMode = "work"
     """The mode a session starts in (``--mode`` wins)."""
     provider_client: Literal["auto", "litellm"] = "auto"
     """``auto``: hive's own client for OpenAI-compatible providers and Anthropic, litellm for the rest;
     ``litellm``: litellm for all."""
-    limits: LimitsFile = Field(default_factory=defaults_of(LimitsFile))
-    skills: SkillsFile = Field(default_factory=defaults_of(SkillsFile))
-    mcp: McpOptions = Field(default_factory=defaults_of(McpOptions))
-    context: ContextOptions = Field(default_factory=defaults_of(ContextOptions))
-    research: ResearchOptions = Field(default_factory=defaults_of(ResearchOptions))
-    delegation: DelegationOptions = Field(default_factory=defaults_of(DelegationOptions))
-    advisor: AdvisorOptions = Field(default_factory=defaults_of(AdvisorOptions))
-    checkpoints: CheckpointOptions = Field(default_factory=defaults_of(CheckpointOptions))
-    webhooks: WebhookOptions = Field(default_factory=defaults_of(WebhookOptions))
-    memory: MemoryOptions = Field(default_factory=defaults_of(MemoryOptions))
-    tool_retrieval: ToolRetrievalOptions = Field(default_factory=defaults_of(ToolRetrievalOptions))
-    sandbox: SandboxSettings = Field(default_factory=defaults_of(SandboxSettings))
+    limits: LimitsFile = field(default_factory=LimitsFile)
+    skills: SkillsFile = field(default_factory=SkillsFile)
+    mcp: McpOptions = field(default_factory=McpOptions)
+    context: ContextOptions = field(default_factory=ContextOptions)
+    research: ResearchOptions = field(default_factory=ResearchOptions)
+    delegation: DelegationOptions = field(default_factory=DelegationOptions)
+    advisor: AdvisorOptions = field(default_factory=AdvisorOptions)
+    checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
+    webhooks: WebhookOptions = field(default_factory=WebhookOptions)
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
+    tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """How shell commands are confined (``--sandbox`` wins over the mode)."""
-    hooks: list[HookSpec] = []  # pydantic copies it (default_factory=list costs a signature parse)
+    hooks: tuple[HookSpec, ...] = ()
     """Shell commands run at named points (see ``engine.hooks``); the user's and the project's both run."""
 
 
-class LayeredSettings(Struct, frozen=True):
+class LayeredSettings(Struct, frozen=True, kw_only=True):
     """The project and user settings files, either of which may be absent."""
 
-    project: SettingsFile
-    user: SettingsFile
+    project: SettingsFile = field(default_factory=SettingsFile)
+    user: SettingsFile = field(default_factory=SettingsFile)
+    project_given: Given = {}
+    user_given: Given = {}
     sources: tuple[Path, ...] = ()
 
     def merged(self) -> SettingsFile:
         """Both files as one: the project's keys over the user's, section by section."""
-        return overlay(self.project, self.user)
+        if not self.project_given and not self.user_given:
+            return self.project
+        return convert(overlay(self.project_given, self.user_given), SettingsFile)  # both checked: it fits
 
     def sandbox_options(
         self, project_root: Path, mode: SandboxMode | None = None
@@ -111,18 +100,14 @@ class LayeredSettings(Struct, frozen=True):
         return getattr(self.merged(), name)
 
 
-def overlay(top: ModelT, below: ModelT) -> ModelT:
-    """``top``'s keys where it set them, else ``below``'s where it set them; sections merge key by key."""
-    values: dict[str, Any] = {}
-    for name in type(top).model_fields:
-        upper, lower = getattr(top, name), getattr(below, name)
-        if isinstance(upper, BaseModel) and isinstance(lower, BaseModel):
-            values[name] = overlay(upper, lower)
-        elif name in top.model_fields_set:
-            values[name] = upper
-        elif name in below.model_fields_set:
-            values[name] = lower
-    return type(top).model_construct(**values)  # both layers are validated; merging them keeps them so
+def overlay(top: Given, below: Given) -> Given:
+    """``top``'s keys over ``below``'s; sections (mappings in both) merge key by key."""
+    merged = dict(below)
+    for key, value in top.items():
+        lower = below.get(key)
+        both_sections = isinstance(value, dict) and isinstance(lower, dict)
+        merged[key] = overlay(value, lower) if both_sections else value  # type: ignore[arg-type]
+    return merged
 
 
 def find_settings_file(folder: Path) -> Path | None:
@@ -136,13 +121,24 @@ def find_settings_file(folder: Path) -> Path | None:
 
 def load_settings(cwd: Path) -> LayeredSettings:
     """Read the project's and the user's settings; a broken file raises ``ConfigError``."""
-    sources = []
-    layers = []
-    for folder in (project_dir(cwd), user_config_dir()):
-        path = find_settings_file(folder)
-        if path is None:
-            layers.append(SettingsFile.model_construct())
-            continue
-        layers.append(load_model(path, SettingsFile))
-        sources.append(path)
-    return LayeredSettings(project=layers[0], user=layers[1], sources=tuple(sources))
+    project_path = find_settings_file(project_dir(cwd))
+    user_path = find_settings_file(user_config_dir())
+    project, project_given = _read(project_path)
+    user, user_given = _read(user_path)
+    return LayeredSettings(
+        project=project,
+        user=user,
+        project_given=project_given,
+        user_given=user_given,
+        sources=tuple(path for path in (project_path, user_path) if path is not None),
+    )
+
+
+def _read(path: Path | None) -> tuple[SettingsFile, Given]:
+    if path is None:
+        return SettingsFile(), {}
+    data, lines = read_document(path)
+    if isinstance(data, dict) and "sandbox" in data:
+        data = {**data, "sandbox": sandbox_section(data["sandbox"])}
+    settings = check_document(path, {} if data is None else data, lines, SettingsFile)
+    return settings, data or {}

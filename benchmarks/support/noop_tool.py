@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from msgspec import Struct
 
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
 
 
-class NoArgs(BaseModel):
+class NoArgs(Struct):
     """No arguments at all."""
 
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from msgspec import Meta
+
+from engine.validation import StrictRecord
 
 
-class CheckpointOptions(BaseModel):
+class CheckpointOptions(StrictRecord, frozen=True):
     """Snapshots of the files a tool call may change, kept for undo."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     enabled: bool = True
-    max_file_bytes: int = Field(default=10_000_000, gt=0)
+    max_file_bytes: Annotated[int, Meta(gt=0)] = 10_000_000
     """Files larger than this are not snapshotted (undo then refuses for them)."""
-    keep_days: int = Field(default=30, gt=0)
+    keep_days: Annotated[int, Meta(gt=0)] = 30
     """Checkpoints older than this are removed."""

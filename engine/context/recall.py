@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Annotated
 
-from pydantic import Field
+from msgspec import Meta
 
 from engine.context.masking import RECALL_TOOL
 from engine.model.types import Message
@@ -13,8 +14,10 @@ from engine.tools.base import ArgsTool, ToolContext, ToolResult, Toolset
 from engine.tools.registry import ToolRegistry
 
 
-class RecallArgs(ToolArgs):
-    id: str = Field(min_length=1, description="The id of the tool call, as the placeholder of its result names it.")
+class RecallArgs(ToolArgs, frozen=True):
+    id: Annotated[
+        str, Meta(min_length=1, description="The id of the tool call, as the placeholder of its result names it.")
+    ]
 
 
 class RecallResultTool(ArgsTool[RecallArgs]):

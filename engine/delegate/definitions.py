@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from msgspec import Struct, field
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from msgspec import Meta, Struct, field
 
 from engine.paths import project_dir, user_config_dir
 from engine.skills.frontmatter import SkillFileError, parse_yaml_mapping, read_skill_text
+from engine.validation import Invalid, StrictRecord, convert
 
 AGENTS_DIR_NAME = "agents"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,57}$"
@@ -43,14 +43,12 @@ class AgentFileError(Exception):
     """An agent file that cannot be used; ``str(error)`` names the file and the problem."""
 
 
-class _Frontmatter(BaseModel):
-    # Built at the first agent file read, not at import: most projects have none.
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+class _Frontmatter(StrictRecord, frozen=True):
+    description: Annotated[str, Meta(min_length=1)]
     name: str | None = None
-    description: str = Field(min_length=1)
-    tools: list[str] | None = None
-    model: str | None = Field(default=None, min_length=1)
-    max_tool_turns: int | None = Field(default=None, gt=0)
+    tools: tuple[str, ...] | None = None
+    model: Annotated[str, Meta(min_length=1)] | None = None
+    max_tool_turns: Annotated[int, Meta(gt=0)] | None = None
     reasoning: Reasoning | None = None
 
 
@@ -169,10 +167,9 @@ def _split(text: str) -> tuple[str, str]:
 
 def _definition(path: Path, data: dict[str, object], body: str) -> AgentDefinition:
     try:
-        front = _Frontmatter.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'frontmatter'}: {e['msg']}" for e in exc.errors())
-        raise AgentFileError(f"agent file {path}: {problems}") from None
+        front = convert(data, _Frontmatter)
+    except Invalid as exc:
+        raise AgentFileError(f"agent file {path}: {exc.key or 'frontmatter'}: {exc.problem}") from None
     name = front.name or path.stem
     if not re.fullmatch(NAME_PATTERN, name):
         raise AgentFileError(f"agent file {path}: the name {name!r} must be lower-case letters, digits, - or _")

@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from msgspec import Meta
+
+from engine.validation import StrictRecord
 
 
-class DelegationOptions(BaseModel):
+class DelegationOptions(StrictRecord, frozen=True):
     """Bounds on agents that call agents."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-    max_depth: int = Field(default=2, ge=0)
+    max_depth: Annotated[int, Meta(ge=0)] = 2
     """How deep delegation may nest (0: no sub-agents)."""
-    max_concurrency: int = Field(default=4, gt=0)
+    max_concurrency: Annotated[int, Meta(gt=0)] = 4
     """Delegated runs at once."""
-    max_tool_turns: int = Field(default=25, gt=0)
+    max_tool_turns: Annotated[int, Meta(gt=0)] = 25
     """Model turns a delegated run may take unless its agent says otherwise; it comes back marked partial."""
-    max_output_characters: int = Field(default=20_000, gt=0)
+    max_output_characters: Annotated[int, Meta(gt=0)] = 20_000
     """The longest answer a delegated run hands back to its parent."""
 
 
-class AdvisorOptions(BaseModel):
+class AdvisorOptions(StrictRecord, frozen=True):
     """The advisor tool: a stronger model that reviews the conversation."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     model: str | None = None
     """The advisor's model; no advisor is offered when unset."""
-    max_calls: int = Field(default=5, ge=0)
+    max_calls: Annotated[int, Meta(ge=0)] = 5
     """Advisor calls per session."""

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 from msgspec.structs import replace
-from pydantic import ValidationError
 
 from engine.config_files import describe_errors, read_document
 from engine.errors import ConfigError
@@ -48,8 +47,8 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
-    startup_timeout: float = McpOptions.model_construct().startup_timeout
-    tool_timeout: float = McpOptions.model_construct().tool_timeout
+    startup_timeout: float = McpOptions().startup_timeout
+    tool_timeout: float = McpOptions().tool_timeout
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
     problem: str | None = None
@@ -160,6 +159,8 @@ def find_plugins_file(folder: Path) -> Path | None:
 
 def load_plugins_file(path: Path) -> PluginsFile:
     """Parse and check one ``plugins.yaml``; every problem is reported as ``file:line: key: problem``."""
+    from pydantic import ValidationError
+
     from engine.mcp.entries import PluginsFile  # imported here: its models are built only when a file exists
 
     data, lines = read_document(path)

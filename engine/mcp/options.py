@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from msgspec import Meta
+
+from engine.validation import StrictRecord
 
 
-class McpOptions(BaseModel):
+class McpOptions(StrictRecord, frozen=True):
     """How MCP servers are run; each server's own entry in ``plugins.yaml`` may override the timeouts."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     enabled: bool = True
     """Connect the configured servers at all."""
-    startup_timeout: float = Field(default=30.0, gt=0)
+    startup_timeout: Annotated[float, Meta(gt=0)] = 30.0
     """Seconds a server may take to connect and list its tools."""
-    tool_timeout: float = Field(default=120.0, gt=0)
+    tool_timeout: Annotated[float, Meta(gt=0)] = 120.0
     """Seconds one tool call may take."""
     hot_reload: bool = True
     """Watch the configuration and restart only the servers whose entry changed."""

@@ -8,35 +8,31 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from msgspec import Struct
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from msgspec import Meta, Struct, field
 
-from engine.config_files import KeyPath, describe_errors, json_key_lines, line_of, read_document
+from engine.config_files import check_document, json_key_lines, line_of, read_document
 from engine.errors import ConfigError
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.defaults import DEFAULT_SOURCE, default_layer
 from engine.policy.examples import example_problem
 from engine.policy.patterns import PatternError, command_pattern, name_regex, path_regex
 from engine.policy.rules import CATEGORIES, Action, Category, Layer, Rule, RuleBook
+from engine.validation import KeyPath, StrictRecord
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RuleExamples(_Strict):
+class RuleExamples(StrictRecord, frozen=True):
     """Inputs the rule must match and inputs it must not match."""
 
-    match: list[str] = Field(default_factory=list)
-    not_match: list[str] = Field(default_factory=list)
+    match: tuple[str, ...] = ()
+    not_match: tuple[str, ...] = ()
 
 
-class RuleEntry(_Strict):
+class RuleEntry(StrictRecord, frozen=True):
     """One rule as written in the file."""
 
-    pattern: str = Field(min_length=1)
+    pattern: Annotated[str, Meta(min_length=1)]
     action: Action
     priority: int = 0
     reason: str = ""
@@ -49,16 +45,16 @@ class RuleEntry(_Strict):
     """The pattern is taken literally: one path, one command (its words) or one name, never a wildcard."""
 
 
-class PermissionsSection(_Strict):
+class PermissionsSection(StrictRecord, frozen=True):
     """The ``permissions:`` section."""
 
-    read: list[RuleEntry] = Field(default_factory=list)
-    edit: list[RuleEntry] = Field(default_factory=list)
-    bash: list[RuleEntry] = Field(default_factory=list)
-    external_directory: list[RuleEntry] = Field(default_factory=list)
-    mcp_tools: list[RuleEntry] = Field(default_factory=list)
-    tools: list[RuleEntry] = Field(default_factory=list)
-    read_only_tools: list[str] = Field(default_factory=list)
+    read: tuple[RuleEntry, ...] = ()
+    edit: tuple[RuleEntry, ...] = ()
+    bash: tuple[RuleEntry, ...] = ()
+    external_directory: tuple[RuleEntry, ...] = ()
+    mcp_tools: tuple[RuleEntry, ...] = ()
+    tools: tuple[RuleEntry, ...] = ()
+    read_only_tools: tuple[str, ...] = ()
     mcp_read_only: Action | None = None
     """The action for MCP tools their server marks read-only, when no mcp_tools rule matches."""
     default_action: Action | None = None
@@ -67,24 +63,24 @@ class PermissionsSection(_Strict):
     """Keep the built-in rules as a layer under this file's rules."""
 
 
-class InjectionGuardEntry(_Strict):
+class InjectionGuardEntry(StrictRecord, frozen=True):
     """``guards.prompt_injection``: flag (or withhold) tool results that look like prompt injection."""
 
     enabled: bool = False
     action: Literal["flag", "withhold"] = "flag"
 
 
-class GuardsSection(_Strict):
+class GuardsSection(StrictRecord, frozen=True):
     """The ``guards:`` section."""
 
-    prompt_injection: InjectionGuardEntry = Field(default_factory=InjectionGuardEntry)
+    prompt_injection: InjectionGuardEntry = field(default_factory=InjectionGuardEntry)
 
 
-class PermissionsFile(_Strict):
+class PermissionsFile(StrictRecord, frozen=True):
     """A whole permissions file: ``permissions:`` is required."""
 
     permissions: PermissionsSection
-    guards: GuardsSection = Field(default_factory=GuardsSection)
+    guards: GuardsSection = field(default_factory=GuardsSection)
 
 
 def combined_permissions(files: list[Path], local: Path | None, *, sandboxed: bool) -> PermissionConfig:
@@ -132,10 +128,7 @@ def load_permissions_file(path: Path) -> ParsedFile:
             "  permissions:\n    include_defaults: true\n"
             "(or delete the file to use the built-in defaults; README, Permissions, has examples)"
         )
-    try:
-        parsed = PermissionsFile.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe_errors(path, exc, lines)) from None
+    parsed = check_document(path, data, lines, PermissionsFile)
     problems = _pattern_problems(path, parsed.permissions, lines)
     if problems:
         raise ConfigError("\n".join(problems))

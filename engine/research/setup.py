@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from msgspec.structs import asdict
 
 from engine.agent import model_client
 from engine.config import SessionConfig
@@ -22,16 +22,16 @@ from engine.research.options import ResearchOptions
 from engine.research.pipeline import ResearchSetup
 from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchError
+from engine.validation import Invalid, convert
 
 
 def research_options(base: ResearchOptions, **changes: Any) -> ResearchOptions:
     """``base`` with the given settings changed (None leaves one as it is); ``UserError`` when one is invalid."""
     given = {name: value for name, value in changes.items() if value is not None}
     try:
-        return ResearchOptions.model_validate({**base.model_dump(), **given})
-    except ValidationError as error:
-        problem = error.errors()[0]
-        raise UserError(f"research option {problem['loc'][0]}: {problem['msg']}") from None
+        return convert({**asdict(base), **given}, ResearchOptions)
+    except Invalid as error:
+        raise UserError(f"research option {error}") from None
 
 
 def research_guards(config: SessionConfig) -> list[ResultGuard]:

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from msgspec import Struct
-from pydantic import BaseModel, ConfigDict, model_validator
+
+from engine.validation import StrictRecord
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 _LOOSENESS: dict[SandboxMode, int] = {"read-only": 0, "workspace-write": 1, "off": 2}
@@ -26,32 +27,38 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     writable_roots: tuple[Path, ...] = ()
 
 
-class SandboxSettings(BaseModel):
-    """The ``sandbox`` section of a settings file: a mode alone (``sandbox: off``) or a mapping."""
+class SandboxSettings(StrictRecord, frozen=True):
+    """The ``sandbox`` section of a settings file: a mode alone (``sandbox: off``) or a mapping.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-    mode: SandboxMode = "workspace-write"
-    network: bool = False
-    """Let commands use the network (off by default)."""
-    writable_roots: list[str] = []  # pydantic copies it (default_factory=list costs a signature parse)
+    ``mode`` and ``network`` are None when the file leaves them out, so the project's file can be
+    told apart from the defaults it did not set (see :func:`layered_options`).
+    """
+
+    mode: SandboxMode | None = None
+    """``workspace-write`` when no file sets it."""
+    network: bool | None = None
+    """Let commands use the network (off when no file sets it)."""
+    writable_roots: tuple[str, ...] = ()
     """More folders commands may write to; relative ones are taken from the project root."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _mode_alone(cls, value: Any) -> Any:
-        # YAML reads a bare ``off`` as false: ``sandbox: off`` and ``mode: off`` mean the mode off.
-        if isinstance(value, bool):
-            return {} if value else {"mode": "off"}
-        if isinstance(value, str):
-            return {"mode": value}
-        if isinstance(value, dict) and value.get("mode") is False:
-            return {**value, "mode": "off"}
-        return value
 
     def options(self, project_root: Path, mode: SandboxMode | None = None) -> SandboxOptions:
         """The options these settings give (``mode`` from ``--sandbox`` wins), with the roots resolved."""
         roots = tuple((project_root / Path(raw).expanduser()).resolve() for raw in self.writable_roots)
-        return SandboxOptions(mode=mode or self.mode, network=self.network, writable_roots=roots)
+        return SandboxOptions(
+            mode=mode or self.mode or "workspace-write", network=bool(self.network), writable_roots=roots
+        )
+
+
+def sandbox_section(value: Any) -> Any:
+    """The ``sandbox`` section as a mapping: YAML reads a bare ``off`` as false, so ``sandbox: off``,
+    ``sandbox: false`` and ``mode: off`` all mean the mode off, and ``sandbox: read-only`` the mode alone."""
+    if isinstance(value, bool):
+        return {} if value else {"mode": "off"}
+    if isinstance(value, str):
+        return {"mode": value}
+    if isinstance(value, dict) and value.get("mode") is False:
+        return {**value, "mode": "off"}
+    return value
 
 
 def layered_options(
@@ -64,15 +71,15 @@ def layered_options(
     from the user's settings (or ``--sandbox``, ``mode``, which wins as it always has).
     """
     refused: list[str] = []
-    chosen = user.mode
-    if "mode" in project.model_fields_set:
-        if _LOOSENESS[project.mode] <= _LOOSENESS[user.mode]:
+    chosen: SandboxMode = user.mode or "workspace-write"
+    if project.mode is not None:
+        if _LOOSENESS[project.mode] <= _LOOSENESS[chosen]:
             chosen = project.mode
         else:
             refused.append(f"mode {project.mode}")
-    network = user.network
-    if "network" in project.model_fields_set:
-        if project.network and not user.network:
+    network = bool(user.network)
+    if project.network is not None:
+        if project.network and not network:
             refused.append("network: true")
         else:
             network = project.network

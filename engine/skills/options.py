@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
-from msgspec import Struct
-from pydantic import BaseModel, ConfigDict, Field
+from msgspec import Meta, Struct
 
 from engine.paths import project_root, user_config_dir
 from engine.skills.model import Skill
+from engine.validation import StrictRecord
 
 T = TypeVar("T")
 
@@ -18,19 +18,18 @@ DEFAULT_MAX_METADATA_CHARACTERS = 15_000
 """Characters the skills section of the system prompt may take by default."""
 
 
-class SkillsFile(BaseModel):
+class SkillsFile(StrictRecord, frozen=True):
     """The ``skills`` section of a settings file. Unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-    enabled: list[str] | None = None
+    enabled: tuple[str, ...] | None = None
     """Only these skills (by name); every skill when absent."""
-    exclude: list[str] | None = None
+    exclude: tuple[str, ...] | None = None
     """Never these skills (by name)."""
     unknown_fields: Literal["reject", "accept"] | None = None
     """Frontmatter keys outside the specification: ``reject`` the skill (default) or ``accept`` it with a warning."""
-    max_metadata_characters: int | None = Field(default=None, ge=0)
+    max_metadata_characters: Annotated[int, Meta(ge=0)] | None = None
     """Bound on the system prompt's skills section."""
-    roots: list[str] | None = None
+    roots: tuple[str, ...] | None = None
     """More folders of skills, searched after the project's and before the user's."""
     bundled: bool | None = None
     """Whether the skills that ship with hive are offered (default true)."""

@@ -11,8 +11,9 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Annotated
 
-from pydantic import Field
+from msgspec import Meta
 
 from engine.skills.frontmatter import SkillFileError, read_skill_text, split_frontmatter
 from engine.skills.model import Skill
@@ -26,13 +27,15 @@ MAX_LISTED_FILES = 100
 """Files of a skill's folder named in the answer at most."""
 
 
-class LoadSkillArgs(ToolArgs):
-    name: str = Field(description="The skill's name, as listed under Skills in the system prompt.")
-    path: str = Field(
-        default="",
-        description="A file inside the skill's folder, relative to it (e.g. references/guide.md). Leave it out to "
-        "get the skill's instructions.",
-    )
+class LoadSkillArgs(ToolArgs, frozen=True):
+    name: Annotated[str, Meta(description="The skill's name, as listed under Skills in the system prompt.")]
+    path: Annotated[
+        str,
+        Meta(
+            description="A file inside the skill's folder, relative to it (e.g. references/guide.md). Leave it out "
+            "to get the skill's instructions."
+        ),
+    ] = ""
 
 
 class LoadSkillTool(ArgsTool[LoadSkillArgs]):

@@ -8,12 +8,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
+import msgspec
 from msgspec import Struct, field
-from pydantic import BaseModel, ValidationError
 
 from engine.events import ROOT_AGENT, Event, Success, ToolCall
 from engine.reports import ToolKind
+from engine.tools.args import without_nulls
 from engine.tools.waits import DecisionWaits
+from engine.validation import Invalid, convert
 
 
 class ToolSpec(Struct, frozen=True, kw_only=True):
@@ -163,11 +165,11 @@ async def stop_toolset(toolset: Toolset) -> None:
         await toolset.stop()
 
 
-ArgsT = TypeVar("ArgsT", bound=BaseModel)
+ArgsT = TypeVar("ArgsT", bound=Struct)
 
 
 class ArgsTool(Generic[ArgsT]):
-    """A tool whose arguments are a pydantic model: the schema and the validation come from it.
+    """A tool whose arguments are a msgspec record: the schema and the validation come from it.
 
     Subclasses set ``name``, ``description``, ``args_model`` and ``read_only`` and implement
     ``execute``. Invalid arguments become one clear error result for the model.
@@ -180,7 +182,7 @@ class ArgsTool(Generic[ArgsT]):
 
     @functools.cached_property
     def spec(self) -> ToolSpec:
-        """Built once per tool: pydantic's schema generation is too slow to repeat every turn."""
+        """Built once per tool, not every turn."""
         return ToolSpec(
             name=self.name,
             description=self.describe(),
@@ -194,9 +196,9 @@ class ArgsTool(Generic[ArgsT]):
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            args = self.args_model.model_validate(arguments)
-        except ValidationError as exc:
-            return ToolResult.error(describe_validation_error(self.name, exc))
+            args = convert(without_nulls(arguments), self.args_model)
+        except Invalid as exc:
+            return ToolResult.error(f"Invalid arguments for {self.name}: {exc}")
         return await self.execute(args, ctx)
 
     async def execute(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
@@ -204,22 +206,47 @@ class ArgsTool(Generic[ArgsT]):
         raise NotImplementedError
 
 
-def schema_for(model: type[BaseModel]) -> dict[str, Any]:
-    """A compact JSON schema for ``model``: pydantic's, without the titles models do not need."""
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-    return schema
+def schema_for(record: type[Struct]) -> dict[str, Any]:
+    """A compact JSON schema for ``record``: msgspec's, with each nested record written out where it is used.
+
+    Some providers and local servers do not follow "$ref", so none is left; nor are the titles and empty
+    "required" lists models do not need. A string enum says its type too, as some providers require.
+    """
+    schema = msgspec.json.schema(record)
+    definitions = schema.pop("$defs")
+    return _written_out(schema, definitions, ())
 
 
-def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
-    """One readable message listing every problem with a tool call's arguments."""
-    problems = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
-        problems.append(f"{where}: {err['msg']}")
-    return f"Invalid arguments for {tool_name}: " + "; ".join(problems)
+_SUBSCHEMA = ("items", "additionalProperties", "not")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS = ("properties", "patternProperties")
+
+
+def _written_out(schema: dict[str, Any], definitions: dict[str, Any], within: tuple[str, ...]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if ref is not None:
+        name = ref.rsplit("/", 1)[-1]
+        if name in within:
+            raise ValueError(f"{name} contains itself: a tool's arguments cannot be written out without $ref")
+        definition = {key: value for key, value in definitions[name].items() if key != "title"}
+        return _written_out(definition, definitions, (*within, name))
+    written = dict(schema)
+    written.pop("discriminator", None)  # its mapping names definitions, which are written out now
+    if written.get("required") == []:
+        del written["required"]
+    for key in _SUBSCHEMA:
+        if isinstance(written.get(key), dict):
+            written[key] = _written_out(written[key], definitions, within)
+    for key in _SUBSCHEMA_LISTS:
+        if key in written:
+            written[key] = [_written_out(item, definitions, within) for item in written[key]]
+    for key in _SUBSCHEMA_MAPS:
+        if key in written:
+            written[key] = {name: _written_out(item, definitions, within) for name, item in written[key].items()}
+    enum = written.get("enum")
+    if "type" not in written and isinstance(enum, list) and all(isinstance(value, str) for value in enum):
+        written["type"] = "string"
+    return written
 
 
 async def run_blocking(func: Callable[[], ToolResult]) -> ToolResult:

@@ -6,9 +6,9 @@ import difflib
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Annotated
 
-from msgspec import Struct
-from pydantic import Field
+from msgspec import Meta, Struct
 
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult, run_blocking
@@ -24,19 +24,24 @@ _PRESELECTED_WINDOWS = 200
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
 
 
-class EditFileArgs(ToolArgs):
-    path: str = Field(description="The file to edit: absolute, or relative to the working directory.")
-    old_string: str = Field(
-        description="The exact text to replace, copied from the file including indentation and line breaks, "
-        "without read_file's line-number prefixes. It must occur exactly once unless replace_all is true; add "
-        "surrounding lines to make it unique. An empty old_string creates a new file (or fills an empty one)."
-    )
-    new_string: str = Field(description="The text to put in its place; empty to delete old_string.")
-    replace_all: bool = Field(
-        default=False,
-        description="Replace every occurrence of old_string (e.g. to rename something) instead of requiring "
-        "exactly one.",
-    )
+class EditFileArgs(ToolArgs, frozen=True):
+    path: Annotated[str, Meta(description="The file to edit: absolute, or relative to the working directory.")]
+    old_string: Annotated[
+        str,
+        Meta(
+            description="The exact text to replace, copied from the file including indentation and line breaks, "
+            "without read_file's line-number prefixes. It must occur exactly once unless replace_all is true; add "
+            "surrounding lines to make it unique. An empty old_string creates a new file (or fills an empty one)."
+        ),
+    ]
+    new_string: Annotated[str, Meta(description="The text to put in its place; empty to delete old_string.")]
+    replace_all: Annotated[
+        bool,
+        Meta(
+            description="Replace every occurrence of old_string (e.g. to rename something) instead of requiring "
+            "exactly one."
+        ),
+    ] = False
 
 
 class EditFileTool(ArgsTool[EditFileArgs]):

@@ -8,9 +8,9 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Annotated, BinaryIO
 
-from pydantic import Field
+from msgspec import Meta
 
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, FileToolOptions, ToolContext, ToolResult, run_blocking
@@ -99,17 +99,17 @@ def _fsync_directory(directory: Path) -> None:
 # --- read_file -------------------------------------------------------------------------------
 
 
-class ReadFileArgs(ToolArgs):
-    path: str = Field(description="The file to read: absolute, or relative to the working directory.")
-    offset: int = Field(
-        default=1,
-        ge=1,
-        description="1-based number of the first line to return. Use it to continue where an earlier read stopped.",
-    )
-    limit: int = Field(
-        default=READ_LINE_LIMIT,
-        ge=1,
-        description=f"How many lines to return at most (default {READ_LINE_LIMIT}).",
+class ReadFileArgs(ToolArgs, frozen=True):
+    path: Annotated[str, Meta(description="The file to read: absolute, or relative to the working directory.")]
+    offset: Annotated[
+        int,
+        Meta(
+            ge=1,
+            description="1-based number of the first line to return. Use it to continue where an earlier read stopped.",
+        ),
+    ] = 1
+    limit: Annotated[int, Meta(ge=1, description=f"How many lines to return at most (default {READ_LINE_LIMIT}).")] = (
+        READ_LINE_LIMIT
     )
 
 
@@ -191,9 +191,9 @@ def _clip(line: str, number: int) -> str:
 # --- write_file ------------------------------------------------------------------------------
 
 
-class WriteFileArgs(ToolArgs):
-    path: str = Field(description="The file to write: absolute, or relative to the working directory.")
-    content: str = Field(description="The complete new content of the file.")
+class WriteFileArgs(ToolArgs, frozen=True):
+    path: Annotated[str, Meta(description="The file to write: absolute, or relative to the working directory.")]
+    content: Annotated[str, Meta(description="The complete new content of the file.")]
 
 
 class WriteFileTool(ArgsTool[WriteFileArgs]):
@@ -231,12 +231,14 @@ def _write(path: Path, shown: str, content: str, ctx: ToolContext) -> ToolResult
 # --- list_directory --------------------------------------------------------------------------
 
 
-class ListDirectoryArgs(ToolArgs):
-    path: str = Field(
-        default=".",
-        description="The directory to list: absolute, or relative to the working directory (default: the working "
-        "directory itself).",
-    )
+class ListDirectoryArgs(ToolArgs, frozen=True):
+    path: Annotated[
+        str,
+        Meta(
+            description="The directory to list: absolute, or relative to the working directory (default: the "
+            "working directory itself)."
+        ),
+    ] = "."
 
 
 class ListDirectoryTool(ArgsTool[ListDirectoryArgs]):

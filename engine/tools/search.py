@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Annotated
 
-from msgspec import Struct
-from pydantic import Field
+from msgspec import Meta, Struct
 
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ShownFiles, ToolContext, ToolResult
@@ -41,14 +41,17 @@ def default_search_backend() -> SearchBackend:
     return RipgrepBackend(executable) if executable else PythonSearchBackend()
 
 
-class GlobFilesArgs(ToolArgs):
-    pattern: str = Field(
-        min_length=1,
-        description="A glob such as '**/*.py', 'src/*.ts', '*.{js,jsx}' or 'test_*.py'. Without '/' it matches "
-        "file names at any depth; with '/' it matches paths relative to the search directory ('**' spans "
-        "directories).",
-    )
-    path: str = Field(default=".", description="The directory to search in (default: the working directory).")
+class GlobFilesArgs(ToolArgs, frozen=True):
+    pattern: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            description="A glob such as '**/*.py', 'src/*.ts', '*.{js,jsx}' or 'test_*.py'. Without '/' it matches "
+            "file names at any depth; with '/' it matches paths relative to the search directory ('**' spans "
+            "directories).",
+        ),
+    ]
+    path: Annotated[str, Meta(description="The directory to search in (default: the working directory).")] = "."
 
 
 class GlobFilesTool(ArgsTool[GlobFilesArgs]):
@@ -128,22 +131,26 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-class GrepFilesArgs(ToolArgs):
-    pattern: str = Field(
-        min_length=1,
-        description="A regular expression (the syntax Python and Rust share), e.g. 'def \\w+_test', "
-        "'TODO|FIXME' or 'import (os|sys)'. Escape characters meant literally, e.g. 'foo\\(' or '\\.get\\('.",
-    )
-    path: str = Field(
-        default=".",
-        description="A directory to search recursively, or a single file (default: the working directory).",
-    )
-    glob: str = Field(
-        default="",
-        description="Only search files matching this glob, e.g. '*.py', '*.{ts,tsx}' or 'src/**/*.rs' "
-        "(empty: all files).",
-    )
-    ignore_case: bool = Field(default=False, description="Match letters regardless of case.")
+class GrepFilesArgs(ToolArgs, frozen=True):
+    pattern: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            description="A regular expression (the syntax Python and Rust share), e.g. 'def \\w+_test', "
+            "'TODO|FIXME' or 'import (os|sys)'. Escape characters meant literally, e.g. 'foo\\(' or '\\.get\\('.",
+        ),
+    ]
+    path: Annotated[
+        str, Meta(description="A directory to search recursively, or a single file (default: the working directory).")
+    ] = "."
+    glob: Annotated[
+        str,
+        Meta(
+            description="Only search files matching this glob, e.g. '*.py', '*.{ts,tsx}' or 'src/**/*.rs' "
+            "(empty: all files)."
+        ),
+    ] = ""
+    ignore_case: Annotated[bool, Meta(description="Match letters regardless of case.")] = False
 
 
 class GrepFilesTool(ArgsTool[GrepFilesArgs]):

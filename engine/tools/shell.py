@@ -10,9 +10,9 @@ import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from pydantic import Field
+from msgspec import Meta
 
 from engine.own_variables import inherited_environment
 from engine.tools.args import ToolArgs
@@ -35,19 +35,24 @@ _POLL = 0.02
 _ENV_OVERRIDES = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 
-class ExecuteCommandArgs(ToolArgs):
-    command: str = Field(
-        min_length=1,
-        description="The shell command line to run with bash, e.g. 'pytest -q tests/test_x.py' or "
-        "'git status && git diff'.",
-    )
-    timeout_seconds: float = Field(
-        default=DEFAULT_TIMEOUT,
-        gt=0,
-        le=MAX_TIMEOUT,
-        description=f"Stop the command after this many seconds (default {DEFAULT_TIMEOUT:.0f}, at most "
-        f"{MAX_TIMEOUT:.0f}).",
-    )
+class ExecuteCommandArgs(ToolArgs, frozen=True):
+    command: Annotated[
+        str,
+        Meta(
+            min_length=1,
+            description="The shell command line to run with bash, e.g. 'pytest -q tests/test_x.py' or "
+            "'git status && git diff'.",
+        ),
+    ]
+    timeout_seconds: Annotated[
+        float,
+        Meta(
+            gt=0,
+            le=MAX_TIMEOUT,
+            description=f"Stop the command after this many seconds (default {DEFAULT_TIMEOUT:.0f}, at most "
+            f"{MAX_TIMEOUT:.0f}).",
+        ),
+    ] = DEFAULT_TIMEOUT
 
 
 class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):

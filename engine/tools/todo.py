@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from msgspec import Meta
 
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
@@ -15,12 +15,14 @@ TodoStatus = Literal["pending", "in_progress", "completed"]
 _MARKS: dict[str, str] = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 
 
-class TodoItem(ToolArgs):
+class TodoItem(ToolArgs, frozen=True):
     """One step of the task."""
 
-    content: str = Field(min_length=1, description="What the step is, as a short imperative sentence.")
-    status: TodoStatus = Field(description="pending (not started), in_progress (being worked on) or completed.")
-    id: str = Field(default="", description="An optional stable identifier for the step.")
+    content: Annotated[str, Meta(min_length=1, description="What the step is, as a short imperative sentence.")]
+    status: Annotated[
+        TodoStatus, Meta(description="pending (not started), in_progress (being worked on) or completed.")
+    ]
+    id: Annotated[str, Meta(description="An optional stable identifier for the step.")] = ""
 
 
 class TodoStore:
@@ -61,22 +63,14 @@ def render_todos(items: Sequence[TodoItem]) -> str:
     return "\n".join(lines)
 
 
-class TodoWriteArgs(ToolArgs):
-    todos: list[TodoItem] = Field(
-        description="The complete todo list, in order. It replaces the previous list, so include every item, "
-        "done ones too."
-    )
-
-    @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        # Inline the item schema: some providers and local servers do not follow "$ref".
-        schema = super().model_json_schema(*args, **kwargs)
-        item = schema.pop("$defs")["TodoItem"]
-        item.pop("title", None)
-        for prop in item["properties"].values():
-            prop.pop("title", None)
-        schema["properties"]["todos"]["items"] = item
-        return schema
+class TodoWriteArgs(ToolArgs, frozen=True):
+    todos: Annotated[
+        list[TodoItem],
+        Meta(
+            description="The complete todo list, in order. It replaces the previous list, so include every item, "
+            "done ones too."
+        ),
+    ]
 
 
 class TodoWriteTool(ArgsTool[TodoWriteArgs]):

@@ -2,34 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from msgspec import Meta
+
+from engine.validation import StrictRecord
 
 WebhookEventType = Literal["session_started", "session_finished", "turn_completed", "approval_requested", "error"]
 """What a webhook can be sent for."""
 
 
-class WebhookEndpoint(BaseModel):
+class WebhookEndpoint(StrictRecord, frozen=True):
     """One receiver of event notifications."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-    url: str = Field(pattern=r"^https?://\S+$")
+    url: Annotated[str, Meta(pattern=r"^https?://\S+$")]
     secret_env: str | None = None
     """Name of the environment variable holding the signing secret (secrets never belong in files).
     Unset: deliveries carry no signature. Set, the variable must hold a secret when the session opens."""
-    events: list[WebhookEventType] | None = None
+    events: tuple[WebhookEventType, ...] | None = None
     """Event types to send; every type when unset."""
 
 
-class WebhookOptions(BaseModel):
+class WebhookOptions(StrictRecord, frozen=True):
     """Where events are sent, and how hard hive tries."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-    endpoints: list[WebhookEndpoint] = []  # pydantic copies it (default_factory=list costs a signature parse)
-    timeout: float = Field(default=10.0, gt=0)
+    endpoints: tuple[WebhookEndpoint, ...] = ()
+    timeout: Annotated[float, Meta(gt=0)] = 10.0
     """Seconds one delivery attempt may take."""
-    max_attempts: int = Field(default=3, gt=0)
+    max_attempts: Annotated[int, Meta(gt=0)] = 3
     """Attempts per delivery (with backoff between them) before it is given up and logged."""
-    drain_timeout: float = Field(default=2.0, ge=0)
+    drain_timeout: Annotated[float, Meta(ge=0)] = 2.0
     """Seconds the session's close waits for deliveries still queued; what is left then is dropped and logged."""

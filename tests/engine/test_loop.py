@@ -69,7 +69,7 @@ def test_a_tool_call_runs_and_its_result_goes_back_to_the_model(llm_server: LLMS
     ("raw_arguments", "expected"),
     [
         ("{not json", "Could not parse the arguments of echo"),
-        ('{"delay": 0}', "Invalid arguments for echo: text: Field required"),
+        ('{"delay": 0}', "Invalid arguments for echo: text: required but missing"),
         ("[1, 2]", "arguments must be a JSON object"),
     ],
 )
@@ -98,7 +98,7 @@ def test_empty_arguments_mean_no_arguments(llm_server: LLMServer, tmp_path: Path
     llm_server.script(tool_calls(call("echo", "")), text("ok"))
     _, result = run_events(make_loop(llm_server, tmp_path, toolset=registry), "go")
     assert result.tool_outcomes[0].call.arguments == {}
-    assert "text: Field required" in result.tool_outcomes[0].output
+    assert "text: required but missing" in result.tool_outcomes[0].output
 
 
 def test_read_only_calls_run_concurrently_and_writes_one_at_a_time(llm_server: LLMServer, tmp_path: Path) -> None:

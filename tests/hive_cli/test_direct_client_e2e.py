@@ -15,11 +15,12 @@ from tests.support.local_http import LocalServer
 # Writes which heavy modules were loaded when hive exits normally. hive skips interpreter teardown
 # (and so atexit) once litellm is loaded, so a missing file means litellm was imported. The task runs
 # no shell command, and nothing configures MCP servers, hooks, webhooks, permission files or result
-# guards: hive's own code for those stays unloaded too, and so do the commands it does not run.
+# guards: hive's own code for those stays unloaded too, and so do the commands it does not run. hive's
+# settings and tool arguments are msgspec records, so pydantic is not loaded either.
 PROBE = """
 import atexit, json, os, sys
 out = os.environ["HIVE_TEST_MODULES_OUT"]
-heavy = ("litellm", "openai", "tiktoken", "mcp")
+heavy = ("litellm", "openai", "tiktoken", "mcp", "pydantic")
 unused = (
     "engine.mcp.manager", "engine.mcp.entries", "engine.hooks.runner", "engine.webhooks.payloads",
     "engine.sandbox.profile", "engine.policy.permission_files", "engine.policy.injection", "engine.policy.shell",

@@ -24,6 +24,8 @@ class _Plugin:
 plugin = _Plugin()
 """
 SHOW_VARIABLE = 'echo "plugins=${PYDANTIC_DISABLE_PLUGINS-unset}"'
+# hive's own records are msgspec's; the MCP entries of a plugins file are what a run still checks with pydantic.
+PLUGINS_FILE = "plugins:\n  idle:\n    command: idle-server\n    enabled: false\n"
 
 
 def install_plugin(site: Path) -> None:
@@ -39,7 +41,8 @@ def run_with_plugin(llm_server: LLMServer, tmp_path: Path, **env: str) -> tuple[
     """(whether the plugin was loaded, what the command printed) for a run whose one command shows the variable."""
     site, marker, project = tmp_path / "site", tmp_path / "marker", tmp_path / "project"
     install_plugin(site)
-    project.mkdir()
+    (project / ".ironhive").mkdir(parents=True)
+    (project / ".ironhive" / "plugins.yaml").write_text(PLUGINS_FILE)
     llm_server.script(tool_calls(call("execute_command", {"command": SHOW_VARIABLE})), text("Shown."))
     done = run_hive(
         *("run", "show it", "-o", "json", "-m", "openai/test-model", "--api-base", llm_server.base_url, "--yes"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from msgspec import Meta, Struct
 
 from engine.events import Event, RunFinished, RunResult
 from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
@@ -78,9 +78,9 @@ def kinds(events: Sequence[Event]) -> list[str]:
     return [event.kind for event in events]
 
 
-class EchoArgs(BaseModel):
-    text: str = Field(description="What to echo.")
-    delay: float = Field(default=0.0, description="Seconds to wait first.")
+class EchoArgs(Struct):
+    text: Annotated[str, Meta(description="What to echo.")]
+    delay: Annotated[float, Meta(description="Seconds to wait first.")] = 0.0
 
 
 class RecordingTool(ArgsTool[EchoArgs]):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
 from engine.hooks.options import HookSpec
 from engine.hooks.runner import HookOutcome, answer
 from engine.hooks.toolset import pre_tool_verdict
+from engine.validation import Invalid, convert
 
 HOOK = HookSpec(event="pre_tool", command="check")
 
@@ -19,8 +19,8 @@ def test_a_matcher_is_a_list_of_tool_name_globs() -> None:
 
 
 def test_a_matcher_on_an_event_without_a_tool_is_an_error() -> None:
-    with pytest.raises(ValidationError, match="matcher is for pre_tool and post_tool hooks"):
-        HookSpec(event="stop", command="x", matcher="*")
+    with pytest.raises(Invalid, match="matcher is for pre_tool and post_tool hooks"):
+        convert({"event": "stop", "command": "x", "matcher": "*"}, HookSpec)
 
 
 @pytest.mark.parametrize(

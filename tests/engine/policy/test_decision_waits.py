@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pydantic import BaseModel
+from msgspec import Struct
 
 from engine.events import ToolCall, ToolOutcome
 from engine.loop import AgentLoop, ToolEnvironment
@@ -33,7 +33,7 @@ class SlowPerson:
         return Decision(allowed=True, reason="allowed once by the user")
 
 
-class NoArgs(BaseModel):
+class NoArgs(Struct):
     pass
 
 

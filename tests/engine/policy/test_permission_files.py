@@ -161,17 +161,20 @@ def test_read_only_tools_are_declared_by_name_or_pattern(project: Path) -> None:
         ),
         (
             "permissions:\n  bash:\n    - pattern: 'git *'\n      action: permit\n",
-            ":4: permissions.bash.0.action: Input should be",
+            ":4: permissions.bash.0.action: should be 'allow', 'ask' or 'deny', not 'permit'",
         ),
-        ("permissions:\n  bash:\n    - action: allow\n", ":3: permissions.bash.0.pattern: Field required"),
+        ("permissions:\n  bash:\n    - action: allow\n", ":3: permissions.bash.0.pattern: required but missing"),
         (
             "permissions:\n  bash:\n    - pattern: 'git *'\n      action: allow\n      priorty: 2\n",
             ":5: permissions.bash.0.priorty: unknown key",
         ),
         ("permissions:\n  bash: [\n", "invalid YAML"),
-        ("bash:\n  - {pattern: 'git *', action: allow}\n", "permissions: Field required"),
+        ("bash:\n  - {pattern: 'git *', action: allow}\n", "permissions: required but missing"),
         ("", "missing the 'permissions:' section"),
-        ("permissions:\n  default_action: maybe\n", ":2: permissions.default_action: Input should be"),
+        (
+            "permissions:\n  default_action: maybe\n",
+            ":2: permissions.default_action: should be 'allow', 'ask' or 'deny', not 'maybe'",
+        ),
         (
             "permissions:\n  bash:\n    - {pattern: 'git * && rm *', action: allow}\n",
             ":3: permissions.bash.0.pattern: '&&' is not allowed",
@@ -198,6 +201,15 @@ def test_a_broken_file_is_an_error_naming_the_file_and_line(project: Path, text:
     message = load_error(project)
     assert str(path) in message
     assert expected in message
+
+
+def test_every_top_level_key_with_a_problem_is_named_and_none_without(project: Path) -> None:
+    text = "permissions:\n  bash:\n    - {pattern: 'git *', action: permit}\nguards:\n  prompt_injection: {action: hide}\n"
+    path = project_rules(project, text)
+    assert load_error(project).splitlines() == [
+        f"{path}:3: permissions.bash.0.action: should be 'allow', 'ask' or 'deny', not 'permit'",
+        f"{path}:5: guards.prompt_injection.action: should be 'flag' or 'withhold', not 'hide'",
+    ]
 
 
 def test_a_broken_user_file_is_an_error_even_when_the_project_file_is_fine(project: Path, isolated_hive: Path) -> None:

@@ -14,6 +14,7 @@ from engine.research.fetch import WebFetcher
 from engine.research.options import ResearchOptions
 from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchHit, SearchProvider
+from engine.validation import convert
 from tests.support.cli import hive_env
 from tests.support.search_server import Provider, Result, SearchServer
 
@@ -38,7 +39,7 @@ def keys(server: SearchServer) -> dict[str, str]:
 
 
 def build(env: Mapping[str, str], **options: object) -> list[SearchProvider]:
-    settings = ResearchOptions.model_validate(options)
+    settings = convert(options, ResearchOptions)
     providers, _ = build_providers(settings, env, docs_dir=None, allow_private_urls=False)
     return providers
 

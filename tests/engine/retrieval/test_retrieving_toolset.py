@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from msgspec import Struct
 
 from engine.agent import BuildContext, BuiltinTools, Extensions, build_agent
 from engine.config import Overrides, load_config
@@ -30,7 +30,7 @@ SERVER_TOOLS = {
 }
 
 
-class NoArgs(BaseModel):
+class NoArgs(Struct):
     pass
 
 

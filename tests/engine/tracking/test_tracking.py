@@ -7,8 +7,7 @@ import json
 from contextlib import aclosing
 from pathlib import Path
 
-from msgspec import to_builtins
-from pydantic import BaseModel, Field
+from msgspec import Struct, to_builtins
 
 from engine.events import (
     ModelTurnStarted,
@@ -28,10 +27,10 @@ from tests.support.llm_server import LLMServer, call, raw_sse, stream_error, tex
 from tests.support.llm_server import Usage as WireUsage
 
 
-class StepsArgs(BaseModel):
-    steps: int = Field(default=3)
-    secret: str = Field(default="")
-    in_thread: bool = Field(default=False)
+class StepsArgs(Struct):
+    steps: int = 3
+    secret: str = ""
+    in_thread: bool = False
 
 
 class StepsTool(ArgsTool[StepsArgs]):
@@ -166,7 +165,7 @@ def test_joining_the_text_deltas_gives_exactly_the_models_words(llm_server: LLMS
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Let me work. All done."
 
 
-class OuterArgs(BaseModel):
+class OuterArgs(Struct):
     inner: str = "steps"
 
 
