@@ -20,8 +20,8 @@ def main() -> None:
     from engine.own_variables import set_for_this_process
     from hive_cli import collection
 
-    # pydantic would load every installed package's plugin into hive, where it would see each settings
-    # value and tool argument hive validates; looking for plugins also costs ~10 ms of every start.
+    # pydantic would load every installed package's plugin into hive, where it would see what hive and
+    # its SDKs validate with pydantic (MCP entries and messages, provider SDK responses).
     set_for_this_process("PYDANTIC_DISABLE_PLUGINS", "__all__")
     collection.pause()  # resumed once the command has started (hive_cli.collection says why)
     from hive_cli.app import run_app
