@@ -1,8 +1,9 @@
 """How soon the REPL is interactive: launch `hive` in a real pseudo-terminal, type at once, and time
-until the typed text is shown. Goal: within 0.5 s of launch.
+until the typed text is shown. Goal: within 350 ms of launch.
 
 Also printed, in the same run: the time to the first prompt, and a bare prompt-toolkit prompt
-(`python -c` with a PromptSession) as the floor.
+(`python -c` with a PromptSession) as the floor. This machine's speed swings, so the goal is also read
+as a ratio to the floor of the same round: 350 ms was set where the floor took 234 ms (1.50x).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.support.compiled import compile_hive
 
 RUNS = 9
+FLOOR_RATIO_GOAL = 0.350 / 0.234
+"""The goal of 350 ms over the bare prompt's 234 ms on the machine where the goal was set."""
 WORD = "hello-hive"
 FLOOR = "from prompt_toolkit import PromptSession; PromptSession().prompt('› ')"
 
@@ -64,6 +67,10 @@ def main() -> None:
         print(f"  {name:22s} prompt after {prompt * 1000:6.0f} ms   typed text shown after {echo * 1000:6.0f} ms")
     echo = statistics.median(s[1] for s in results["hive"])
     print(f"goal: typed text shown within 350 ms: {'met' if echo <= 0.35 else 'NOT met'} ({echo * 1000:.0f} ms)")
+    pairs = zip(results["hive"], results["bare prompt-toolkit"], strict=True)
+    ratio = statistics.median(hive[1] / floor[1] for hive, floor in pairs)
+    verdict = "met" if ratio <= FLOOR_RATIO_GOAL else "NOT met"
+    print(f"  against the same round's bare prompt: {ratio:.2f}x  (350 ms / 234 ms = {FLOOR_RATIO_GOAL:.2f}x: {verdict})")
 
 
 if __name__ == "__main__":
