@@ -10,6 +10,7 @@ msgspec stops at the first problem and says where in one string (``... - at `$.a
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, TypeVar
 
 import msgspec
@@ -57,9 +58,16 @@ class Invalid(ValueError):
 def convert(data: Any, record: type[T]) -> T:
     """``data`` as a ``record``, with lax scalars (``"5"`` for an integer); a misfit raises :class:`Invalid`."""
     try:
-        return msgspec.convert(data, record, strict=False)
+        return msgspec.convert(data, record, strict=False, dec_hook=_path)
     except msgspec.ValidationError as exc:
         raise invalid(str(exc), record) from None
+
+
+def _path(kind: type, value: Any) -> Any:
+    # msgspec has no Path type of its own: a string names one
+    if kind is Path and isinstance(value, str):
+        return Path(value)
+    raise ValueError("should be a path (a string)")
 
 
 def invalid(message: str, record: type[Any]) -> Invalid:

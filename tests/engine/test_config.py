@@ -76,6 +76,8 @@ def test_flags_beat_the_project_which_beats_the_user_key_by_key_inside_sections(
         ("mode: dance\n", "settings.yaml:1: mode: should be 'plan' or 'work', not 'dance'"),
         ("research:\n  depth: bottomless\n", "settings.yaml:2: research.depth"),
         ("checkpoints:\n  enabled: maybe\n", "settings.yaml:2: checkpoints.enabled"),
+        ("memory:\n  path: notes.db\n", "settings.yaml:1: memory: path: must be an absolute path"),
+        ("sandbox:\n  network: often\n", "settings.yaml:2: sandbox.network: should be true or false"),
     ],
 )
 def test_a_bad_key_or_value_in_any_section_is_an_error_naming_the_file_and_line(
@@ -84,6 +86,14 @@ def test_a_bad_key_or_value_in_any_section_is_an_error_naming_the_file_and_line(
     project_settings(tmp_path, text)
     with pytest.raises(ConfigError, match=expected.replace(".", r"\.")):
         load_config(tmp_path, MODEL)
+
+
+def test_values_read_as_the_types_they_stand_for(tmp_path: Path) -> None:
+    project_settings(tmp_path, "memory:\n  path: ~/notes.db\nsandbox: read-only\ntool_retrieval:\n  always_include: [a, b]\n")
+    config = load_config(tmp_path, MODEL)
+    assert config.memory.path == Path("~/notes.db")
+    assert config.sandbox.mode == "read-only"
+    assert config.tool_retrieval.always_include == ("a", "b")
 
 
 def test_a_broken_permissions_file_fails_the_load_instead_of_falling_back(tmp_path: Path) -> None:

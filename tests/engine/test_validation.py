@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -21,6 +22,7 @@ class Plan(StrictRecord, frozen=True):
     steps: tuple[Step, ...] = ()
     mode: Literal["plan", "work"] | None = None
     limit: int | None = None
+    folder: Path | None = None
     kind: Annotated[Literal["draft", "final"], Meta(description="How settled the plan is.")] = "draft"
 
     def __post_init__(self) -> None:
@@ -41,6 +43,7 @@ class Plan(StrictRecord, frozen=True):
         ({"title": "t", "steps": [{}, {"status": "gone"}]}, "steps.1.status", "should be 'done' or 'pending', not 'gone'"),
         ({"title": "t", "steps": [{"state": "done"}]}, "steps.0.state", "unknown key"),
         ({"title": "t", "mode": "dance"}, "mode", "should be 'plan' or 'work', not 'dance'"),
+        ({"title": "t", "folder": 3}, "folder", "should be a path (a string)"),
         ({"title": "t", "kind": "rough"}, "kind", "should be 'draft' or 'final', not 'rough'"),
         ({"title": "t", "limit": "many"}, "limit", "should be an integer, not a string"),
         ({"title": "later"}, "", "a plan needs a title that says what it does"),
@@ -57,6 +60,10 @@ def test_each_misfit_names_its_key_and_says_what_is_wrong(data: Any, key: str, p
 def test_scalars_are_read_laxly_as_people_and_models_write_them() -> None:
     plan = convert({"title": "t", "rounds": "3", "share": "0.25", "limit": "7"}, Plan)
     assert (plan.rounds, plan.share, plan.limit) == (3, 0.25, 7)
+
+
+def test_a_path_is_read_from_a_string() -> None:
+    assert convert({"title": "t", "folder": "~/plans"}, Plan).folder == Path("~/plans")
 
 
 def test_the_key_path_indexes_lists_by_number() -> None:
