@@ -144,26 +144,18 @@ KNOWN_ELSEWHERE = {
 _SECTION_EXPECTED = re.compile(r"valid dictionary or instance of \w+")
 
 
-def _message(kind: str, text: str, loc: KeyPath) -> str:
-    """A pydantic model's message (permission and plugin files) in a person's words, with a hint for misplaced keys."""
+def _pydantic_problem(kind: str, text: str) -> str:
+    """A pydantic model's message (plugin files) in the words of :class:`Invalid` problems."""
     if kind == "extra_forbidden":
-        key = str(loc[-1]) if loc else ""
-        return KNOWN_ELSEWHERE.get(key, "unknown key (check the spelling)")
+        return "unknown key"
     if kind in ("model_type", "dict_type"):
-        return "should be a mapping (indented key: value lines)"
+        return "should be a mapping"
     if kind == "value_error":
         return text.removeprefix("Value error, ")
     return _SECTION_EXPECTED.sub("mapping", text)
 
 
 def describe_errors(path: Path, exc: ValidationError, lines: dict[KeyPath, int]) -> str:
-    """One message listing every validation problem as ``file:line: key: problem``."""
-    problems = []
-    for error in exc.errors():
-        loc = tuple(error["loc"])
-        line = line_of(lines, loc)
-        where = f"{path}:{line}" if line else str(path)
-        key = ".".join(str(p) for p in loc) or "(top level)"
-        message = _message(error["type"], error["msg"], loc)
-        problems.append(f"{where}: {key}: {message}")
-    return "\n".join(problems)
+    """One message listing every problem pydantic found as ``file:line: key: problem``, as :func:`check_document` does."""
+    problems = (Invalid(tuple(error["loc"]), _pydantic_problem(error["type"], error["msg"])) for error in exc.errors())
+    return "\n".join(text for _, text in (_describe(path, problem, lines) for problem in problems))
