@@ -21,10 +21,13 @@ READ_ONLY_BUILTINS = (
     "todo_write",
     "load_skill",
     "recall_result",
-    "remember",
     "recall",
 )
-"""The built-in tools that change nothing (``remember`` only hive's memory store); plan mode offers them."""
+"""The built-in tools that change nothing; plan mode offers them (``remember`` writes, so it is not one)."""
+_MEMORY_RULES: tuple[tuple[str, Action, str], ...] = (
+    ("remember", "allow", "it writes only hive's own memory store (a user-scope note is asked)"),
+    ("remember (user scope)", "ask", "a user-scope note is recalled in every project, not only this one"),
+)
 
 _SECRET = "this file usually holds credentials"
 _CREDENTIAL_STORE = "a credential store or private key: never shown to the model"
@@ -125,6 +128,7 @@ _DEFAULTS: dict[Category, tuple[tuple[str, Action, str], ...]] = {
     "mcp_tools": tuple((name, "ask", "its name says it handles secrets") for name in SECRET_TOOL_NAMES),
     "tools": (
         *((name, "allow", "read-only built-in tool") for name in READ_ONLY_BUILTINS),
+        *_MEMORY_RULES,
         ("agent_*", "allow", "a delegated agent: each of its own tool calls is judged"),
         ("advisor", "allow", "the advisor only reads the conversation; it has no tools"),
     ),

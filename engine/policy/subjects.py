@@ -2,7 +2,8 @@
 
 Paths are judged as the tools will open them (see :mod:`engine.policy.subject_paths`), shell command
 lines part by part (see :mod:`engine.policy.shell_subjects`), MCP tools by name and, when their
-server marks them read-only, by ``mcp_read_only``.
+server marks them read-only, by ``mcp_read_only``. A ``remember`` call that keeps a note for every
+project adds the subject ``remember (user scope)``, which the built-in defaults ask about.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from engine.tools.globs import split_base
 from engine.tools.paths import working_directory
 from engine.tools.search import _glob_root
 
-__all__ = ["SKILL_FILE_PROBE", "CallSubjects", "resolve_for_rules", "subjects_for"]
+__all__ = ["SKILL_FILE_PROBE", "USER_SCOPE_NOTE", "CallSubjects", "resolve_for_rules", "subjects_for"]
 
 SHELL_TOOL = "execute_command"
 MCP_PREFIX = "mcp__"
@@ -28,6 +29,10 @@ SKILL_FILE_PROBE = "load_skill file"
 Inside the working directory the file is judged by the read rules; outside it (a skill root of the
 user's or hive's own) only the read rules that match count, so secret patterns still deny or ask.
 """
+
+REMEMBER_TOOL = "remember"
+USER_SCOPE_NOTE = "remember (user scope)"
+"""The ``tools`` subject of a ``remember`` call whose note is recalled in every project, not only this one."""
 
 PathArgument = Callable[[ToolCall], tuple[PathCategory, list[str] | None]]
 
@@ -75,6 +80,8 @@ def subjects_for(call: ToolCall, ctx: ToolContext, spec: ToolSpec | None = None)
         return _file_subjects(call, ctx)
     if call.name == SKILL_FILE_PROBE:
         return _skill_file_subjects(call, ctx)
+    if call.name == REMEMBER_TOOL:
+        return _remember_subjects(call)
     out = CallSubjects(remember=call.name)
     if call.name.startswith(MCP_PREFIX):
         read_only = spec is not None and spec.kind == "mcp" and spec.read_only
@@ -82,6 +89,16 @@ def subjects_for(call: ToolCall, ctx: ToolContext, spec: ToolSpec | None = None)
         out.subjects.append(Subject(category="tools", value=call.name, shown=call.name, decisive=False))
     else:
         out.subjects.append(Subject(category="tools", value=call.name, shown=call.name))
+    return out
+
+
+def _remember_subjects(call: ToolCall) -> CallSubjects:
+    """``remember``, and ``remember (user scope)`` unless the note is plainly for this project only."""
+    out = CallSubjects(remember=call.name)
+    out.subjects.append(Subject(category="tools", value=call.name, shown=call.name))
+    if call.arguments.get("scope", "project") != "project":  # a scope the tool would refuse counts as user scope
+        out.subjects.append(Subject(category="tools", value=USER_SCOPE_NOTE, shown=USER_SCOPE_NOTE))
+        out.remember = USER_SCOPE_NOTE
     return out
 
 
