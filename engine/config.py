@@ -24,7 +24,6 @@ from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
 from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
-from engine.paths import project_root
 from engine.policy.config import PermissionConfig, load_permissions
 from engine.records import hiding
 from engine.research.options import ResearchOptions
@@ -34,8 +33,10 @@ from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.settings import LayeredSettings, load_settings
 from engine.skills.options import SkillOptions, skill_options
 from engine.tools.base import FileToolOptions
+from engine.trust.review import TrustReview, trust_items
 from engine.usage import UsageLimits
 from engine.webhooks.options import WebhookOptions
+from engine.workspace import Workspace, as_workspace
 
 
 class Overrides(Struct, frozen=True, kw_only=True):
@@ -87,29 +88,42 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     sources: tuple[Path, ...] = ()
     hooks: tuple[HookSpec, ...] = ()
     """The hooks of the user's settings, then the project's (all of them run)."""
-    """The settings files that were read."""
+    trust: TrustReview | None = None
+    """The project and its trust decision, with what its configuration asked for and did not get."""
+
+    @property
+    def workspace(self) -> Workspace:
+        """The project this session works in (resolved from ``cwd`` when the configuration was built by hand)."""
+        return self.trust.workspace if self.trust is not None else as_workspace(self.cwd)
 
 
-def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool = True) -> SessionConfig:
-    """Read every layer once and resolve the configuration of a session working in ``cwd``.
+def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, persist: bool = True) -> SessionConfig:
+    """Read every layer once and resolve the configuration of a session working in ``where``.
 
+    ``where`` is the workspace the front door opened (or a folder, opened here): an untrusted project's
+    files only tighten, and what they asked for in vain is in ``SessionConfig.trust``.
     Resolving the model may probe local model servers (a fraction of a second) when nothing names one.
     """
     overrides = overrides or Overrides()
-    layers = load_settings(cwd)
+    workspace = as_workspace(where)
+    cwd = workspace.cwd if isinstance(where, Workspace) else where
+    layers = load_settings(workspace)
     settings = layers.merged()
     choice = resolve_model(
         flag_model=overrides.model, flag_api_base=overrides.api_base, flag_api_key=overrides.api_key, settings=layers
     )
-    sandbox = check_sandbox(*layers.sandbox_options(project_root(cwd), overrides.sandbox))
+    sandbox = check_sandbox(*layers.sandbox_options(workspace.root, overrides.sandbox))
     if settings.webhooks.endpoints:
         from engine.webhooks.targets import targets_of  # imported here: only endpoints need checking
 
         targets_of(settings.webhooks)  # a named secret variable that is unset is an error now, not at the first turn
+    permissions = load_permissions(workspace, sandboxed=sandbox.confined)
+    servers = load_servers(workspace, settings.mcp) if settings.mcp.enabled else McpServers()
+    trust = TrustReview(workspace=workspace, items=trust_items(layers.ignored, permissions.ignored, servers))
     return SessionConfig(
         cwd=cwd,
         model=choice,
-        permissions=load_permissions(cwd, sandboxed=sandbox.confined),
+        permissions=permissions,
         skills=skills_of(layers, cwd),
         mode=overrides.mode or settings.mode,
         max_turns=overrides.max_turns or settings.max_turns,
@@ -120,7 +134,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         provider_client=settings.provider_client,
         persist=persist,
         mcp=settings.mcp,
-        mcp_servers=load_servers(cwd, settings.mcp) if settings.mcp.enabled else McpServers(),
+        mcp_servers=servers,
         context=settings.context,
         research=settings.research,
         delegation=settings.delegation,
@@ -133,6 +147,7 @@ def load_config(cwd: Path, overrides: Overrides | None = None, *, persist: bool 
         sandbox=sandbox,
         sources=layers.sources,
         hooks=(*layers.user.hooks, *layers.project.hooks),
+        trust=trust,
     )
 
 

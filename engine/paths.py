@@ -106,12 +106,12 @@ def project_dir(cwd: Path) -> Path:
 
 
 def project_root(cwd: Path) -> Path:
-    """The nearest folder at or above ``cwd`` holding ``.ironhive`` or ``.git``; ``cwd`` when there is none."""
-    cwd = cwd.resolve()
-    for folder in (cwd, *cwd.parents):
-        if (folder / PROJECT_DIR_NAME).is_dir() or (folder / ".git").exists():
-            return folder
-    return cwd
+    """The nearest folder at or above ``cwd`` holding ``.git``; ``cwd`` itself when there is none.
+
+    An ``.ironhive`` folder never makes a root: one planted below the root (``src/.ironhive``, by a
+    command or a commit) must not become a project's configuration when hive is started there.
+    """
+    return repository_root(cwd) or cwd.resolve()
 
 
 def repository_root(cwd: Path) -> Path | None:

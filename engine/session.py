@@ -166,7 +166,10 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
+        trust = self.config.trust
         notices = [
+            trust.workspace.root_notice() if trust else None,
+            trust.notice() if trust else None,
             self.config.sandbox.notice(),
             *self.config.mcp_servers.notices,
             *self.config.agents.notices,

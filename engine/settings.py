@@ -22,13 +22,14 @@ from engine.events import WorkingMode
 from engine.hooks.options import HookSpec
 from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
-from engine.paths import project_dir, user_config_dir
+from engine.paths import user_config_dir
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options, sandbox_section
 from engine.skills.options import SkillsFile
 from engine.validation import StrictRecord, convert
 from engine.webhooks.options import WebhookOptions
+from engine.workspace import Workspace, as_workspace
 
 SETTINGS_NAMES = ("settings.yaml", "settings.yml", "settings.json")
 Given = dict[str, Any]
@@ -80,8 +81,11 @@ class LayeredSettings(Struct, frozen=True, kw_only=True):
     project: SettingsFile = field(default_factory=SettingsFile)
     user: SettingsFile = field(default_factory=SettingsFile)
     project_given: Given = {}
+    """What the project's file sets and may set: an untrusted project's file reduced to what only tightens."""
     user_given: Given = {}
     sources: tuple[Path, ...] = ()
+    ignored: tuple[str, ...] = ()
+    """What the project's file asked for and did not get (it is not trusted, or it would raise your limits)."""
 
     def merged(self) -> SettingsFile:
         """Both files as one: the project's keys over the user's, section by section."""
@@ -119,19 +123,41 @@ def find_settings_file(folder: Path) -> Path | None:
     return None
 
 
-def load_settings(cwd: Path) -> LayeredSettings:
-    """Read the project's and the user's settings; a broken file raises ``ConfigError``."""
-    project_path = find_settings_file(project_dir(cwd))
+def load_settings(where: Workspace | Path) -> LayeredSettings:
+    """Read the project's and the user's settings; a broken file raises ``ConfigError``.
+
+    An untrusted project's settings count only where they tighten the user's (see
+    :mod:`engine.trust.tighten`); what they asked for in vain is kept in ``ignored``.
+    """
+    workspace = as_workspace(where)
+    project_path = find_settings_file(workspace.config_dir)
     user_path = find_settings_file(user_config_dir())
     project, project_given = _read(project_path)
     user, user_given = _read(user_path)
+    ignored: tuple[str, ...] = ()
+    if project_given:
+        from engine.trust.tighten import tighten_settings
+
+        kept, refused = tighten_settings(project_given, user_given, workspace.root, trusted=workspace.trusted)
+        if refused:
+            assert project_path is not None
+            project_given, ignored = (
+                kept,
+                tuple(f"{item.shown} ({_shown(project_path, workspace.root)})" for item in refused),
+            )
+            project = convert(project_given, SettingsFile)
     return LayeredSettings(
         project=project,
         user=user,
         project_given=project_given,
         user_given=user_given,
         sources=tuple(path for path in (project_path, user_path) if path is not None),
+        ignored=ignored,
     )
+
+
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _read(path: Path | None) -> tuple[SettingsFile, Given]:

@@ -72,10 +72,15 @@ def app(ctx: click.Context, /, debug: bool, **session: Any) -> None:
 @continue_option
 @resume_option
 @click.option("--plan", is_flag=True, help="Plan the task into steps first, then run them one by one (text output).")
+@click.option(
+    "--trust-project",
+    is_flag=True,
+    help="Trust the project's own configuration for this run only (not saved; see hive trust). --yes never does.",
+)
 @debug_option
-def run(task: str, output_format: str, plan: bool, debug: bool, **session: Any) -> None:
+def run(task: str, output_format: str, plan: bool, trust_project: bool, debug: bool, **session: Any) -> None:
     """Run one task to completion and exit (scriptable)."""
-    _run_task(_task_text(task), output_format, plan, debug, session)
+    _run_task(_task_text(task), output_format, plan, debug, session, trust_project=trust_project)
 
 
 def _keep_model_lookups() -> None:
@@ -86,12 +91,19 @@ def _keep_model_lookups() -> None:
     model_table.keep_lookups(user_cache_dir)
 
 
-def _run_task(task: str, output_format: str, plan: bool, debug: bool, session: dict[str, Any]) -> NoReturn:
+def _run_task(
+    task: str, output_format: str, plan: bool, debug: bool, session: dict[str, Any], *, trust_project: bool = False
+) -> NoReturn:
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
 
         request = RunRequest(
-            task=task, output_format=output_format, cwd=session["cwd"], plan=plan, **session_values(session)
+            task=task,
+            output_format=output_format,
+            cwd=session["cwd"],
+            plan=plan,
+            trust_project=trust_project,
+            **session_values(session),
         )
         exit_with(run_task(request))
 
@@ -127,6 +139,7 @@ def sessions_list(cwd: Path | None, all_projects: bool) -> None:
 
 
 app.add_lazy_command("undo", "hive_cli.checkpoints_app:undo_command")
+app.add_lazy_command("trust", "hive_cli.trust_app:trust_command")
 
 
 @app.group("skills", no_args_is_help=True)

@@ -19,6 +19,7 @@ from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
 from engine.session import Session, open_session
 from engine.sessions import LoadedSession, SessionStore
+from engine.workspace import open_workspace
 from hive_cli import collection
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
@@ -54,6 +55,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """Continue the session with this id (``--resume ID``)."""
     plan: bool = False
     """Plan the task into steps first, then run them one by one (``--plan``)."""
+    trust_project: bool = False
+    """Trust the project's configuration for this run only (``--trust-project``)."""
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -73,7 +76,7 @@ def run_task(request: RunRequest) -> int:
         raise UserError("--plan shows its steps as text: use it with --output-format text")
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
-    config = load_config(cwd, request.overrides())
+    config = load_config(open_workspace(cwd, trust_for_run=request.trust_project), request.overrides())
     if needs_litellm(config):
         litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()
@@ -113,6 +116,7 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
             notices=(*session.notices, *mcp_notices),
         )
         renderer = make_renderer(request.output_format, info)
+        _say_trust_on_stderr(config, request.output_format)
         if request.plan:
             from hive_cli.run_plan import drive_plan
 
@@ -121,6 +125,19 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
         return EXIT_CODES[result.exit_reason]
     finally:
         await session.close()
+
+
+def _say_trust_on_stderr(config: SessionConfig, output_format: str) -> None:
+    """With json output the notices go into the JSON; which project was taken and what it asked for in vain
+    go to stderr too, where a person running the script sees them."""
+    trust = config.trust
+    if trust is None or output_format == "text":
+        return
+    from hive_cli.terminal_text import visible
+
+    for notice in (trust.workspace.root_notice(), trust.notice()):
+        if notice:
+            sys.stderr.write(f"hive: {visible(notice, keep_newlines=True)}\n")
 
 
 def _approver(request: RunRequest) -> Approver | None:

@@ -22,8 +22,9 @@ from msgspec.structs import replace
 from engine.config_files import describe_errors, read_document
 from engine.errors import ConfigError
 from engine.mcp.options import McpOptions
-from engine.paths import project_dir, project_root, user_config_dir
+from engine.paths import user_config_dir
 from engine.records import hiding
+from engine.workspace import Workspace, as_workspace
 
 if TYPE_CHECKING:
     from engine.mcp.entries import PluginEntry, PluginsFile, Transport
@@ -102,11 +103,17 @@ class McpServers(Struct, frozen=True):
         return tuple(s for s in self.servers if s.enabled)
 
 
-def load_servers(cwd: Path, options: McpOptions | None = None, environ: Mapping[str, str] | None = None) -> McpServers:
-    """Read every MCP server list of ``cwd``'s project and the user's; a broken ``plugins.yaml`` raises ``ConfigError``."""
+def load_servers(
+    where: Workspace | Path, options: McpOptions | None = None, environ: Mapping[str, str] | None = None
+) -> McpServers:
+    """Read every MCP server list of the project and the user's; a broken ``plugins.yaml`` raises ``ConfigError``.
+
+    In a project the person has not trusted, the project's own servers start only once approved one by one.
+    """
     options = options or McpOptions()
     environ = os.environ if environ is None else environ
-    root = project_root(cwd)
+    workspace = as_workspace(where)
+    root = workspace.root
     found: dict[str, ServerConfig] = {}
     sources: list[Path] = []
     notices: list[str] = []
@@ -121,7 +128,7 @@ def load_servers(cwd: Path, options: McpOptions | None = None, environ: Mapping[
         entries, problems = read_mcp_json(mcp_json)
         layers.append((mcp_json, entries))
         notices.extend(problems)
-    project_file = find_plugins_file(project_dir(cwd))
+    project_file = find_plugins_file(workspace.config_dir)
     if project_file is not None:
         layers.append((project_file, load_plugins_file(project_file).plugins))
     for path, entries in layers:
@@ -129,7 +136,7 @@ def load_servers(cwd: Path, options: McpOptions | None = None, environ: Mapping[
         for name, entry in entries.items():
             found[name] = resolve_entry(name, entry, path, root, options, environ)
     servers = tuple(found.values())
-    if any(server.source != user_file for server in servers):
+    if not workspace.trusted and any(server.source != user_file for server in servers):
         servers = _unapproved_held_back(servers, root, user_file)
     return McpServers(servers=servers, sources=tuple(sources), notices=tuple(notices))
 

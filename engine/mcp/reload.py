@@ -19,6 +19,7 @@ from engine.mcp.approvals import approvals_file
 from engine.mcp.config import MCP_JSON, PLUGINS_NAMES, McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
+from engine.trust.store import trust_file
 
 Apply = Callable[[McpServers], None]
 Report = Callable[[str | None], None]
@@ -31,6 +32,7 @@ def watched_files(cwd: Path) -> list[Path]:
     files.append(project_root(cwd) / MCP_JSON)
     files += [user_config_dir() / name for name in PLUGINS_NAMES]
     files.append(approvals_file())
+    files.append(trust_file())
     return files
 
 

@@ -10,18 +10,21 @@ a fallback to the defaults (which allow more). Reading and checking a file is
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Literal
 
 from msgspec import Struct, field
 
-from engine.paths import project_dir, user_config_dir
+from engine.paths import user_config_dir
 from engine.policy.defaults import DEFAULT_SOURCE, default_layer
 from engine.policy.rules import RuleBook
+from engine.workspace import Workspace, as_workspace
 
 PERMISSIONS_NAMES = ("permissions.yaml", "permissions.yml", "permissions.json")
 LOCAL_NAME = "permissions.local.yaml"
-"""The project's rules saved from "always in this project" answers (see :mod:`engine.policy.local_rules`)."""
+"""Where earlier versions saved "always in this project" answers, in the project's ``.ironhive`` (trusted only)."""
+SAVED_RULES_DIR = "saved-rules"
 
 
 class GuardSettings(Struct, frozen=True):
@@ -39,6 +42,8 @@ class PermissionConfig(Struct, frozen=True):
     guards: GuardSettings = field(default_factory=GuardSettings)
     sandboxed: bool = True
     """Whether shell commands run in the OS sandbox; the rules were chosen for it (see :func:`load_permissions`)."""
+    ignored: tuple[str, ...] = ()
+    """What an untrusted project's permission files asked for and did not get."""
 
     @property
     def uses_defaults(self) -> bool:
@@ -55,20 +60,41 @@ def find_permissions_file(folder: Path) -> Path | None:
     return None
 
 
-def load_permissions(cwd: Path, *, sandboxed: bool = True) -> PermissionConfig:
+def load_permissions(where: Workspace | Path, *, sandboxed: bool = True) -> PermissionConfig:
     """The user's and the project's permission files combined, or the built-in defaults when neither exists.
 
     ``sandboxed`` is the one place the policy learns whether shell commands run in the OS sandbox:
     the built-in defaults allow running the project's own code (tests, builds) only when they do, and
     rules marked ``sandboxed_only`` count only then. Pass False when the sandbox is off or cannot start.
     """
-    files = [path for folder in (user_config_dir(), project_dir(cwd)) if (path := find_permissions_file(folder))]
-    local = project_dir(cwd) / LOCAL_NAME
-    if not files and not local.is_file():
+    workspace = as_workspace(where)
+    user_file = find_permissions_file(user_config_dir())
+    project_file = find_permissions_file(workspace.config_dir)
+    legacy = workspace.config_dir / LOCAL_NAME
+    shipped_answers = [legacy] if legacy.is_file() else []
+    saved = [path for path in (saved_rules_file(workspace.root),) if path.is_file()]
+    if workspace.trusted:
+        files = [path for path in (user_file, project_file) if path is not None]
+        saved, restricting = saved + shipped_answers, []
+    else:
+        files = [user_file] if user_file is not None else []
+        restricting = [path for path in (project_file,) if path is not None] + shipped_answers
+    if not files and not saved and not restricting:
         return default_permissions(sandboxed=sandboxed)
     from engine.policy.permission_files import combined_permissions  # imported here: only files need reading
 
-    return combined_permissions(files, local if local.is_file() else None, sandboxed=sandboxed)
+    config = combined_permissions(files, saved, sandboxed=sandboxed)
+    if not restricting:
+        return config
+    from engine.trust.permissions import with_project_restrictions
+
+    return with_project_restrictions(config, restricting, workspace.root)
+
+
+def saved_rules_file(root: Path) -> Path:
+    """Where the rules saved from "always in this project" answers in the project at ``root`` live."""
+    tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    return user_config_dir() / SAVED_RULES_DIR / f"{root.name or 'root'}-{tag}.yaml"
 
 
 def default_permissions(*, sandboxed: bool = True) -> PermissionConfig:

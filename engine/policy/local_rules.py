@@ -1,11 +1,14 @@
-"""Rules saved from "always in this project" answers, in the project's ``.ironhive/permissions.local.yaml``.
+"""Rules saved from "always in this project" answers: the person's own, kept in the user's config folder.
 
-hive writes that file only when the person answers an approval with "always in this project" (or
-"deny always in this project"). Each answer saves exact rules (``exact: true``: the one path,
-command or tool name shown, never a wildcard) for the subjects the rules asked about. The file is
-rewritten atomically, keeping its earlier entries, and in a git repository it is listed in
-``.ironhive/.gitignore`` so it stays out of version control. It loads as one more layer of rules
-(see :func:`engine.policy.config.load_permissions`).
+hive writes them only when the person answers an approval with "always in this project" (or "deny
+always in this project"). Each answer saves exact rules (``exact: true``: the one path, command or
+tool name shown, never a wildcard) for the subjects the rules asked about, in
+``<user config>/saved-rules/<project>-<hash>.yaml``: one file per project root, outside the
+repository, so a cloned repository cannot ship "answers" of its own and the sandbox (which hides the
+user's config folder) cannot plant any. The file is rewritten atomically, keeping its earlier
+entries, and loads as one more layer of rules (see :func:`engine.policy.config.load_permissions`).
+An ``.ironhive/permissions.local.yaml`` inside a project (where earlier versions saved them) counts
+only in a trusted project.
 """
 
 from __future__ import annotations
@@ -16,17 +19,16 @@ from typing import Any
 
 from msgspec import Struct
 
-from engine.paths import project_dir
-from engine.policy.config import LOCAL_NAME
+from engine.paths import project_root
+from engine.policy.config import saved_rules_file
 from engine.policy.rules import CATEGORIES, Action, Category, Finding, Layer, Rule, Subject
 from engine.tools.base import FileToolOptions
 from engine.tools.files import write_text_atomic
 
 LOCAL_SOURCE = "always in this project"
 HEADER = (
-    "# Written by hive when you answer an approval with 'always in this project'.\n"
+    "# Written by hive when you answer an approval with 'always in this project' in {root}.\n"
     "# Rules here are exact (the one command, path or tool shown); edit or delete them freely.\n"
-    "# Local to this checkout: keep this file out of version control.\n"
 )
 
 
@@ -75,8 +77,8 @@ def _exact_rule(subject: Subject | None) -> LastingRule | None:
 
 
 def local_file(cwd: Path) -> Path:
-    """Where the project's saved rules live."""
-    return project_dir(cwd) / LOCAL_NAME
+    """Where the saved rules of ``cwd``'s project live (in the user's config folder)."""
+    return saved_rules_file(project_root(cwd))
 
 
 def save_lasting(cwd: Path, rules: Sequence[LastingRule], action: Action) -> Path:
@@ -95,9 +97,11 @@ def save_lasting(cwd: Path, rules: Sequence[LastingRule], action: Action) -> Pat
     document["permissions"] = ordered
     import yaml  # only on the keypress that saves a rule
 
-    text = HEADER + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=1000)
+    text = HEADER.format(root=str(project_root(cwd)).replace("\n", " ")) + yaml.safe_dump(
+        document, sort_keys=False, allow_unicode=True, width=1000
+    )
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_text_atomic(path, text, FileToolOptions())
-    _keep_out_of_git(path)
     return path
 
 
@@ -115,16 +119,3 @@ def _existing(path: Path) -> dict[str, Any]:
 
 def _same(entry: object, rule: LastingRule) -> bool:
     return isinstance(entry, dict) and entry.get("exact") is True and entry.get("pattern") == rule.pattern
-
-
-def _keep_out_of_git(path: Path) -> None:
-    """In a git repository, list the local file in ``.ironhive/.gitignore`` (created if missing)."""
-    root = path.parent.parent
-    if not any((folder / ".git").exists() for folder in (root, *root.parents)):
-        return
-    ignore = path.parent / ".gitignore"
-    existing = ignore.read_text(encoding="utf-8") if ignore.is_file() else ""
-    if LOCAL_NAME in (line.strip().lstrip("/") for line in existing.splitlines()):
-        return
-    prefix = "" if not existing or existing.endswith("\n") else "\n"
-    write_text_atomic(ignore, f"{existing}{prefix}{LOCAL_NAME}\n", FileToolOptions())

@@ -83,11 +83,11 @@ class PermissionsFile(StrictRecord, frozen=True):
     guards: GuardsSection = field(default_factory=GuardsSection)
 
 
-def combined_permissions(files: list[Path], local: Path | None, *, sandboxed: bool) -> PermissionConfig:
-    """The rules of the user's and the project's ``files`` (in that order), under those ``local`` saved.
+def combined_permissions(files: list[Path], saved: list[Path], *, sandboxed: bool) -> PermissionConfig:
+    """The rules of the user's and the project's ``files`` (in that order), under the ``saved`` answers.
 
     The built-in defaults are a layer when no file replaces them: with ``include_defaults``, or with
-    only a local file. See :func:`engine.policy.config.load_permissions`.
+    only saved answers. See :func:`engine.policy.config.load_permissions`.
     """
     layers: list[Layer] = []
     sources: list[Path] = []
@@ -101,7 +101,7 @@ def combined_permissions(files: list[Path], local: Path | None, *, sandboxed: bo
             layers.append(default_layer(sandboxed=sandboxed))
     if not sources:
         layers.append(default_layer(sandboxed=sandboxed))
-    if local is not None:  # saved answers sit on top and never replace the defaults
+    for local in saved:  # saved answers sit on top and never replace the defaults
         parsed = load_permissions_file(local)
         layers.insert(0, file_layer(local, parsed.file, parsed.lines, sandboxed))
         guards = combine_guards(guards, parsed.file.guards)

@@ -28,6 +28,7 @@ from engine.events import (
 )
 from hive_cli.output import RunInfo
 from hive_cli.output.summaries import key_argument, timing, usage_line
+from hive_cli.terminal_text import visible
 
 PREVIEW_CHARS = 160
 
@@ -41,7 +42,7 @@ class TextRenderer:
         self.err = err or sys.stderr
         self._out_at_line_start = True
         for notice in info.notices:
-            self._log(f"hive: {notice}")
+            self._log(f"hive: {visible(notice, keep_newlines=True)}")
 
     def handle(self, event: Event) -> None:
         match event:

@@ -30,6 +30,7 @@ from hive_cli.repl.custom_commands import command_choices, find_command
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
 from hive_cli.repl.state import ReplOptions, ReplState
+from hive_cli.terminal_text import visible
 
 if TYPE_CHECKING:  # the view (markdown, syntax highlighting) loads after the prompt is up
     from engine.custom_commands import CustomCommand
@@ -59,6 +60,7 @@ class Repl:
         self._running: Session | None = None
         """The session whose run is in progress, if one is."""
         self._hinted_planning = False
+        self._trust_asked = False
         self.ending = Ending()
         self.state.approver = self._approver
         self.state.on_open.append(self._watch_mcp)
@@ -150,8 +152,13 @@ class Repl:
             self._warn(NO_MODEL_IN_REPL if isinstance(error, NoModelError) else f"✗ {error}")
             return
         loaded = self.state.loaded_config()
+        trust = loaded.trust if loaded is not None else None
+        notice = trust.notice() if trust is not None else None
+        if notice:
+            self.state.told.add(notice)
+            self._warn(f"! {visible(notice, keep_newlines=True)}")
         waiting = [s.name for s in loaded.mcp_servers.enabled if s.awaiting_approval] if loaded else []
-        if waiting:
+        if waiting and not (trust is not None and trust.asks):
             names = " ".join(waiting)
             self._warn(
                 f"This project's files define MCP servers that hive has not started: {', '.join(waiting)}."
@@ -255,6 +262,7 @@ class Repl:
 
     async def _run_turn(self, line: str, *, attach: bool = True) -> None:
         if self.state.session is None:
+            await self._settle_trust()
             self.view.waiting("Starting: loading the configuration and the model library…")
         try:
             session = await self.state.ensure_session(self._approver(), title=line)
@@ -263,7 +271,7 @@ class Repl:
         if self._leaving:  # ended while the session was opening
             return
         for notice in self.state.take_notices():
-            self.view.print(Text(f"! {notice}", style="yellow"))
+            self.view.print(Text(f"! {visible(notice, keep_newlines=True)}", style="yellow"))
         prompt = await self._with_attachments(line, session) if attach else line
         self._hint_planning(line)
         self._running = session
@@ -280,6 +288,19 @@ class Repl:
             self._catch_ctrl_c_between_prompts()
             self.view.pause()
         await self._offer_plan(session)
+
+    async def _settle_trust(self) -> None:
+        """Before the first model call: a project whose configuration would loosen hive is asked about, once."""
+        if self._trust_asked:
+            return
+        self._trust_asked = True
+        config = await self.state.ready()
+        if config.trust is None or not config.trust.asks or self.state.options.yes:
+            return
+        from hive_cli.repl.trust_question import ask_trust
+
+        if await ask_trust(config.trust, self.view):
+            self.state.reload()
 
     async def _offer_plan(self, session: Session) -> None:
         """After a plan-mode request that wrote a todo list: approve it and it is executed step by step."""

@@ -61,6 +61,8 @@ class ReplState:
         self.on_open: list[Callable[[Session], None]] = []
         """Called with each session as it opens (the REPL watches its MCP servers)."""
         self._ready: asyncio.Task[SessionConfig] | None = None
+        self.told: set[str] = set()
+        """Notices already said (at start-up), not to be said again when the session opens."""
 
     def start_background(self) -> None:
         """Begin loading the configuration and importing litellm while the user types (once)."""
@@ -86,6 +88,10 @@ class ReplState:
         if needs_litellm(config):
             litellm_import.preload()
         return config
+
+    def reload(self) -> None:
+        """Load the configuration again (the person trusted the project); the next session takes the new one."""
+        self._ready = asyncio.get_running_loop().create_task(asyncio.to_thread(self._load, self.chosen_model))
 
     async def ready(self) -> SessionConfig:
         """The configuration; raises the configuration error, if any, to the caller.
@@ -173,7 +179,7 @@ class ReplState:
     def take_notices(self) -> tuple[str, ...]:
         """What the session opened last must tell the person, once."""
         untold, self._untold = self._untold, ()
-        return untold
+        return tuple(notice for notice in untold if notice not in self.told)
 
     async def load(self, loaded: LoadedSession) -> None:
         """Continue a saved session: the next session opened appends to it."""

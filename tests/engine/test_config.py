@@ -12,6 +12,7 @@ from engine.errors import ConfigError
 from engine.loop import LoopOptions
 from engine.model.litellm_client import ModelSettings
 from engine.settings import SettingsFile
+from tests.support.trust import trust
 
 MODEL = Overrides(model="openai/test-model")
 
@@ -55,12 +56,13 @@ def test_flags_beat_the_project_which_beats_the_user_key_by_key_inside_sections(
 ) -> None:
     user_settings(
         isolated_hive,
-        "max_turns: 7\nrequest_timeout: 30\ncontext:\n  compact_at: 0.5\n  context_window: 1000\n"
+        "max_turns: 9\nrequest_timeout: 30\ncontext:\n  compact_at: 0.5\n  context_window: 1000\n"
         "delegation:\n  max_depth: 4\nadvisor:\n  model: anthropic/strong\n",
     )
-    project_settings(tmp_path, "max_turns: 9\ncontext:\n  compact_at: 0.8\ndelegation:\n  max_concurrency: 2\n")
+    project_settings(tmp_path, "max_turns: 7\ncontext:\n  compact_at: 0.8\ndelegation:\n  max_concurrency: 2\n")
+    trust(tmp_path)
     config = load_config(tmp_path, MODEL)
-    assert (config.max_turns, config.request_timeout_s) == (9, 30)
+    assert (config.max_turns, config.request_timeout_s) == (7, 30)
     assert (config.context.compact_at, config.context.context_window) == (0.8, 1000)
     assert (config.delegation.max_depth, config.delegation.max_concurrency) == (4, 2)
     assert config.advisor.model == "anthropic/strong"
@@ -90,6 +92,7 @@ def test_a_bad_key_or_value_in_any_section_is_an_error_naming_the_file_and_line(
 
 def test_values_read_as_the_types_they_stand_for(tmp_path: Path) -> None:
     project_settings(tmp_path, "memory:\n  path: ~/notes.db\nsandbox: read-only\ntool_retrieval:\n  always_include: [a, b]\n")
+    trust(tmp_path)
     config = load_config(tmp_path, MODEL)
     assert config.memory.path == Path("~/notes.db")
     assert config.sandbox.mode == "read-only"

@@ -14,6 +14,7 @@ from engine.model.resolve import NO_KEY, resolve_model
 from engine.settings import load_settings
 from engine.validation import convert
 from tests.support.llm_server import LLMServer
+from tests.support.trust import trust
 
 
 def write(path: Path, text: str) -> Path:
@@ -32,16 +33,20 @@ def test_each_source_of_the_model_wins_over_the_ones_below_it(
     write(isolated_hive / "config" / "settings.yaml", "model: user/model\n")
     assert resolve(tmp_path) == "user/model"
     write(tmp_path / ".ironhive" / "settings.yaml", "model: project/model\n")
+    assert resolve(tmp_path) == "user/model"  # an untrusted project does not choose the model
+    trust(tmp_path)
     assert resolve(tmp_path) == "project/model"
     monkeypatch.setenv("HIVE_MODEL", "env/model")
     assert resolve(tmp_path) == "env/model"
     assert resolve(tmp_path, flag="flag/model") == "flag/model"
 
 
-def test_project_settings_are_found_from_a_subfolder(tmp_path: Path) -> None:
+def test_project_settings_are_found_from_a_subfolder_of_the_repository(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
     write(tmp_path / ".ironhive" / "settings.yaml", "model: project/model\nmax_turns: 7\n")
     sub = tmp_path / "a" / "b"
     sub.mkdir(parents=True)
+    trust(tmp_path)
     settings = load_settings(sub)
     assert settings.get("max_turns") == 7
     assert resolve(sub) == "project/model"
@@ -51,6 +56,7 @@ def test_an_api_key_is_read_from_the_variable_a_settings_file_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(tmp_path / ".ironhive" / "settings.yaml", "model: openai/gpt-4o\napi_key_env: MY_GATEWAY_KEY\n")
+    trust(tmp_path)
     monkeypatch.setenv("MY_GATEWAY_KEY", "sk-from-env")
     choice = resolve_model(flag_model=None, flag_api_base=None, flag_api_key=None, settings=load_settings(tmp_path))
     assert choice.api_key == "sk-from-env"
@@ -124,5 +130,6 @@ def test_reading_settings_does_not_import_pydantic(tmp_path: Path, isolated_hive
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["30", "False"]
     write(tmp_path / ".ironhive" / "settings.yaml", "checkpoints: {keep_days: 3}\n")
+    trust(tmp_path)
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["3", "False"]

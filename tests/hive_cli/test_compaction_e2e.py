@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tests.support.cli import json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, context_overflow, text, tool_calls
+from tests.support.trust import trust
 
 GOAL = "Rename the helper in src/util.py to parse_line and update every caller."
 
@@ -49,6 +50,7 @@ def test_a_request_past_compact_at_is_compacted_before_it_is_sent(llm_server: LL
     rounds = [tool_calls(call("read_file", {"path": "big.txt"}, id=f"b{i}")) for i in range(3)]
     llm_server.script(*rounds, text("Files touched:\n- big.txt read three times"), text("Done."))
     args = ["--model", "openai/test-model", "--api-base", llm_server.base_url, "-C", str(tmp_path)]
+    trust(tmp_path)
     done = run_hive("run", GOAL, "--yes", "-o", "stream-json", *args)
 
     assert done.returncode == 0, done.stderr

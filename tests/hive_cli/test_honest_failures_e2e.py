@@ -8,6 +8,7 @@ from typing import Any
 
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, Usage, auth_error, call, raw, raw_sse, stream_cut, text, tool_calls
+from tests.support.trust import trust
 
 
 def model_args(server: LLMServer, workdir: Path) -> list[str]:
@@ -75,6 +76,7 @@ def test_an_unknown_provider_exits_2_at_once_naming_the_flag(llm_server: LLMServ
 def test_an_api_base_in_settings_that_is_not_a_url_exits_2_naming_it(tmp_path: Path) -> None:
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text("model: openai/m\napi_base: localhost 8080\n")
+    trust(tmp_path)
     done = run_hive("run", "explain", "-C", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr.startswith("hive: api_base in the project settings is 'localhost 8080', which is not a URL")

@@ -17,6 +17,7 @@ from typing import Any
 from engine.context.tokens import counter_for
 from tests.support.cli import json_lines, run_hive
 from tests.support.llm_server import LLMServer, Reply, call, context_overflow, text, tool_calls
+from tests.support.trust import trust
 
 GOAL = "Read each of the forty modules under src/ in turn and tell me which one defines parse_config."
 ROUNDS = 40
@@ -102,6 +103,7 @@ def test_a_known_small_window_is_kept_by_masking_and_compacting_ahead_of_time(
     names = write_modules(tmp_path)
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text(f"context:\n  context_window: {WINDOW}\n")
+    trust(tmp_path)
     events = run_task(llm_server, tmp_path, ScriptedModel(names))
 
     compactions = [e for e in events if e["type"] == "context_compacted"]

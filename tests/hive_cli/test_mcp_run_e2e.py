@@ -17,6 +17,7 @@ from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
 from tests.support.processes import gone_within, processes_with
+from tests.support.trust import trust
 
 pytestmark = pytest.mark.usefixtures("reference_servers")
 
@@ -37,6 +38,7 @@ def project(tmp_path: Path, plugins: str, permissions: str | None = None) -> Pat
     if permissions is not None:
         (tmp_path / ".ironhive" / "permissions.yaml").write_text(permissions)
     approve_project_servers(tmp_path)
+    trust(tmp_path)  # the project's own permission rules count once the person trusts it
     return tmp_path
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_hive
+from tests.support.trust import trust
 
 
 def check(workdir: Path, *args: str) -> dict[str, object]:
@@ -101,6 +102,7 @@ def test_show_lists_the_rules_in_force_with_their_sources(tmp_path: Path, isolat
     project = tmp_path / ".ironhive" / "permissions.yaml"
     project.parent.mkdir()
     project.write_text("permissions:\n  include_defaults: true\n  read_only_tools: [mcp__docs__*]\n")
+    trust(tmp_path)
     done = run_hive("permissions", "show", "-C", str(tmp_path), "--format", "json")
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)

@@ -1,4 +1,4 @@
-"""`hive permissions show|check` with rules saved by "always in this project" (.ironhive/permissions.local.yaml)."""
+"""`hive permissions show|check` with rules saved by "always in this project" (kept in the user config folder)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def test_show_lists_the_saved_rules_with_their_source(tmp_path: Path) -> None:
         "action": "allow",
         "priority": 0,
         "reason": "",
-        "source": f"{local}:6",
+        "source": f"{local}:5",
         "exact": True,
     }
     assert any(rule["source"] == "built-in defaults" for rule in shown["rules"]["bash"])
@@ -29,7 +29,7 @@ def test_show_lists_the_saved_rules_with_their_source(tmp_path: Path) -> None:
     assert f"files: {local}" in text
     assert "allow git push origin main (exact)" in " ".join(text.split())
     check = run_hive("permissions", "check", "bash", "git push origin main", "-C", str(tmp_path), "--format", "json")
-    assert json.loads(check.stdout)["source"] == f"{local}:6"
+    assert json.loads(check.stdout)["source"] == f"{local}:5"
 
 
 def test_a_broken_local_file_exits_2_naming_it(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.support.cli import json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.trust import trust
 
 NO_MIGRATIONS = """\
 #!/bin/sh
@@ -47,6 +48,7 @@ def test_a_pre_tool_hook_denies_a_write_and_the_model_gets_its_reason(llm_server
         tool_calls(call("write_file", {"path": "src/new.py", "content": "x = 1\n"}, id="allowed")),
         text("done"),
     )
+    trust(tmp_path)
     done = run_hive("run", "go", "--yes", "-o", "json", *model_args(llm_server, tmp_path))
 
     assert done.returncode == 0, done.stderr
@@ -72,6 +74,7 @@ def test_a_pre_tool_hook_that_times_out_denies_the_call_and_is_reported(llm_serv
         tool_calls(call("write_file", {"path": "src/new.py", "content": "x = 1\n"}, id="slow")),
         text("done"),
     )
+    trust(tmp_path)
     done = run_hive("run", "go", "--yes", "-o", "stream-json", *model_args(llm_server, tmp_path))
 
     assert done.returncode == 0, done.stderr
@@ -104,6 +107,7 @@ def test_adding_a_hook_is_asked_even_where_every_edit_is_allowed(llm_server: LLM
         tool_calls(call("write_file", {"path": "src/app.py", "content": "x = 1\n"}, id="plain")),
         text("done"),
     )
+    trust(tmp_path)
     done = run_hive("run", "go", "-o", "json", *model_args(llm_server, tmp_path))
 
     assert done.returncode == 0, done.stderr

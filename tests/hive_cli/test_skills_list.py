@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tests.support.cli import hive_env, run_hive
+from tests.support.trust import trust
 
 
 def write_skill(folder: Path, frontmatter: str) -> None:
@@ -51,6 +52,7 @@ def test_list_shows_name_root_status_and_description_of_every_skill(tmp_path: Pa
 def test_unknown_fields_accept_loads_skills_written_for_other_clients(tmp_path: Path, isolated_hive: Path) -> None:
     project = make_project(tmp_path, isolated_hive)
     (project / ".ironhive" / "settings.yaml").write_text("skills:\n  unknown_fields: accept\n")
+    trust(project)
     done = run_hive("skills", "list", "-C", str(project), COLUMNS="200")
     assert rows(done.stdout)[("hinted", "project-agents")] == ["ok", "Has a hint."]
     assert "fields outside the specification are ignored: argument-hint" in done.stderr

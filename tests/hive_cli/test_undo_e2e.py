@@ -7,6 +7,7 @@ from pathlib import Path
 from tests.engine.checkpoints.helpers import picture
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.trust import trust
 
 
 def model_args(server: LLMServer, workdir: Path) -> list[str]:
@@ -76,5 +77,6 @@ def test_checkpoints_switched_off_in_the_settings_keep_nothing(llm_server: LLMSe
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text("checkpoints:\n  enabled: false\n")
     one_turn(llm_server, tmp_path, ("write_file", {"path": "a.txt", "content": "x"}))
+    trust(tmp_path)
     listed = run_hive("checkpoints", "list", "-C", str(tmp_path))
     assert listed.returncode == 0 and listed.stdout == "" and "No checkpoints" in listed.stderr

@@ -26,6 +26,9 @@ def config_in(server_url: str, cwd: Path, settings: str = "") -> SessionConfig:
     """The configuration of ``cwd``, with ``settings`` as its project settings file."""
     if settings:
         write(cwd / ".ironhive" / "settings.yaml", settings)
+        from tests.support.trust import trust
+
+        trust(cwd)
     overrides = Overrides(model="openai/test-model", api_base=server_url, api_key="sk-test")
     return load_config(cwd, overrides, persist=False)
 

@@ -87,3 +87,6 @@ def write_settings(workdir: Path, url: str, secret_env: str, events: str = "") -
     if events:
         lines.append(f"      events: [{events}]")
     (workdir / ".ironhive" / "settings.yaml").write_text("\n".join(lines) + "\n")
+    from tests.support.trust import trust
+
+    trust(workdir)  # a project's webhooks are sent once the person trusts it

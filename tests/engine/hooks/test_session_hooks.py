@@ -19,6 +19,7 @@ from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.processes import processes_with, unique_sleep
 from tests.support.terminal import wait_for_process
+from tests.support.trust import trust
 
 
 def configured(server: LLMServer, project: Path, *hooks: dict[str, object], **overrides: object) -> SessionConfig:
@@ -26,6 +27,7 @@ def configured(server: LLMServer, project: Path, *hooks: dict[str, object], **ov
     settings = project / ".ironhive" / "settings.yaml"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"hooks": list(hooks)}, indent=2))
+    trust(project)  # the project's own hooks run once the person trusts it
     choice = Overrides(model="openai/test-model", api_base=server.base_url, api_key="sk-test", **overrides)  # type: ignore[arg-type]
     return load_config(project, choice, persist=False)
 

@@ -13,6 +13,7 @@ from engine.policy.guards import Block
 from engine.session import open_session
 from tests.support.mcp_servers import EVERYTHING, approve_project_servers
 from tests.support.processes import gone_within
+from tests.support.trust import trust
 
 MODEL = Overrides(model="openai/test-model", api_base="http://127.0.0.1:9/v1", api_key="sk-test")
 
@@ -23,6 +24,7 @@ def project(tmp_path: Path, plugins: str, settings: str | None = None) -> Path:
     if settings is not None:
         (tmp_path / ".ironhive" / "settings.yaml").write_text(settings)
     approve_project_servers(tmp_path)
+    trust(tmp_path)
     return tmp_path
 
 

@@ -16,6 +16,7 @@ from engine.policy.injection import PromptInjectionGuard
 from engine.session import open_session
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.trust import trust
 
 MEMORY_ON = "memory:\n  enabled: true\n"
 
@@ -23,6 +24,7 @@ MEMORY_ON = "memory:\n  enabled: true\n"
 def config_in(project: Path, server: LLMServer, settings: str = MEMORY_ON) -> SessionConfig:
     (project / ".ironhive").mkdir(parents=True, exist_ok=True)
     (project / ".ironhive" / "settings.yaml").write_text(settings)
+    trust(project)
     overrides = Overrides(model="openai/test-model", api_base=server.base_url, api_key="sk-test")
     return load_config(project, overrides, persist=False)
 

@@ -22,6 +22,7 @@ from engine.session import open_session
 from engine.tools.base import ToolContext
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.trust import trust
 
 
 class RecordingApprover:
@@ -40,6 +41,7 @@ class RecordingApprover:
 def memory_settings(project: Path, store: Path) -> None:
     (project / ".ironhive").mkdir(parents=True, exist_ok=True)
     (project / ".ironhive" / "settings.yaml").write_text(f"memory:\n  enabled: true\n  path: {store}\n")
+    trust(project)  # a project switches memory on (and names its store) once the person trusts it
 
 
 def config_for(project: Path, server: LLMServer, **overrides: Any) -> SessionConfig:

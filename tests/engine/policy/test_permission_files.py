@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from engine.policy.config import load_permissions
 from engine.policy.permission_files import load_permissions_file
 from engine.tools.base import ToolContext, ToolSpec
 from tests.engine.policy.conftest import make_judge
+from tests.support.trust import trust
 
 
 def write_rules(folder: Path, text: str, name: str = "permissions.yaml") -> Path:
@@ -22,7 +24,11 @@ def write_rules(folder: Path, text: str, name: str = "permissions.yaml") -> Path
 
 
 def project_rules(project: Path, text: str, name: str = "permissions.yaml") -> Path:
-    return write_rules(project / ".ironhive", text, name)
+    """The project's rules file, in a project the person trusts (how an untrusted one's file counts: tests/engine/trust)."""
+    path = write_rules(project / ".ironhive", text, name)
+    with contextlib.suppress(ConfigError):  # a broken file cannot be trusted; the test is about its error
+        trust(project)
+    return path
 
 
 def user_rules(hive_home: Path, text: str) -> Path:

@@ -20,6 +20,7 @@ from engine.tools.compose import CombinedToolset, PrefixedToolset
 from engine.tools.registry import ToolRegistry
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.trust import trust
 
 SERVER_TOOLS = {
     "create_issue": "Create an issue in a repository.",
@@ -124,6 +125,7 @@ def test_each_request_of_a_session_carries_the_tools_retrieval_chose(llm_server:
     (tmp_path / ".ironhive" / "settings.yaml").write_text(
         "tool_retrieval:\n  max_tools: 2\n  min_scored_slots: 1\n  always_include: [mcp__gh__search_code]\n"
     )
+    trust(tmp_path)
     overrides = Overrides(model="openai/test-model", api_base=llm_server.base_url, api_key="k")
     config = load_config(tmp_path, overrides, persist=False)
     extensions = Extensions(providers=(BuiltinTools(), ServerProvider()))

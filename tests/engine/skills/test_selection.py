@@ -12,6 +12,7 @@ from engine.skills.discovery import discover_skills
 from engine.skills.model import SkillCatalog, SkillRoot
 from engine.skills.options import DEFAULT_MAX_METADATA_CHARACTERS, SkillOptions
 from engine.skills.selection import SECTION_HEADER, SkillInstructions, open_skills, select_skills
+from tests.support.trust import trust
 
 
 @pytest.fixture
@@ -79,6 +80,7 @@ def test_the_settings_files_skills_section_becomes_options_project_first(tmp_pat
     (isolated_hive / "config" / "settings.yaml").write_text(
         "skills:\n  enabled: [b]\n  exclude: [c]\n  unknown_fields: accept\n  bundled: false\n  roots: [mine]\n"
     )
+    trust(tmp_path)
     options = load_skill_options(tmp_path)
     assert options == SkillOptions(
         enabled=("a",),

@@ -15,6 +15,7 @@ from engine.tools.registry import ToolRegistry
 from engine.tools.result_cap import ResultCap, result_limit
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.trust import trust
 
 
 def big_file(root: Path) -> Path:
@@ -54,6 +55,7 @@ def test_a_session_cuts_results_to_its_models_window(llm_server: LLMServer, tmp_
     big_file(tmp_path)
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text("context:\n  context_window: 8000\n")
+    trust(tmp_path)
     llm_server.script(tool_calls(call("read_file", {"path": "big.log"}, id="r")), text("Read."))
     overrides = Overrides(model="openai/test-model", api_base=llm_server.base_url, api_key="sk-test")
     session = asyncio.run(open_session(load_config(tmp_path, overrides), approver=None, title="t"))

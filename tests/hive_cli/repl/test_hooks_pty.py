@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.terminal import leave_repl, send_line, spawn_repl
+from tests.support.trust import trust
 
 NO_MIGRATIONS = """\
 case "$(cat)" in
@@ -27,6 +28,7 @@ def test_a_pre_tool_hook_that_denies_gives_the_model_its_reason(llm_server: LLMS
         tool_calls(call("write_file", {"path": "src/migrations/m1.py", "content": "x = 1\n"}, id="w")),
         text("I will leave the migration to you."),
     )
+    trust(tmp_path)
     child = spawn_repl(llm_server, tmp_path)
 
     send_line(child, "add a migration")
@@ -44,6 +46,7 @@ def test_a_pre_tool_hook_that_times_out_denies_and_is_shown(llm_server: LLMServe
         tool_calls(call("write_file", {"path": "src/app.py", "content": "x = 1\n"}, id="w")),
         text("The hook did not answer."),
     )
+    trust(tmp_path)
     child = spawn_repl(llm_server, tmp_path)
 
     send_line(child, "write the app")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import yaml
 
+from engine.policy.local_rules import local_file
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.terminal import PROMPT, QUESTION, leave_repl, send_line, spawn_repl
 
@@ -21,7 +22,7 @@ def test_always_in_this_project_holds_in_the_next_session(llm_server: LLMServer,
     child.expect("Wrote it.")
     child.expect(PROMPT)
     assert leave_repl(child) == 0
-    saved = yaml.safe_load((tmp_path / ".ironhive" / "permissions.local.yaml").read_text())
+    saved = yaml.safe_load(local_file(tmp_path).read_text())
     assert saved == {"permissions": {"edit": [{"pattern": "notes.txt", "action": "allow", "exact": True}]}}
 
     again = call("write_file", {"path": "notes.txt", "content": "second\n"}, id="w2")

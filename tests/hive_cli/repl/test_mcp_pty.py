@@ -105,8 +105,9 @@ def test_a_project_server_not_yet_approved_is_not_started_until_approved_in_the_
 ) -> None:
     (tmp_path / ".mcp.json").write_text('{"mcpServers": {"helper": {"command": "sh", "args": ["-c", "touch ran"]}}}')
     child = spawn_repl(llm_server, tmp_path)
-    child.expect("define MCP servers that hive has not started: helper")
-    child.expect("/mcp approve helper")
+    child.expect("is not trusted")
+    child.expect_exact("MCP server helper (.mcp.json): sh -c touch ran")
+    child.expect("hive trust")
     send_line(child, "/mcp")
     child.expect("helper\\S*  failed · stdio · 0 tools")
     child.expect(PROMPT)

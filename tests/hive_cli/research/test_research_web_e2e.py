@@ -14,6 +14,7 @@ from tests.support import search_server
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer
 from tests.support.research_model import ResearchScript
+from tests.support.trust import trust
 
 QUESTION = "How fast do solar sails go?"
 REPORT = "Solar sails reached a record speed [1]. Sourdough rises slowly [2]. See https://made-up.example/x."
@@ -84,6 +85,7 @@ def test_the_research_setting_allows_private_urls_too(llm_server: LLMServer, tmp
     ResearchScript(judges=['{"score": 0.9, "gaps": []}'], report=REPORT).install(llm_server)
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text("research:\n  allow_private_urls: true\n")
+    trust(tmp_path)  # a repository cannot open research to private addresses until the person trusts it
 
     done = run(llm_server, tmp_path, "searxng", "-o", "json", **provider_env(search, "searxng"))
 

@@ -1,0 +1,1 @@
+"""Workspace trust: a project's own configuration only tightens hive until the person trusts it."""

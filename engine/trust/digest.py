@@ -1,0 +1,147 @@
+"""The digest of a project's configuration: every file hive reads from the project that can change what it does.
+
+That is the capability files (settings, permission files, MCP server lists, at every spelling hive
+would read, each ``absent`` when missing so a new spelling changes the digest), the agent definitions
+and custom commands, and the files those name: the scripts of the project's hooks and the launch
+files of its MCP servers. Each file is read by :func:`engine.safe_read.read_bounded` (no link out of
+the project, no FIFO or device, a size bound), so the digest is of the bytes hive would read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from engine.paths import PROJECT_DIR_NAME
+from engine.safe_read import UnsafeFile, read_bounded
+
+CAPABILITY_FILES = tuple(
+    f"{PROJECT_DIR_NAME}/{name}"
+    for name in (
+        "settings.yaml",
+        "settings.yml",
+        "settings.json",
+        "permissions.yaml",
+        "permissions.yml",
+        "permissions.json",
+        "permissions.local.yaml",
+        "plugins.yaml",
+        "plugins.yml",
+    )
+) + (".mcp.json",)
+"""The files whose content can loosen hive (relative to the project root)."""
+LISTED_FOLDERS = (f"{PROJECT_DIR_NAME}/agents", f"{PROJECT_DIR_NAME}/commands", ".claude/commands")
+"""Folders of markdown files that change what hive offers (agents, slash commands)."""
+_MAX_FILE = 1024 * 1024
+_MAX_LISTED = 500
+
+
+def has_configuration(root: Path) -> bool:
+    """Whether the project has any file that could loosen hive (most projects have none: nothing to decide)."""
+    return any((root / name).exists() or (root / name).is_symlink() for name in CAPABILITY_FILES)
+
+
+def configuration_files(root: Path) -> dict[str, str]:
+    """Relative path -> ``sha256:<hex>``, ``absent`` or ``refused: <why>``, for every file the digest covers."""
+    files = {name: file_digest(root / name, root) for name in CAPABILITY_FILES}
+    for name in _listed(root):
+        files[name] = file_digest(root / name, root)
+    for path in named_files(root):
+        files.setdefault(_shown(path, root), file_digest(path, root))
+    return files
+
+
+def digest_of(files: dict[str, str]) -> str:
+    """One digest over ``files`` (from :func:`configuration_files`)."""
+    text = "\n".join(f"{name}\0{files[name]}" for name in sorted(files))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_digest(path: Path, root: Path) -> str:
+    """``sha256:<hex>`` of the file, ``absent``, or ``refused: <why>`` (a link out of the project, a FIFO...)."""
+    if not path.exists() and not path.is_symlink():
+        return "absent"
+    try:
+        data = read_bounded(path, limit=_MAX_FILE, within=root)
+    except UnsafeFile as refused:
+        return f"refused: {refused.reason}"
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _listed(root: Path) -> Iterator[str]:
+    count = 0
+    for folder in LISTED_FOLDERS:
+        base = root / folder
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for path in sorted(base.rglob("*.md")):
+            count += 1
+            if count > _MAX_LISTED:
+                yield f"{folder}/(more than {_MAX_LISTED} files)"
+                return
+            yield _shown(path, root)
+
+
+def named_files(root: Path) -> list[Path]:
+    """The project files the project's hooks and stdio MCP servers run (their scripts), read from the raw files."""
+    from engine.launch_files import command_line_files, launch_files
+
+    found: list[Path] = []
+    for command in _hook_commands(root):
+        found += [root / named.path for named in command_line_files(command, root, root)]
+    for argv, cwd in _server_commands(root):
+        found += [root / named.path for named in launch_files(argv, cwd, root)]
+    return [path for path in found if _inside(path, root)]
+
+
+def _hook_commands(root: Path) -> Iterable[str]:
+    for name in CAPABILITY_FILES[:3]:
+        data = _raw(root / name, root)
+        hooks = data.get("hooks") if isinstance(data, dict) else None
+        for hook in hooks if isinstance(hooks, list) else ():
+            if isinstance(hook, dict) and isinstance(hook.get("command"), str):
+                yield hook["command"]
+
+
+def _server_commands(root: Path) -> Iterable[tuple[list[str], Path]]:
+    for name, key in (
+        (f"{PROJECT_DIR_NAME}/plugins.yaml", "plugins"),
+        (f"{PROJECT_DIR_NAME}/plugins.yml", "plugins"),
+        (".mcp.json", "mcpServers"),
+    ):
+        data = _raw(root / name, root)
+        servers = data.get(key) if isinstance(data, dict) else None
+        for entry in servers.values() if isinstance(servers, dict) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("command"), str):
+                args = [str(a) for a in entry.get("args") or [] if isinstance(a, (str, int, float))]
+                cwd = root / str(entry["cwd"]) if isinstance(entry.get("cwd"), str) else root
+                yield [entry["command"], *args], cwd
+
+
+def _raw(path: Path, root: Path) -> Any:
+    """The file's data with no checking (the loaders check it); None when absent or unreadable."""
+    if not path.is_file():
+        return None
+    from engine.config_files import read_document
+    from engine.errors import ConfigError
+
+    try:
+        return read_document(path)[0]
+    except ConfigError:
+        return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):
+        return False
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)

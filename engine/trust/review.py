@@ -1,0 +1,80 @@
+"""What a project's configuration would change that an untrusted one cannot, said once and asked about once.
+
+:func:`review` lists, for the project of a :class:`~engine.workspace.Workspace`, every item the
+project's files ask for beyond tightening: settings (endpoints, hooks, webhooks, raised limits...),
+permission rules that allow, and the project's MCP servers not approved one by one. The REPL puts
+that list to the person before the first model call; ``hive trust`` does the same from the shell;
+``hive run`` says it on stderr and runs untrusted. :func:`trust_project` records the decision.
+"""
+
+from __future__ import annotations
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from engine.mcp.config import McpServers, ServerConfig
+from engine.trust.store import TrustRecord, save_trust
+from engine.workspace import Workspace
+
+
+class TrustReview(Struct, frozen=True, kw_only=True):
+    """The project's configuration, as far as trust is concerned: what it asked for and did not get."""
+
+    workspace: Workspace
+    items: tuple[str, ...] = ()
+    """Each thing the project's files ask for that was not applied, as a person should read it."""
+
+    @property
+    def asks(self) -> bool:
+        """Whether there is a question to put: an untrusted project whose files would loosen something."""
+        return self.workspace.trust == "untrusted" and bool(self.items)
+
+    def notice(self) -> str | None:
+        """The one block said at the start of a session (None when there is nothing to say)."""
+        if not self.items:
+            return None
+        listed = "\n".join(f"  - {item}" for item in self.items)
+        if not self.asks:
+            return f"this project's settings ask for more than your own settings allow; ignored:\n{listed}"
+        changed = " changed since you trusted it, so it" if self.workspace.changed else ""
+        return (
+            f"this project's configuration{changed} is not trusted: it may only tighten what hive does. Ignored:\n"
+            f"{listed}\n"
+            "Review and trust it with `hive trust` (or for one run: hive run --trust-project)."
+        )
+
+
+def trust_items(settings: tuple[str, ...], permissions: tuple[str, ...], servers: McpServers) -> tuple[str, ...]:
+    """Everything an untrusted project asked for in vain, in the order a person reads it."""
+    waiting = tuple(
+        f"MCP server {server.name} ({server.source.name}): {_launch(server)}"
+        for server in servers.servers
+        if server.awaiting_approval
+    )
+    return (*settings, *permissions, *waiting)
+
+
+def _launch(server: ServerConfig) -> str:
+    if server.url:
+        return f"connects to {server.url.split('?')[0]}"
+    return " ".join([server.command or "", *server.args])
+
+
+def review(workspace: Workspace) -> TrustReview:
+    """What the project at ``workspace`` would change if trusted (read as if it were not); loads no model."""
+    from engine.mcp.config import load_servers
+    from engine.policy.config import load_permissions
+    from engine.settings import load_settings
+
+    untrusted = replace(workspace, trust="untrusted")
+    settings = load_settings(untrusted)
+    permissions = load_permissions(untrusted)
+    merged = settings.merged()
+    servers = load_servers(untrusted, merged.mcp) if merged.mcp.enabled else McpServers()
+    return TrustReview(workspace=workspace, items=trust_items(settings.ignored, permissions.ignored, servers))
+
+
+def trust_project(review: TrustReview) -> TrustRecord:
+    """Record that the person trusts the project of ``review`` as its configuration is now."""
+    workspace = review.workspace
+    return save_trust(workspace.root, workspace.digest, review.items)

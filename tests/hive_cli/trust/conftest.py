@@ -1,0 +1,3 @@
+from tests.hive_cli.trust.world import world
+
+__all__ = ["world"]
