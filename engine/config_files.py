@@ -1,6 +1,9 @@
 """Read YAML or JSON configuration files into typed records, with errors naming the file and line.
 
-A file that exists but is not valid is always an error, never a silent fallback to defaults.
+A file that exists but is not valid is always an error, never a silent fallback to defaults. A
+project hive may not trust writes some of these files, so they are read under limits: at most
+:data:`CONFIG_FILE_LIMIT` bytes of a regular file, no duplicate keys, no nesting deeper than
+:data:`MAX_DEPTH`, no YAML aliases.
 """
 
 from __future__ import annotations
@@ -11,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.errors import ConfigError
+from engine.safe_read import UnsafeFile, read_bounded
 from engine.validation import Invalid, KeyPath, convert, required_keys
 
 if TYPE_CHECKING:
-    import yaml
     from pydantic import ValidationError
 
 T = TypeVar("T")
@@ -60,71 +63,85 @@ def _problem(exc: Invalid) -> str:
     return exc.problem
 
 
+CONFIG_FILE_LIMIT = 256 * 1024
+"""The most hive reads of one configuration file; hive's own are a few KiB."""
+MAX_DEPTH = 32
+"""How deeply values may nest in a configuration file (the top value is level 1); hive's own need six."""
+DEPTH_PROBLEM = f"nested too deeply (more than {MAX_DEPTH} levels)"
+
+
 def read_document(path: Path) -> tuple[Any, dict[KeyPath, int]]:
-    """The parsed document and the 1-based line of every key path in it."""
+    """The parsed document and the 1-based line of every key path in it (JSON's too).
+
+    The file is read through :func:`~engine.safe_read.read_bounded` (a regular file of at most
+    :data:`CONFIG_FILE_LIMIT`) and parsed once: duplicate keys and nesting deeper than :data:`MAX_DEPTH`
+    are errors, and so are YAML aliases (see :mod:`engine.config_yaml`).
+    """
+    text = read_config_text(path, CONFIG_FILE_LIMIT)
+    from engine import config_yaml  # imports yaml: only when there is a file to read, and most runs have none
+
+    if path.suffix == ".json":
+        return parse_json(path, text), config_yaml.json_key_lines(text)
+    return config_yaml.parse_yaml(path, text)
+
+
+def read_config_text(path: Path, limit: int) -> str:
+    """The UTF-8 text of ``path`` with universal newlines, read under ``limit`` bytes; ``ConfigError`` naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
+        data = read_bounded(path, limit=limit)
+    except UnsafeFile as exc:
+        raise ConfigError(f"{path}: {exc.reason}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if path.suffix == ".json":
-        return _read_json(path, text), {}
-    return _read_yaml(path, text)
-
-
-def _read_json(path: Path, text: str) -> Any:
     try:
-        return json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """The data of the JSON ``text`` read from ``path``; duplicate keys and deep nesting are errors."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        raise ConfigError(f"{path}: the key {exc.key!r} appears twice in one object") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: {DEPTH_PROBLEM}") from None
+    if _deeper_than(data, MAX_DEPTH):
+        raise ConfigError(f"{path}: {DEPTH_PROBLEM}")
+    return data
 
 
-def _read_yaml(path: Path, text: str) -> tuple[Any, dict[KeyPath, int]]:
-    import yaml  # only when there is a file to read: most runs have none
-
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}{line}: invalid YAML: {problem}") from None
-    return data, key_lines(node)
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
 
 
-def json_key_lines(path: Path) -> dict[KeyPath, int]:
-    """The lines of the keys of a JSON file (JSON reads as YAML for this); empty when that fails."""
-    import yaml
-
-    try:
-        node = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, OSError, UnicodeDecodeError):
-        return {}
-    return key_lines(node)
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in mapping:
+            raise _DuplicateKey(key)
+        mapping[key] = value
+    return mapping
 
 
-def key_lines(node: yaml.Node | None) -> dict[KeyPath, int]:
-    """The 1-based line of every key path under a composed YAML ``node``."""
-    lines: dict[KeyPath, int] = {}
-    if node is not None:
-        _collect_lines(node, (), lines)
-    return lines
-
-
-def _collect_lines(node: yaml.Node, prefix: KeyPath, lines: dict[KeyPath, int]) -> None:
-    import yaml
-
-    lines[prefix] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key = (*prefix, str(key_node.value))
-            _collect_lines(value_node, key, lines)
-            lines[key] = key_node.start_mark.line + 1
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _collect_lines(item, (*prefix, index), lines)
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether any value in ``data`` sits more than ``limit`` levels deep (the top value is level 1)."""
+    pending: list[tuple[Any, int]] = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(value, dict):
+            pending.extend((child, depth + 1) for child in value.values())
+        elif isinstance(value, list):
+            pending.extend((child, depth + 1) for child in value)
+    return False
 
 
 def line_of(lines: dict[KeyPath, int], loc: KeyPath) -> int | None:

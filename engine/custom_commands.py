@@ -16,6 +16,7 @@ from typing import Any, Literal
 from msgspec import Struct, field
 
 from engine.paths import project_root, user_config_dir
+from engine.safe_read import UnsafeFile, read_bounded
 
 Scope = Literal["user", "project"]
 MAX_COMMAND_BYTES = 256 * 1024
@@ -108,11 +109,12 @@ def read_command(path: Path, folder: Path, scope: Scope) -> CustomCommand:
     if not all(_NAME_PART.match(part) for part in relative.parts):
         raise CommandFileError(f"{path}: a command name may hold letters, digits, '.', '_' and '-' only")
     try:
-        if path.stat().st_size > MAX_COMMAND_BYTES:
-            raise CommandFileError(f"{path}: larger than {MAX_COMMAND_BYTES // 1024} KB")
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, limit=MAX_COMMAND_BYTES).decode("utf-8")
+    except UnsafeFile as refused:  # too large, a FIFO, a folder named *.md...
+        raise CommandFileError(f"{path}: {refused}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise CommandFileError(f"{path}: cannot be read ({error})") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     meta, body = _frontmatter(text, path)
     return CustomCommand(
         name=":".join(relative.parts),
@@ -131,11 +133,13 @@ def _frontmatter(text: str, path: Path) -> tuple[dict[str, Any], str]:
         return {}, text.strip()
     import yaml  # only for a file with frontmatter: the prompt comes up before it is needed
 
+    from engine.config_yaml import load_yaml  # no aliases: `description: *bomb` would expand when shown
+
     parts = text.split("---", 2)
     if len(parts) < 3:
         raise CommandFileError(f"{path}: the frontmatter is not closed with ---")
     try:
-        meta = yaml.safe_load(parts[1]) or {}
+        meta = load_yaml(parts[1]) or {}
     except yaml.YAMLError as error:
         raise CommandFileError(f"{path}: the frontmatter is not valid YAML ({error})".replace("\n", " ")) from None
     if not isinstance(meta, dict):

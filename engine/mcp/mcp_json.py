@@ -2,17 +2,20 @@
 
 ``{"mcpServers": {name: {"command", "args", "env"} | {"type": "http"|"sse", "url", "headers"}}}``;
 ``type`` is optional for stdio servers. Keys hive does not know are ignored; a server hive cannot
-use is skipped with a notice naming it, so another tool's file never stops hive from starting.
+use is skipped with a notice naming it, so another tool's file never stops hive from starting. The
+file is read as hive's own are (a regular file of at most 256 KiB, no duplicate keys, no deep
+nesting); one that fails that is a notice too, and none of its servers is used.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from engine.config_files import CONFIG_FILE_LIMIT, parse_json, read_config_text
+from engine.errors import ConfigError
 from engine.mcp.entries import PluginEntry, check_server_name
 
 _KNOWN_KEYS = ("command", "args", "env", "cwd", "url", "headers")
@@ -21,11 +24,9 @@ _KNOWN_KEYS = ("command", "args", "env", "cwd", "url", "headers")
 def read_mcp_json(path: Path) -> tuple[dict[str, PluginEntry], list[str]]:
     """The usable servers of ``path`` and a notice for each problem."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return {}, [f"{path}: cannot read it ({exc}); its MCP servers are not used"]
-    except json.JSONDecodeError as exc:
-        return {}, [f"{path}:{exc.lineno}: invalid JSON ({exc.msg}); its MCP servers are not used"]
+        data = parse_json(path, read_config_text(path, CONFIG_FILE_LIMIT))
+    except ConfigError as error:  # unreadable, refused (too large, not a regular file) or not valid JSON
+        return {}, [f"{error}; its MCP servers are not used"]
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         return {}, [f"{path}: no 'mcpServers' object; nothing to use"] if servers is not None else []

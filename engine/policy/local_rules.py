@@ -19,6 +19,7 @@ from typing import Any
 
 from msgspec import Struct
 
+from engine.config_files import read_document
 from engine.paths import project_root
 from engine.policy.config import saved_rules_file
 from engine.policy.rules import CATEGORIES, Action, Category, Finding, Layer, Rule, Subject
@@ -111,9 +112,7 @@ def _existing(path: Path) -> dict[str, Any]:
     from engine.policy.permission_files import load_permissions_file  # only on the keypress that saves a rule
 
     load_permissions_file(path)  # raises ConfigError on a broken file, which is then left as it is
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data, _lines = read_document(path)
     return data if isinstance(data, dict) else {}
 
 

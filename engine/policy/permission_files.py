@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct, field
 
-from engine.config_files import check_document, json_key_lines, line_of, read_document
+from engine.config_files import check_document, line_of, read_document
 from engine.errors import ConfigError
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.defaults import DEFAULT_SOURCE, default_layer
@@ -120,8 +120,6 @@ class ParsedFile(Struct, frozen=True):
 def load_permissions_file(path: Path) -> ParsedFile:
     """Read and check one file; raises ``ConfigError`` naming the file and line of every problem."""
     data, lines = read_document(path)
-    if path.suffix == ".json":
-        lines = json_key_lines(path)
     if not isinstance(data, dict):
         raise ConfigError(
             f"{path}:1: missing the 'permissions:' section; the smallest valid file is\n"

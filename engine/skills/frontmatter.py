@@ -15,10 +15,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from engine.safe_read import UnsafeFile, read_bounded
 from engine.skills.yaml_subset import parse_simple_mapping
 
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md")
 """The names the reference accepts, in the order it looks for them."""
+MAX_SKILL_FILE_BYTES = 1024 * 1024
+"""The most hive reads of a SKILL.md or an agent file (the reference reads any size; real ones are a few KiB)."""
 
 
 class SkillFileError(Exception):
@@ -42,7 +45,9 @@ def read_skill_text(path: Path) -> str:
             raise SkillFileError(f"{path.name} is a directory, not a file")
         if not stat.S_ISREG(mode):  # a FIFO or a device would block or never end
             raise SkillFileError(f"{path.name} is not a regular file")
-        data = path.read_bytes()
+        data = read_bounded(path, limit=MAX_SKILL_FILE_BYTES)
+    except UnsafeFile as refused:  # too large, or no longer the regular file checked above
+        raise SkillFileError(f"{path.name} {refused}") from None
     except OSError as exc:
         raise SkillFileError(f"Cannot read {path.name}: {exc.strerror or exc}") from None
     try:

@@ -96,7 +96,7 @@ def _lenient_mapping(yaml_text: str) -> dict[str, Any] | None:
         if any(isinstance(token, yaml.AnchorToken | yaml.AliasToken) for token in yaml.scan(yaml_text)):
             return None
         data = yaml.safe_load(yaml_text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # deep nesting overflows PyYAML's recursive composer
         return None
     if not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
         return None
