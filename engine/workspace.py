@@ -63,7 +63,9 @@ def open_workspace(cwd: Path, *, trust_for_run: bool = False) -> Workspace:
         return Workspace(cwd=cwd, root=root, trust="no-config")
     if _inside(root, user_config_dir()):
         return Workspace(cwd=cwd, root=root, trust="own-config")
-    digest = digest_of(configuration_files(root))
+    files = configuration_files(root)
+    _refuse_unreadable(files, root)
+    digest = digest_of(files)
     if trust_for_run:
         return Workspace(cwd=cwd, root=root, trust="trusted-for-run", digest=digest)
     from engine.trust.store import record_for
@@ -72,6 +74,22 @@ def open_workspace(cwd: Path, *, trust_for_run: bool = False) -> Workspace:
     if record is not None and record.digest == digest:
         return Workspace(cwd=cwd, root=root, trust="trusted", digest=digest)
     return Workspace(cwd=cwd, root=root, trust="untrusted", digest=digest, changed=record is not None)
+
+
+def _refuse_unreadable(files: dict[str, str], root: Path) -> None:
+    """A capability file hive would read but must not (a link out of the project, a FIFO, too large) stops hive."""
+    from engine.errors import ConfigError
+    from engine.trust.digest import CAPABILITY_FILES
+
+    refused = [
+        f"{root / name}: {files[name].removeprefix('refused: ')}"
+        for name in CAPABILITY_FILES
+        if files[name].startswith("refused:")
+    ]
+    if refused:
+        raise ConfigError(
+            "\n".join([*refused, "hive reads its configuration only from regular files inside the project"])
+        )
 
 
 def as_workspace(where: Workspace | Path) -> Workspace:

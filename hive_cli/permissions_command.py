@@ -164,6 +164,7 @@ def show(cwd: Path, output_format: str, sandbox: SandboxMode | None = None) -> N
             "mcp_read_only": _mcp_read_only(config),
             "read_only_tools": list(book.read_only_tools),
             "guards": {"prompt_injection": config.guards.prompt_injection},
+            "ignored": list(config.ignored),
             "rules": {
                 category: [
                     {
@@ -207,6 +208,9 @@ def _show_lines(config: PermissionConfig) -> list[str]:
         "prompt-injection guard: "
         + (f"on ({injection.prompt_injection_action})" if injection.prompt_injection else "off"),
     ]
+    if config.ignored:
+        lines.append("ignored (the project is not trusted; see hive trust):")
+        lines += [f"  - {item}" for item in config.ignored]
     for category in CATEGORIES:
         rules = book.rules(category)
         lines.append("")
