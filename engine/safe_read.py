@@ -37,6 +37,10 @@ class UnsafeFile(OSError):
         return self.reason
 
 
+class TooLarge(UnsafeFile):
+    """The file holds more than the limit."""
+
+
 def read_bounded(path: Path, *, limit: int, within: Path | None = None) -> bytes:
     """The bytes of the regular file ``path`` (at most ``limit``), read without blocking or following a late link.
 
@@ -57,10 +61,10 @@ def read_bounded(path: Path, *, limit: int, within: Path | None = None) -> bytes
         status = os.fstat(file.fileno())
         _check_regular(status.st_mode)
         if status.st_size > limit:
-            raise UnsafeFile(f"is larger than {describe_size(limit)}")
+            raise TooLarge(f"is larger than {describe_size(limit)}")
         data = _read_at_most(file.fileno(), limit + 1)
     if len(data) > limit:  # the size it reported was wrong (a file still growing, a special file system)
-        raise UnsafeFile(f"is larger than {describe_size(limit)}")
+        raise TooLarge(f"is larger than {describe_size(limit)}")
     return data
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
 
 from engine.errors import UserError
+from engine.mcp.approvals import Approval, approved, shown_command, shown_details, what_changed
 from engine.mcp.approvals import approve as record_approvals
 from engine.mcp.approvals import revoke as forget_approvals
 from engine.mcp.config import MCP_JSON, ServerConfig, find_plugins_file
@@ -83,7 +83,8 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
 def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
     """Approve the project's servers ``names`` (or ``every`` one waiting) as configured now; with neither, list them.
 
-    Returns what to tell the person, a line each; an unknown name is a ``UserError``.
+    Returns what to tell the person, a line each; an unknown name is a ``UserError``. What is shown of a
+    server is its entry as written (variable names, never their values) and the files it runs.
     """
     from hive_cli.mcp_inspect import configured
 
@@ -93,10 +94,13 @@ def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
     if unknown:
         raise UserError(f"no MCP server named {unknown[0]!r} here (hive mcp list shows them)")
     if not names and not every:
-        return _waiting_lines(list(waiting.values()))
+        return _waiting_lines(list(waiting.values()), approved(project_root(cwd)))
     chosen = list(waiting.values()) if every else [waiting[name] for name in names if name in waiting]
     record_approvals(project_root(cwd), chosen)
-    lines = [f"Approved MCP server {s.name}: {describe(s)} (from {s.source})" for s in chosen]
+    lines = []
+    for server in chosen:
+        lines.append(f"Approved MCP server {server.name}: {describe(server)} (from {server.source})")
+        lines += [f"  {detail}" for detail in shown_details(server)]
     lines += [
         f"MCP server {name}: nothing to approve (it is the user's own, or already approved as it is)"
         for name in names
@@ -116,19 +120,19 @@ def revoke(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
 
 
 def describe(server: ServerConfig) -> str:
-    """What the server runs or where it connects: the command line, or the URL."""
-    if server.transport == "stdio":
-        return shlex.join([server.command or "", *server.args])
-    return f"{server.transport} {server.url}"
+    """What the server runs or where it connects, as written: the command line, or the URL (``${VAR}``, not values)."""
+    return shown_command(server)
 
 
-def _waiting_lines(waiting: list[ServerConfig]) -> list[str]:
+def _waiting_lines(waiting: list[ServerConfig], approvals: Mapping[str, Approval]) -> list[str]:
     if not waiting:
         return ["No MCP server of this project is waiting for approval."]
     lines = ["This project's files define MCP servers that hive has not started; approving one runs it as you:"]
     for server in waiting:
-        env = f" (environment: {', '.join(sorted(server.env))})" if server.env else ""
-        lines.append(f"  {server.name}: {describe(server)}{env}  [{server.source}]")
+        lines.append(f"  {server.name}: {describe(server)}  [{server.source}]")
+        lines += [f"      {detail}" for detail in shown_details(server)]
+        change = what_changed(server, approvals.get(server.name))
+        lines += [f"      asked again: {change}"] if change else []
     lines.append("Approve with: hive mcp approve NAME... (or --all)")
     return lines
 

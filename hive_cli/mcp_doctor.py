@@ -13,7 +13,9 @@ from typing import Any
 import click
 from msgspec import Struct
 
+from engine.mcp.approvals import shown_command, shown_details
 from engine.mcp.config import McpServers, ServerConfig
+from engine.mcp.errors import without_values
 from engine.mcp.manager import McpManager, ServerStatus
 from hive_cli.mcp_inspect import configured, connected, state_text
 
@@ -97,7 +99,9 @@ async def _diagnose(servers: McpServers) -> list[Diagnosis]:
             config = next(s for s in servers.servers if s.name == status.name)
             healthy = await manager.is_healthy(status.name)
             seconds = status.connect_s if status.connect_s is not None else settled.get(status.name, 0.0)
-            tail = stderr_tail(status.log_path) if status.log_path else ()
+            tail = (
+                tuple(without_values(line, config) for line in stderr_tail(status.log_path)) if status.log_path else ()
+            )
             causes = () if status.state == "ready" and healthy else likely_causes(config, status.error or "", tail)
             found.append(Diagnosis(config, status, seconds, healthy, causes, tail))
         return found
@@ -113,6 +117,9 @@ def report_lines(d: Diagnosis) -> list[str]:
         lines.append(f"  health: {'ok' if d.healthy else 'no answer'}")
     else:
         lines.append(f"  handshake: failed after {d.seconds:.2f} s: {s.error}")
+    if d.config.awaiting_approval:
+        lines.append(f"  runs: {shown_command(d.config)}")
+        lines.extend(f"  {detail}" for detail in shown_details(d.config))
     lines.extend(f"  likely cause: {cause}" for cause in d.causes)
     if d.stderr and not d.ok:
         lines.append(f"  stderr (last {len(d.stderr)} lines, {s.log_path}):")
@@ -152,7 +159,8 @@ def likely_causes(config: ServerConfig, error: str, tail: tuple[str, ...]) -> tu
 def _stdio_causes(config: ServerConfig, error: str, tail: tuple[str, ...]) -> list[str]:
     command = config.command or ""
     if "no such program" in error or (command and shutil.which(command) is None and "/" not in command):
-        return [f"command not found: {command!r} is not installed or not on PATH (give its full path)"]
+        shown = config.as_written.command or ""
+        return [f"command not found: {shown!r} is not installed or not on PATH (give its full path)"]
     causes = []
     if "exited during startup" in error:
         causes.append("the server exited at start: see its stderr (a wrong argument, or an env var it needs:")
@@ -165,7 +173,8 @@ def _stdio_causes(config: ServerConfig, error: str, tail: tuple[str, ...]) -> li
 def _remote_causes(config: ServerConfig, error: str) -> list[str]:
     url = config.url or ""
     if not re.match(r"^https?://[^/\s]+", url):
-        return [f"bad URL: {url!r} must start with http:// or https:// and name a host"]
+        shown = config.as_written.url or ""
+        return [f"bad URL: {shown!r} must start with http:// or https:// and name a host"]
     status = http_status(config)
     if status is not None:
         error = f"{error} (HTTP {status})"

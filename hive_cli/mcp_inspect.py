@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,8 @@ import click
 from msgspec.structs import replace
 
 from engine.errors import RunError, UserError
-from engine.mcp.config import McpServers, load_servers
+from engine.mcp.approvals import shown_command, shown_details
+from engine.mcp.config import McpServers, ServerConfig, load_servers
 from engine.mcp.manager import McpManager, ServerStatus
 from engine.paths import user_data_dir
 from engine.settings import load_settings
@@ -57,12 +58,17 @@ def state_text(status: ServerStatus) -> str:
     return status.state or "disabled"
 
 
-def status_json(status: ServerStatus) -> dict[str, Any]:
-    """One server's status for ``--format json``."""
+def status_json(status: ServerStatus, config: ServerConfig | None = None) -> dict[str, Any]:
+    """One server's status for ``--format json`` (with ``config``: what it runs, as written, and the variables it uses)."""
+    shown: dict[str, Any] = {}
+    if config is not None:
+        shown = {"runs": shown_command(config), "uses": list(config.as_written.variables)}
+        shown["awaiting_approval"] = config.awaiting_approval
     return {
         "name": status.name,
         "transport": status.transport,
         "source": str(status.source),
+        **shown,
         "status": state_text(status),
         "tools": len(status.tools),
         "tool_names": [info.tool or info.name for info in status.tools],
@@ -85,18 +91,23 @@ def list_servers(cwd: Path, output_format: str) -> None:
             return manager.status()
 
     found = asyncio.run(statuses()) if servers.servers else ()
+    configs = {server.name: server for server in servers.servers}
     if output_format == "json":
-        click.echo(json.dumps({"servers": [status_json(s) for s in found]}, indent=2, ensure_ascii=False))
+        shown = [status_json(s, configs.get(s.name)) for s in found]
+        click.echo(json.dumps({"servers": shown}, indent=2, ensure_ascii=False))
         return
     if not found:
         click.echo("No MCP servers configured (hive mcp add NAME -- COMMAND ARGS... adds one).", err=True)
         return
-    for line in status_lines(found):
+    for line in status_lines(found, configs):
         click.echo(line)
 
 
-def status_lines(found: Sequence[ServerStatus]) -> list[str]:
-    """The servers as aligned text lines (an indented ``error:`` line under a failed one)."""
+def status_lines(found: Sequence[ServerStatus], configs: Mapping[str, ServerConfig] | None = None) -> list[str]:
+    """The servers as aligned text lines (an indented ``error:`` line under a failed one).
+
+    A server waiting for approval also shows what it would run, as written (variable names, never values).
+    """
     width = max(len(s.name) for s in found)
     lines = []
     for s in found:
@@ -104,6 +115,10 @@ def status_lines(found: Sequence[ServerStatus]) -> list[str]:
         lines.append(f"{s.name:<{width}}  {s.transport:<5}  {state_text(s):<8}  {tools:<9}  {s.source}")
         if s.error:
             lines.append(f"{'':<{width}}  error: {s.error}")
+        config = (configs or {}).get(s.name)
+        if config is not None and config.awaiting_approval:
+            lines.append(f"{'':<{width}}  runs: {shown_command(config)}")
+            lines += [f"{'':<{width}}  {detail}" for detail in shown_details(config)]
     return lines
 
 

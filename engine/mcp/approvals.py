@@ -2,21 +2,28 @@
 
 A server defined by the project's files (``.mcp.json``, ``.ironhive/plugins.yaml``) came with the
 repository, and a stdio server runs outside the sandbox with the user's access. So it starts only
-once the user approved it as it is now: an approval records what the server runs or reaches (command,
-arguments, environment, working folder, URL, headers), and any change to that asks again; timeouts
-and tool filters may change freely. Servers in the user's own
-``plugins.yaml`` need none. Approvals are kept in the user's config folder, which the sandbox hides
-from commands; an unreadable file approves nothing.
+once the user approved it as it is now. An approval records the entry as written (command,
+arguments, environment, working folder, URL, headers: ``${VAR}`` templates, not their values) and
+the content of the project files it runs or reads as it starts (:mod:`engine.launch_files`): a
+changed entry or script asks again; a rotated token, a timeout or a tool filter does not. What a
+person is shown about such a server is the entry as written, the variables it uses and the files
+it runs, never a variable's value. Servers in the user's own ``plugins.yaml`` need no approval.
+Approvals are kept in the user's config folder, which the sandbox hides from commands; an
+unreadable file approves nothing.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+import shlex
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct
+
+from engine.launch_files import short_digest
 from engine.paths import user_config_dir
 
 if TYPE_CHECKING:
@@ -25,29 +32,57 @@ if TYPE_CHECKING:
 APPROVALS_FILE = "mcp-approvals.json"
 
 
+class Approval(Struct, frozen=True):
+    """One recorded approval: the fingerprint approved and the launch files as they were then."""
+
+    fingerprint: str
+    files: Mapping[str, str] | None = None
+    """Path -> digest; None for an approval an earlier hive recorded (it covered the command line as text only)."""
+
+
 def approvals_file() -> Path:
     """Where approvals are kept: ``mcp-approvals.json`` in the user's hive config folder."""
     return user_config_dir() / APPROVALS_FILE
 
 
-def approved(root: Path) -> dict[str, str]:
-    """Server name -> approved fingerprint, for the project at ``root``; empty when none or the file is unreadable."""
-    projects = _read(approvals_file())
-    entries = projects.get(str(root), {})
-    return {name: value for name, value in entries.items() if isinstance(value, str)}
+def approved(root: Path) -> dict[str, Approval]:
+    """Server name -> its approval, for the project at ``root``; empty when none or the file is unreadable."""
+    entries = _read(approvals_file()).get(str(root), {})
+    return {name: approval for name, value in entries.items() if (approval := _approval(value)) is not None}
 
 
-def is_approved(server: ServerConfig, approvals: dict[str, str]) -> bool:
+def is_approved(server: ServerConfig, approvals: Mapping[str, Approval]) -> bool:
     """True when ``approvals`` (from :func:`approved`) holds ``server`` as it is now."""
-    return approvals.get(server.name) == server.launch_fingerprint
+    approval = approvals.get(server.name)
+    return approval is not None and approval.files is not None and approval.fingerprint == server.launch_fingerprint
 
 
-def unapproved_problem(server: ServerConfig) -> str:
-    """Why ``server`` is not started: it is the project's and not approved as it is now."""
+def unapproved_problem(server: ServerConfig, approval: Approval | None = None) -> str:
+    """Why ``server`` is not started: it is the project's and not approved as it is now (``approval``: the old one)."""
+    why = what_changed(server, approval) or "you have not approved this server as it is now"
     return (
-        f"{server.source.name} is the project's own file, and you have not approved this server as it is now;"
-        f" to start it, run: hive mcp approve {server.name}"
+        f"{server.source.name} is the project's own file, and {why};"
+        f" to see what it runs now and start it, run: hive mcp approve {server.name}"
     )
+
+
+def what_changed(server: ServerConfig, approval: Approval | None) -> str | None:
+    """Why a server approved before (``approval``) is asked about again; None when it never was approved."""
+    if approval is None:
+        return None
+    if approval.files is None:
+        return "your approval of it was recorded in an older format that did not pin the files it runs"
+    changed = changed_files(server, approval)
+    if changed:
+        return f"{', '.join(changed)} changed since you approved it"
+    return "its entry changed since you approved it"
+
+
+def changed_files(server: ServerConfig, approval: Approval) -> list[str]:
+    """The launch files of ``server`` that are new, gone or different since ``approval``."""
+    now = {named.path: named.digest for named in server.launch_files}
+    before = dict(approval.files or {})
+    return sorted(path for path in now.keys() | before.keys() if now.get(path) != before.get(path))
 
 
 def approve(root: Path, servers: Iterable[ServerConfig]) -> None:
@@ -55,7 +90,8 @@ def approve(root: Path, servers: Iterable[ServerConfig]) -> None:
     projects = _read(approvals_file())
     entries = projects.setdefault(str(root), {})
     for server in servers:
-        entries[server.name] = server.launch_fingerprint
+        files = {named.path: named.digest for named in server.launch_files}
+        entries[server.name] = {"fingerprint": server.launch_fingerprint, "files": files}
     _write(projects)
 
 
@@ -74,7 +110,50 @@ def revoke(root: Path, names: Iterable[str] | None = None) -> list[str]:
     return gone
 
 
-def _write(projects: dict[str, dict[str, str]]) -> None:
+def shown_command(server: ServerConfig) -> str:
+    """What the server runs or where it connects, as written (``${VAR}`` templates, never their values)."""
+    written = server.as_written
+    if server.transport == "stdio":
+        return shlex.join([written.command or "", *written.args])
+    return f"{server.transport} {written.url}"
+
+
+def shown_details(server: ServerConfig) -> list[str]:
+    """What else a person approving ``server`` should see: names of its variables and headers, its pinned files."""
+    written = server.as_written
+    lines = []
+    if written.cwd is not None:
+        lines.append(f"working folder: {written.cwd}")
+    if written.env:
+        lines.append(f"environment: {', '.join(sorted(written.env))}")
+    if written.headers:
+        lines.append(f"headers: {', '.join(sorted(written.headers))}")
+    if written.variables:
+        lines.append(f"uses {', '.join(f'${name}' for name in written.variables)} from your environment")
+    if server.launch_files:
+        shown = ", ".join(f"{named.path} ({short_digest(named.digest)})" for named in server.launch_files)
+        lines.append(f"runs or reads: {shown}")
+    unpinned = [named.path for named in server.launch_files if not named.pinned]
+    if unpinned:
+        lines.append(f"not pinned, so a change to them will not ask again: {', '.join(unpinned)}")
+    return lines
+
+
+def _approval(value: Any) -> Approval | None:
+    if isinstance(value, str):  # an earlier hive's approval: the fingerprint alone
+        return Approval(fingerprint=value)
+    if not isinstance(value, dict) or not isinstance(value.get("fingerprint"), str):
+        return None
+    files = value.get("files")
+    if not isinstance(files, dict):
+        return None
+    return Approval(
+        fingerprint=value["fingerprint"],
+        files={str(path): digest for path, digest in files.items() if isinstance(digest, str)},
+    )
+
+
+def _write(projects: dict[str, dict[str, Any]]) -> None:
     path = approvals_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -85,7 +164,7 @@ def _write(projects: dict[str, dict[str, str]]) -> None:
         partial.unlink(missing_ok=True)
 
 
-def _read(path: Path) -> dict[str, dict[str, str]]:
+def _read(path: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

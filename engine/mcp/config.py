@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 from msgspec import Struct, field
 from msgspec.structs import replace
 
@@ -27,11 +28,36 @@ from engine.records import hiding
 from engine.workspace import Workspace, as_workspace
 
 if TYPE_CHECKING:
+    from engine.launch_files import NamedFile
     from engine.mcp.entries import PluginEntry, PluginsFile, Transport
 
 PLUGINS_NAMES = ("plugins.yaml", "plugins.yml")
 MCP_JSON = ".mcp.json"
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class WrittenEntry(Struct, frozen=True, kw_only=True):
+    """A server's entry as its file spells it: ``${VAR}`` templates, never their values.
+
+    What an approval covers and what a person is shown about a project's server, so that a rotated
+    token keeps its approval and no value of the environment is ever printed.
+    """
+
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    __repr__, __rich_repr__ = hiding("env", "headers")
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """The environment variables the entry uses (``${NAME}``), sorted, each once."""
+        texts = [self.command or "", *self.args, *self.env.values(), self.cwd or "", self.url or ""]
+        texts += self.headers.values()
+        return tuple(sorted({match.group(1) for text in texts for match in _VARIABLE.finditer(text)}))
 
 
 class ServerConfig(Struct, frozen=True, kw_only=True):
@@ -56,38 +82,69 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     """Why the server cannot start as configured (e.g. a variable that is not set); None when it can."""
     awaiting_approval: bool = False
     """The project's files define it and the user has not approved it as it is (see :mod:`engine.mcp.approvals`)."""
+    written: WrittenEntry | None = None
+    """The entry as written, before its variables were expanded; None when the values above are as written."""
+    launch_files: tuple[NamedFile, ...] = ()
+    """The project files a stdio server runs or reads as it starts, with their digests (:mod:`engine.launch_files`)."""
 
-    __repr__, __rich_repr__ = hiding("env", "headers")
+    __repr__, __rich_repr__ = hiding("args", "env", "url", "headers")
+
+    @property
+    def as_written(self) -> WrittenEntry:
+        """The entry as its file spells it (what may be shown to a person and what an approval covers)."""
+        if self.written is not None:
+            return self.written
+        return WrittenEntry(
+            command=self.command,
+            args=self.args,
+            env=self.env,
+            cwd=None if self.cwd is None else str(self.cwd),
+            url=self.url,
+            headers=self.headers,
+        )
 
     @property
     def fingerprint(self) -> str:
-        """Changes whenever anything about how the server runs, or whether it can, changes (to restart only those)."""
-        parts = [
-            *self._launch_parts(),
-            str(self.enabled),
-            str(self.startup_timeout),
-            str(self.tool_timeout),
-            repr(self.include_tools),
-            repr(self.exclude_tools),
-            self.problem or "",
-        ]
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        """Changes whenever anything about how the server runs, or whether it can, changes (to restart only those).
+
+        It covers the expanded values (a changed value restarts the server), so it is never shown.
+        """
+        expanded = {
+            "command": self.command,
+            "args": self.args,
+            "env": dict(self.env),
+            "cwd": None if self.cwd is None else str(self.cwd),
+            "url": self.url,
+            "headers": dict(self.headers),
+        }
+        return _digest(
+            {
+                "launch": self.launch_fingerprint,
+                "expanded": expanded,
+                "enabled": self.enabled,
+                "timeouts": [self.startup_timeout, self.tool_timeout],
+                "tools": [self.include_tools, self.exclude_tools],
+                "problem": self.problem,
+            }
+        )
 
     @property
     def launch_fingerprint(self) -> str:
-        """Changes only when what the server runs or reaches changes (command, args, env, cwd, URL, headers)."""
-        return hashlib.sha256("\0".join(self._launch_parts()).encode()).hexdigest()
+        """What an approval covers: the entry as written (templates, not values) and the launch files' contents.
 
-    def _launch_parts(self) -> list[str]:
-        return [
-            self.transport,
-            self.command or "",
-            *self.args,
-            *sorted(f"{k}={v}" for k, v in self.env.items()),
-            str(self.cwd or ""),
-            self.url or "",
-            *sorted(f"{k}:{v}" for k, v in self.headers.items()),
-        ]
+        So a changed script or entry asks again; a rotated token, a timeout or a tool filter does not.
+        """
+        return _digest(
+            {
+                "transport": self.transport,
+                "entry": msgspec.to_builtins(self.as_written),
+                "files": [[named.path, named.digest] for named in self.launch_files],
+            }
+        )
+
+
+def _digest(value: object) -> str:
+    return "sha256:" + hashlib.sha256(msgspec.json.encode(value, order="sorted")).hexdigest()
 
 
 class McpServers(Struct, frozen=True):
@@ -150,7 +207,7 @@ def _unapproved_held_back(
     return tuple(
         server
         if server.source == user_file or server.problem or is_approved(server, approvals)
-        else replace(server, problem=unapproved_problem(server), awaiting_approval=True)
+        else replace(server, problem=unapproved_problem(server, approvals.get(server.name)), awaiting_approval=True)
         for server in servers
     )
 
@@ -195,12 +252,14 @@ def resolve_entry(
         cwd = (root / Path(expand(entry.cwd)).expanduser()).resolve()
     elif entry.transport == "stdio":
         cwd = root
+    command = expand(entry.command) if entry.command else None
+    args = tuple(expand(a) for a in entry.args)
     config = ServerConfig(
         name=name,
         transport=entry.transport,
         source=source,
-        command=expand(entry.command) if entry.command else None,
-        args=tuple(expand(a) for a in entry.args),
+        command=command,
+        args=args,
         env={k: expand(v) for k, v in entry.env.items()},
         cwd=cwd,
         url=expand(entry.url) if entry.url else None,
@@ -210,11 +269,28 @@ def resolve_entry(
         tool_timeout=entry.tool_timeout or options.tool_timeout,
         include_tools=tuple(entry.include_tools) if entry.include_tools is not None else None,
         exclude_tools=tuple(entry.exclude_tools),
+        written=WrittenEntry(
+            command=entry.command,
+            args=tuple(entry.args),
+            env=dict(entry.env),
+            cwd=entry.cwd,
+            url=entry.url,
+            headers=dict(entry.headers),
+        ),
+        launch_files=_launch_files(command, args, cwd, root),
     )
     if missing:
         unset = ", ".join(sorted(set(missing)))
         return _with_problem(config, f"{source}: server {name!r} uses {unset}, which is not set in the environment")
     return config
+
+
+def _launch_files(command: str | None, args: tuple[str, ...], cwd: Path | None, root: Path) -> tuple[NamedFile, ...]:
+    if not command or cwd is None:
+        return ()
+    from engine.launch_files import launch_files  # imported here: needed only once a server is configured
+
+    return launch_files([command, *args], cwd, root)
 
 
 def expand_variables(text: str, environ: Mapping[str, str], missing: list[str]) -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from engine.mcp.config import ServerConfig
 
 _LOST_CODES = (-32000, -32600)
 """CONNECTION_CLOSED, and "Session terminated" (an HTTP server that restarted has forgotten the session)."""
+_SHORTEST_REPLACED = 4
+"""Shorter values are left as they are: replacing a "1" everywhere would garble the message and hides nothing."""
 
 
 class CallFailed(Exception):
@@ -36,14 +39,19 @@ def connection_lost(exc: BaseException) -> bool:
 
 
 def describe_connect_error(exc: BaseException, server: ServerConfig, log: Path | None = None) -> str:
-    """Why connecting to ``server`` failed; names the command or URL, never its env or headers."""
+    """Why connecting to ``server`` failed; names the command or URL as written, never its env, headers or a variable's value."""
+    return without_values(_connect_error(exc, server, log), server)
+
+
+def _connect_error(exc: BaseException, server: ServerConfig, log: Path | None) -> str:
     from mcp import MCPError
 
     error = leaf(exc)
+    written = server.as_written
     if isinstance(error, FileNotFoundError) and server.transport == "stdio":
-        return f"cannot run {server.command!r}: no such program (check 'command' in {server.source})"
+        return f"cannot run {written.command!r}: no such program (check 'command' in {server.source})"
     if isinstance(error, PermissionError) and server.transport == "stdio":
-        return f"cannot run {server.command!r}: permission denied"
+        return f"cannot run {written.command!r}: permission denied"
     if isinstance(error, MCPError):
         if error.code == -32000 and server.transport == "stdio":
             return (
@@ -52,10 +60,29 @@ def describe_connect_error(exc: BaseException, server: ServerConfig, log: Path |
                 else "the server exited during startup"
             )
         return f"the server refused the connection: {error.message} (code {error.code})"
-    if type(error).__module__.startswith("httpx") and server.url:
+    if type(error).__module__.startswith("httpx") and written.url:
         said = str(error).splitlines()[0] if str(error) else type(error).__name__
-        return f"cannot reach {_plain_url(server.url)}: {said}"
+        return f"cannot reach {_plain_url(written.url)}: {said}"
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def without_values(text: str, server: ServerConfig) -> str:
+    """``text`` with every expanded value of ``server``'s entry that differs from what is written put back as written.
+
+    An error from a library may quote the URL it was given, or a header; the person sees ``${TOKEN}``, not the token.
+    """
+    written = server.written
+    if written is None:
+        return text
+    pairs = [(server.url, written.url), (server.command, written.command)]
+    pairs += zip(server.args, written.args, strict=False)
+    pairs += [(server.env.get(name), template) for name, template in written.env.items()]
+    pairs += [(server.headers.get(name), template) for name, template in written.headers.items()]
+    pairs += [(os.environ.get(name), f"${{{name}}}") for name in written.variables]
+    for value, template in sorted(pairs, key=lambda pair: -len(pair[0] or "")):
+        if value and len(value) >= _SHORTEST_REPLACED and template is not None and value != template:
+            text = text.replace(value, template)
+    return text
 
 
 def describe_call_error(exc: BaseException, server: str, tool: str, timeout: float) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from engine.launch_files import NamedFile
 from engine.paths import PROJECT_DIR_NAME
 from engine.safe_read import UnsafeFile, read_bounded
 
@@ -48,8 +49,8 @@ def configuration_files(root: Path) -> dict[str, str]:
     files = {name: file_digest(root / name, root) for name in CAPABILITY_FILES}
     for name in _listed(root):
         files[name] = file_digest(root / name, root)
-    for path in named_files(root):
-        files.setdefault(_shown(path, root), file_digest(path, root))
+    for named in named_files(root):
+        files.setdefault(named.path, named.digest)
     return files
 
 
@@ -84,16 +85,16 @@ def _listed(root: Path) -> Iterator[str]:
             yield _shown(path, root)
 
 
-def named_files(root: Path) -> list[Path]:
-    """The project files the project's hooks and stdio MCP servers run (their scripts), read from the raw files."""
+def named_files(root: Path) -> list[NamedFile]:
+    """The project files the project's hooks and stdio MCP servers run (scripts, modules, manifests), pinned."""
     from engine.launch_files import command_line_files, launch_files
 
-    found: list[Path] = []
+    found: list[NamedFile] = []
     for command in _hook_commands(root):
-        found += [root / named.path for named in command_line_files(command, root, root)]
+        found += command_line_files(command, root, root)
     for argv, cwd in _server_commands(root):
-        found += [root / named.path for named in launch_files(argv, cwd, root)]
-    return [path for path in found if _inside(path, root)]
+        found += launch_files(argv, cwd, root)
+    return found
 
 
 def _hook_commands(root: Path) -> Iterable[str]:
@@ -131,13 +132,6 @@ def _raw(path: Path, root: Path) -> Any:
         return read_document(path)[0]
     except ConfigError:
         return None
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        return path.resolve().is_relative_to(root)
-    except (OSError, RuntimeError):
-        return False
 
 
 def _shown(path: Path, root: Path) -> str:

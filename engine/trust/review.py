@@ -55,9 +55,12 @@ def trust_items(settings: tuple[str, ...], permissions: tuple[str, ...], servers
 
 
 def _launch(server: ServerConfig) -> str:
-    if server.url:
-        return f"connects to {server.url.split('?')[0]}"
-    return " ".join([server.command or "", *server.args])
+    """What the server runs or reaches, as written: variable names, never their values."""
+    from engine.mcp.approvals import shown_command
+
+    variables = server.as_written.variables
+    uses = f" (uses {', '.join(f'${name}' for name in variables)})" if variables else ""
+    return shown_command(server) + uses
 
 
 def review(workspace: Workspace) -> TrustReview:

@@ -9,7 +9,7 @@ from msgspec import Struct
 from rich.pretty import pretty_repr
 
 from engine.config import Overrides
-from engine.mcp.config import ServerConfig
+from engine.mcp.config import ServerConfig, WrittenEntry
 from engine.model.client_settings import ModelSettings
 from engine.model.resolve import ModelChoice
 from engine.records import hiding
@@ -30,8 +30,17 @@ SECRET = "sk-live-do-not-show"
             name="h",
             transport="http",
             source=Path("p.yaml"),
-            url="https://mcp.example",
+            url=f"https://mcp.example/?key={SECRET}",
             headers={"Authorization": SECRET},
+            written=WrittenEntry(url="https://mcp.example/?key=${KEY}", headers={"Authorization": "${KEY}"}),
+        ),
+        ServerConfig(
+            name="a",
+            transport="stdio",
+            source=Path("p.yaml"),
+            command="srv",
+            args=("--token", SECRET),
+            written=WrittenEntry(command="srv", args=("--token", "${KEY}")),
         ),
     ],
     ids=lambda record: type(record).__name__,

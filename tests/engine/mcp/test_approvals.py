@@ -85,3 +85,64 @@ def test_revoking_forgets_this_projects_approvals_only(tmp_path: Path) -> None:
 
     assert all(server.awaiting_approval for server in load_servers(first).servers)
     assert not any(server.awaiting_approval for server in load_servers(second).servers)
+
+
+def script_project(root: Path, args: str = "[srv.py]", env: str = "{}") -> Path:
+    (root / ".ironhive").mkdir(parents=True, exist_ok=True)
+    (root / ".ironhive" / "plugins.yaml").write_text(
+        f"plugins:\n  local:\n    command: python3\n    args: {args}\n    env: {env}\n"
+    )
+    if not (root / "srv.py").exists():
+        (root / "srv.py").write_text("print('serving')\n")
+    return root
+
+
+def test_an_approval_covers_the_script_the_server_runs(tmp_path: Path) -> None:
+    root = script_project(tmp_path)
+    approve(root, load_servers(root).servers)
+    assert not by_name(load_servers(root))["local"].awaiting_approval
+
+    (root / "srv.py").write_text("print('serving something else')\n")
+
+    changed = by_name(load_servers(root))["local"]
+    assert changed.awaiting_approval
+    assert "srv.py changed since you approved it" in str(changed.problem)
+    assert "hive mcp approve local" in str(changed.problem)
+
+
+def test_an_approval_covers_the_entry_as_written_so_a_rotated_token_keeps_it(tmp_path: Path) -> None:
+    root = script_project(tmp_path, args="[srv.py, '--token=${SOME_TOKEN}']", env="{KEY: '${SOME_TOKEN}'}")
+    before = by_name(load_servers(root, environ={"SOME_TOKEN": "first-value"}))["local"]
+    approve(root, [before])
+
+    after = by_name(load_servers(root, environ={"SOME_TOKEN": "second-value"}))["local"]
+
+    assert not after.awaiting_approval
+    assert after.args == ("srv.py", "--token=second-value") and after.env == {"KEY": "second-value"}
+    assert after.fingerprint != before.fingerprint  # a running server restarts with the new value
+    assert after.launch_fingerprint == before.launch_fingerprint
+    assert after.as_written.args == ("srv.py", "--token=${SOME_TOKEN}")
+    assert after.as_written.variables == ("SOME_TOKEN",)
+    assert "second-value" not in repr(after) and "first-value" not in repr(before)
+
+
+def test_an_approval_in_the_old_format_asks_again_and_says_why(tmp_path: Path) -> None:
+    root = script_project(tmp_path)
+    approvals_file().parent.mkdir(parents=True, exist_ok=True)
+    approvals_file().write_text(json.dumps({"projects": {str(root.resolve()): {"local": "0" * 64}}}))
+
+    waiting = by_name(load_servers(root))["local"]
+
+    assert waiting.awaiting_approval
+    assert "older format that did not pin the files it runs" in str(waiting.problem)
+    approve(root, [waiting])
+    assert not by_name(load_servers(root))["local"].awaiting_approval
+
+
+def test_a_changed_entry_with_the_same_files_says_the_entry_changed(tmp_path: Path) -> None:
+    root = script_project(tmp_path)
+    approve(root, load_servers(root).servers)
+
+    script_project(root, args="[srv.py, --verbose]")
+
+    assert "entry changed since you approved it" in str(by_name(load_servers(root))["local"].problem)
