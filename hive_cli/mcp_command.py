@@ -16,6 +16,8 @@ from engine.mcp.config import MCP_JSON, ServerConfig, find_plugins_file
 from engine.mcp.edit import NewServer, add_server, remove_server
 from engine.mcp.entries import Transport
 from engine.paths import project_dir, project_root, user_config_dir
+from engine.trust.review import keep_trust
+from engine.workspace import open_workspace
 
 _ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_KEY = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
@@ -68,6 +70,7 @@ def new_server(
 def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
     """Write ``server`` into the ``scope``'s plugins.yaml and say where."""
     path = plugins_path(cwd, scope)
+    before = open_workspace(cwd) if scope == "project" else None
     replaced = add_server(path, server, force=force)
     where = server.url or " ".join([server.command or "", *server.args]).strip()
     click.echo(
@@ -78,6 +81,8 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
 
         added = [s for s in configured(cwd).servers if s.name == server.name and s.awaiting_approval]
         record_approvals(project_root(cwd), added)
+        if before is not None:
+            keep_trust(before)
 
 
 def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
@@ -142,8 +147,11 @@ def remove(cwd: Path, name: str, scope: str | None) -> None:
     scopes = (scope,) if scope else SCOPES
     for each in scopes:
         path = plugins_path(cwd, each)
+        before = open_workspace(cwd) if each == "project" else None
         if remove_server(path, name):
             click.echo(f"Removed MCP server {name} from {path}")
+            if before is not None:
+                keep_trust(before)
             return
     mcp_json = project_root(cwd) / MCP_JSON
     if scope != "user" and _names_in_mcp_json(mcp_json, name):

@@ -81,3 +81,15 @@ def trust_project(review: TrustReview) -> TrustRecord:
     """Record that the person trusts the project of ``review`` as its configuration is now."""
     workspace = review.workspace
     return save_trust(workspace.root, workspace.digest, review.items)
+
+
+def keep_trust(before: Workspace) -> None:
+    """After the person changed the project's configuration themselves (``hive mcp add``), a project they had
+    trusted stays trusted as it is now; an untrusted one stays untrusted."""
+    from engine.workspace import open_workspace
+
+    if before.trust != "trusted":
+        return
+    now = open_workspace(before.cwd)
+    if now.trust == "untrusted" and now.root == before.root:
+        trust_project(review(now))

@@ -106,7 +106,7 @@ def test_a_project_server_not_yet_approved_is_not_started_until_approved_in_the_
     (tmp_path / ".mcp.json").write_text('{"mcpServers": {"helper": {"command": "sh", "args": ["-c", "touch ran"]}}}')
     child = spawn_repl(llm_server, tmp_path)
     child.expect("is not trusted")
-    child.expect_exact("MCP server helper (.mcp.json): sh -c touch ran")
+    child.expect_exact("MCP server helper (.mcp.json): sh -c 'touch ran'")
     child.expect("hive trust")
     send_line(child, "/mcp")
     child.expect("helper\\S*  failed · stdio · 0 tools")

@@ -185,3 +185,19 @@ def test_trust_for_one_run_is_not_kept_and_yes_never_trusts(llm_server: LLMServe
 
     assert (world.project / "hook-ran.txt").read_text() == "x\n"
     assert "not trusted" in world.hive("trust", "--show").stdout
+
+
+def test_a_change_the_person_makes_with_hive_mcp_add_keeps_a_trusted_project_trusted(
+    llm_server: LLMServer, world: World
+) -> None:
+    world.write(".ironhive/settings.yaml", "hooks:\n  - {event: session_start, command: 'echo x >> hook-ran.txt'}\n")
+    assert world.hive("trust", "--yes").returncode == 0
+    added = world.hive("mcp", "add", "notes", "--scope", "project", "--", "python3", "-c", "pass")
+    assert added.returncode == 0, added.stderr
+    llm_server.script(text("done"))
+
+    done = world.run(llm_server)
+
+    assert done.returncode == 0, done.stderr
+    assert (world.project / "hook-ran.txt").read_text() == "x\n"
+    assert "not trusted" not in done.stderr
