@@ -139,13 +139,10 @@ def load_settings(where: Workspace | Path) -> LayeredSettings:
         from engine.trust.tighten import tighten_settings
 
         kept, refused = tighten_settings(project_given, user_given, workspace.root, trusted=workspace.trusted)
-        if refused:
-            assert project_path is not None
-            project_given, ignored = (
-                kept,
-                tuple(f"{item.shown} ({_shown(project_path, workspace.root)})" for item in refused),
-            )
-            project = convert(project_given, SettingsFile)
+        if kept != project_given:
+            project_given, project = kept, convert(kept, SettingsFile)
+        assert project_path is not None
+        ignored = tuple(f"{item.shown} ({_shown(project_path, workspace.root)})" for item in refused)
     return LayeredSettings(
         project=project,
         user=user,

@@ -311,11 +311,6 @@ def test_the_loader_gives_a_session_the_tightened_settings(tmp_path: Path, isola
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="load_settings takes tighten_settings' result only when something was refused; "
-    "a narrowed value (skills.exclude added to the user's) is a change with nothing refused",
-)
 def test_the_loader_adds_a_projects_excluded_skills_to_the_users(tmp_path: Path, isolated_hive: Path) -> None:
     write_settings(tmp_path / ".ironhive", "skills:\n  exclude: [b]\n")
     write_settings(isolated_hive / "config", "skills:\n  exclude: [a]\n")

@@ -50,8 +50,9 @@ class World:
         (folder / name).write_text(text)
 
     def hive(self, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-        where = str(cwd or self.project)
-        return run_hive(*args, "-C", where, HOME=str(self.home), GITHUB_TOKEN=GITHUB_TOKEN, **env)
+        where = ["-C", str(cwd or self.project)]
+        cut = args.index("--") if "--" in args else len(args)  # options go before the command a server runs
+        return run_hive(*args[:cut], *where, *args[cut:], HOME=str(self.home), GITHUB_TOKEN=GITHUB_TOKEN, **env)
 
     def run(self, server: LLMServer, *extra: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """``hive run`` with the user's model given by flags (the repository cannot change flags)."""
