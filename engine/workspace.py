@@ -79,12 +79,13 @@ def open_workspace(cwd: Path, *, trust_for_run: bool = False) -> Workspace:
 def _refuse_unreadable(files: dict[str, str], root: Path) -> None:
     """A capability file hive would read but must not (a link out of the project, a FIFO, too large) stops hive."""
     from engine.errors import ConfigError
+    from engine.mcp.config import MCP_JSON
     from engine.trust.digest import CAPABILITY_FILES
 
     refused = [
         f"{root / name}: {files[name].removeprefix('refused: ')}"
         for name in CAPABILITY_FILES
-        if files[name].startswith("refused:")
+        if files[name].startswith("refused:") and name != MCP_JSON  # another tool's file: its loader says so
     ]
     if refused:
         raise ConfigError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.mcp.reload import watched_files
+from engine.mcp.reload import server_files
 from engine.paths import user_data_dir
 from engine.tools.base import Toolset
 
@@ -19,7 +19,7 @@ class McpProvider:
         config = context.config
         if not config.mcp.enabled:
             return None
-        watching = config.mcp.hot_reload and any(path.is_file() for path in watched_files(config.cwd))
+        watching = config.mcp.hot_reload and any(path.is_file() for path in server_files(config.cwd))
         if not config.mcp_servers.enabled and not watching:
             return None
         from engine.mcp.manager import McpManager  # the client side of MCP, for a session that has servers

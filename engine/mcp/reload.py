@@ -26,14 +26,17 @@ Report = Callable[[str | None], None]
 """Told the problem with a configuration that was not applied, or None once a valid one was."""
 
 
-def watched_files(cwd: Path) -> list[Path]:
-    """Every file whose change can change the servers (present or not), the user's approvals included."""
+def server_files(cwd: Path) -> list[Path]:
+    """The files that define servers (present or not): the project's and the user's lists."""
     files = [project_dir(cwd) / name for name in PLUGINS_NAMES]
     files.append(project_root(cwd) / MCP_JSON)
     files += [user_config_dir() / name for name in PLUGINS_NAMES]
-    files.append(approvals_file())
-    files.append(trust_file())
     return files
+
+
+def watched_files(cwd: Path) -> list[Path]:
+    """Every file whose change can change the servers (present or not), the user's approvals and trust included."""
+    return [*server_files(cwd), approvals_file(), trust_file()]
 
 
 def files_hash(files: list[Path]) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from engine.config_files import CONFIG_FILE_LIMIT
 from engine.launch_files import NamedFile
 from engine.paths import PROJECT_DIR_NAME
 from engine.safe_read import UnsafeFile, read_bounded
@@ -46,7 +47,7 @@ def has_configuration(root: Path) -> bool:
 
 def configuration_files(root: Path) -> dict[str, str]:
     """Relative path -> ``sha256:<hex>``, ``absent`` or ``refused: <why>``, for every file the digest covers."""
-    files = {name: file_digest(root / name, root) for name in CAPABILITY_FILES}
+    files = {name: file_digest(root / name, root, limit=CONFIG_FILE_LIMIT) for name in CAPABILITY_FILES}
     for name in _listed(root):
         files[name] = file_digest(root / name, root)
     for named in named_files(root):
@@ -60,12 +61,12 @@ def digest_of(files: dict[str, str]) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
-def file_digest(path: Path, root: Path) -> str:
+def file_digest(path: Path, root: Path, *, limit: int = _MAX_FILE) -> str:
     """``sha256:<hex>`` of the file, ``absent``, or ``refused: <why>`` (a link out of the project, a FIFO...)."""
     if not path.exists() and not path.is_symlink():
         return "absent"
     try:
-        data = read_bounded(path, limit=_MAX_FILE, within=root)
+        data = read_bounded(path, limit=limit, within=root)
     except UnsafeFile as refused:
         return f"refused: {refused.reason}"
     return "sha256:" + hashlib.sha256(data).hexdigest()

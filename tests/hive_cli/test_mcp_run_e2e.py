@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import signal
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from engine.errors import ConfigError
 from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
@@ -38,7 +40,8 @@ def project(tmp_path: Path, plugins: str, permissions: str | None = None) -> Pat
     if permissions is not None:
         (tmp_path / ".ironhive" / "permissions.yaml").write_text(permissions)
     approve_project_servers(tmp_path)
-    trust(tmp_path)  # the project's own permission rules count once the person trusts it
+    with contextlib.suppress(ConfigError):  # a broken file cannot be trusted; the test is about its error
+        trust(tmp_path)  # the project's own permission rules count once the person trusts it
     return tmp_path
 
 

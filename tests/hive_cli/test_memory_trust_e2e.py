@@ -12,12 +12,14 @@ from typing import Any
 
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.trust import trust
 
 
 def project_with_memory(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     (project / ".ironhive").mkdir(parents=True)
     (project / ".ironhive" / "settings.yaml").write_text("memory:\n  enabled: true\n")
+    trust(project)  # a project switches memory on once the person trusts it
     return project
 
 

@@ -76,7 +76,7 @@ def test_hive_undo_to_goes_back_several_turns(llm_server: LLMServer, tmp_path: P
 def test_checkpoints_switched_off_in_the_settings_keep_nothing(llm_server: LLMServer, tmp_path: Path) -> None:
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text("checkpoints:\n  enabled: false\n")
+    trust(tmp_path)  # a repository cannot switch undo off until the person trusts it
     one_turn(llm_server, tmp_path, ("write_file", {"path": "a.txt", "content": "x"}))
-    trust(tmp_path)
     listed = run_hive("checkpoints", "list", "-C", str(tmp_path))
     assert listed.returncode == 0 and listed.stdout == "" and "No checkpoints" in listed.stderr

@@ -119,6 +119,7 @@ print(json.dumps({"loaded": sorted(loaded), "tools": names, "sqlite3": "sqlite3"
 def imported_by_building(project: Path, settings: str) -> dict[str, object]:
     (project / ".ironhive").mkdir(parents=True)
     (project / ".ironhive" / "settings.yaml").write_text(settings)
+    trust(project)
     out = subprocess.run([sys.executable, "-c", IMPORTS, str(project)], capture_output=True, text=True, check=True)
     result: dict[str, object] = json.loads(out.stdout)
     return result

@@ -122,9 +122,9 @@ def test_the_default_rules_allow_a_project_note_and_ask_about_a_user_note(
         assert [rule.describe() for rule in judgement.lasting] == ["tools: remember (user scope)"]
 
 
-def test_the_users_own_rule_can_allow_user_scope_notes(tmp_path: Path) -> None:
-    (tmp_path / ".ironhive").mkdir()
-    (tmp_path / ".ironhive" / "permissions.yaml").write_text(
+def test_the_users_own_rule_can_allow_user_scope_notes(tmp_path: Path, isolated_hive: Path) -> None:
+    (isolated_hive / "config").mkdir(parents=True, exist_ok=True)
+    (isolated_hive / "config" / "permissions.yaml").write_text(
         "permissions:\n"
         "  include_defaults: true\n"
         "  tools:\n"

@@ -87,8 +87,8 @@ def test_a_configuration_file_that_leads_outside_or_is_a_fifo_stops_hive(repo: P
     with pytest.raises(ConfigError, match=r"settings\.yaml: leads to .*outside"):
         open_workspace(repo)
     (repo / ".ironhive" / "settings.yaml").unlink()
-    os.mkfifo(repo / ".mcp.json")
-    with pytest.raises(ConfigError, match=r"\.mcp\.json: is a FIFO"):
+    os.mkfifo(repo / ".ironhive" / "plugins.yaml")
+    with pytest.raises(ConfigError, match=r"plugins\.yaml: is a FIFO"):
         open_workspace(repo)
 
 

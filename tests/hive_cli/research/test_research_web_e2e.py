@@ -72,6 +72,20 @@ def test_loopback_pages_are_refused_without_allow_private_urls(
     assert "dropped" in done.stderr
 
 
+def test_an_untrusted_projects_setting_does_not_open_research_to_private_urls(
+    llm_server: LLMServer, tmp_path: Path, search: Any
+) -> None:
+    ResearchScript(report=REPORT).install(llm_server)
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "settings.yaml").write_text("research:\n  allow_private_urls: true\n")
+
+    done = run(llm_server, tmp_path, "searxng", **provider_env(search, "searxng"))
+
+    assert done.returncode == 1, done.stderr
+    assert "No sources were found" in done.stdout
+    assert not [r for r in search.requests if r.path.endswith(".html")]  # no page at a private address was fetched
+
+
 def test_an_unreachable_provider_is_a_clear_error_with_exit_2(llm_server: LLMServer, tmp_path: Path) -> None:
     ResearchScript().install(llm_server)
 
