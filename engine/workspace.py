@@ -22,6 +22,21 @@ from msgspec import Struct
 
 from engine.paths import PROJECT_DIR_NAME, project_root, user_config_dir
 
+CAPABILITY_FILES = tuple(
+    f"{PROJECT_DIR_NAME}/{name}"
+    for name in (
+        "settings.yaml",
+        "settings.yml",
+        "settings.json",
+        "permissions.yaml",
+        "permissions.yml",
+        "permissions.json",
+        "permissions.local.yaml",
+        "plugins.yaml",
+        "plugins.yml",
+    )
+) + (".mcp.json",)
+"""The files whose content can loosen hive, relative to the project root, at every spelling hive reads."""
 TrustState = Literal["trusted", "untrusted", "no-config", "own-config", "trusted-for-run"]
 
 
@@ -57,12 +72,12 @@ def open_workspace(cwd: Path, *, trust_for_run: bool = False) -> Workspace:
     """Resolve ``cwd``'s project and decide whether its configuration is trusted (see the module docstring)."""
     cwd = cwd.resolve()
     root = project_root(cwd)
-    from engine.trust.digest import configuration_files, digest_of, has_configuration
-
     if not has_configuration(root):
         return Workspace(cwd=cwd, root=root, trust="no-config")
     if _inside(root, user_config_dir()):
         return Workspace(cwd=cwd, root=root, trust="own-config")
+    from engine.trust.digest import configuration_files, digest_of  # only a project with configuration pays for it
+
     files = configuration_files(root)
     _refuse_unreadable(files, root)
     digest = digest_of(files)
@@ -76,11 +91,15 @@ def open_workspace(cwd: Path, *, trust_for_run: bool = False) -> Workspace:
     return Workspace(cwd=cwd, root=root, trust="untrusted", digest=digest, changed=record is not None)
 
 
+def has_configuration(root: Path) -> bool:
+    """Whether the project has any file that could loosen hive (most have none: nothing to decide)."""
+    return any((root / name).exists() or (root / name).is_symlink() for name in CAPABILITY_FILES)
+
+
 def _refuse_unreadable(files: dict[str, str], root: Path) -> None:
     """A capability file hive would read but must not (a link out of the project, a FIFO, too large) stops hive."""
     from engine.errors import ConfigError
     from engine.mcp.config import MCP_JSON
-    from engine.trust.digest import CAPABILITY_FILES
 
     refused = [
         f"{root / name}: {files[name].removeprefix('refused: ')}"

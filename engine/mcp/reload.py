@@ -15,11 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import ConfigError
-from engine.mcp.approvals import approvals_file
 from engine.mcp.config import MCP_JSON, PLUGINS_NAMES, McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
-from engine.trust.store import trust_file
 
 Apply = Callable[[McpServers], None]
 Report = Callable[[str | None], None]
@@ -36,6 +34,9 @@ def server_files(cwd: Path) -> list[Path]:
 
 def watched_files(cwd: Path) -> list[Path]:
     """Every file whose change can change the servers (present or not), the user's approvals and trust included."""
+    from engine.mcp.approvals import approvals_file
+    from engine.trust.store import trust_file
+
     return [*server_files(cwd), approvals_file(), trust_file()]
 
 
@@ -82,7 +83,7 @@ class ConfigWatcher:
         from watchfiles import awatch
 
         with contextlib.suppress(OSError):  # so that an approval given later, from another terminal, is seen
-            approvals_file().parent.mkdir(parents=True, exist_ok=True)
+            user_config_dir().mkdir(parents=True, exist_ok=True)
         folders = sorted({str(f.parent) for f in self._files if f.parent.is_dir()})
         names = {f.name for f in self._files}
         if not folders:

@@ -18,31 +18,12 @@ from engine.config_files import CONFIG_FILE_LIMIT
 from engine.launch_files import NamedFile
 from engine.paths import PROJECT_DIR_NAME
 from engine.safe_read import UnsafeFile, read_bounded
+from engine.workspace import CAPABILITY_FILES
 
-CAPABILITY_FILES = tuple(
-    f"{PROJECT_DIR_NAME}/{name}"
-    for name in (
-        "settings.yaml",
-        "settings.yml",
-        "settings.json",
-        "permissions.yaml",
-        "permissions.yml",
-        "permissions.json",
-        "permissions.local.yaml",
-        "plugins.yaml",
-        "plugins.yml",
-    )
-) + (".mcp.json",)
-"""The files whose content can loosen hive (relative to the project root)."""
 LISTED_FOLDERS = (f"{PROJECT_DIR_NAME}/agents", f"{PROJECT_DIR_NAME}/commands", ".claude/commands")
 """Folders of markdown files that change what hive offers (agents, slash commands)."""
 _MAX_FILE = 1024 * 1024
 _MAX_LISTED = 500
-
-
-def has_configuration(root: Path) -> bool:
-    """Whether the project has any file that could loosen hive (most projects have none: nothing to decide)."""
-    return any((root / name).exists() or (root / name).is_symlink() for name in CAPABILITY_FILES)
 
 
 def configuration_files(root: Path) -> dict[str, str]:

@@ -9,12 +9,16 @@ that list to the person before the first model call; ``hive trust`` does the sam
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from msgspec import Struct
 from msgspec.structs import replace
 
 from engine.mcp.config import McpServers, ServerConfig
-from engine.trust.store import TrustRecord, save_trust
 from engine.workspace import Workspace
+
+if TYPE_CHECKING:
+    from engine.trust.store import TrustRecord
 
 
 class TrustReview(Struct, frozen=True, kw_only=True):
@@ -79,6 +83,8 @@ def review(workspace: Workspace) -> TrustReview:
 
 def trust_project(review: TrustReview) -> TrustRecord:
     """Record that the person trusts the project of ``review`` as its configuration is now."""
+    from engine.trust.store import save_trust
+
     workspace = review.workspace
     return save_trust(workspace.root, workspace.digest, review.items)
 
