@@ -36,8 +36,9 @@ Verdict = Literal["allow", "ask", "deny"]
 NOT_SAVED = "could not save it in the project"
 """In an approval's reason when the lasting rules it asked for could not be written (the answer holds once)."""
 NOBODY_TO_ASK = "it needs approval and there is nobody to approve it (run hive with --yes to allow it)"
-PERSON_ONLY = "only a person at a terminal can allow it, and none was asked (--yes does not cover it)"
+PERSON_ONLY = "only a person at a terminal can allow it (--yes does not cover it)"
 """Why a person-only ask was refused without a person to answer it."""
+NOBODY_FOR_PERSON_ONLY = f"there is nobody to approve it, and {PERSON_ONLY}"
 
 
 class Judgement(Struct, frozen=True, kw_only=True):
@@ -209,7 +210,8 @@ class ApprovalGate(WrapperToolset):
 
     async def _ask(self, call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: ToolContext) -> Decision:
         if judgement.person_only and not self._person_answers():
-            return Decision(allowed=False, reason=f"{judgement.reason}; {PERSON_ONLY}")
+            why = PERSON_ONLY if self.approver is not None else NOBODY_FOR_PERSON_ONLY
+            return Decision(allowed=False, reason=f"{judgement.reason}; {why}")
         if self.approver is None:
             return Decision(allowed=False, reason=f"{NOBODY_TO_ASK}. It needs approval because {judgement.reason}")
         request = await _request(call, spec, judgement, ctx)

@@ -138,5 +138,5 @@ def test_without_a_terminal_or_yes_the_refusal_says_a_person_must_answer(
 
     assert done.returncode == 0, done.stderr
     output = str(finished_calls(done.stdout)["w"]["output"])
-    assert PERSON_ONLY in output and "run hive with --yes" not in output
+    assert PERSON_ONLY in output and "nobody to approve it" in output and "run hive with --yes" not in output
     assert not (repository / ".ironhive").exists()

@@ -207,7 +207,8 @@ def test_yes_refuses_a_person_only_command_and_it_does_not_run(ctx: ToolContext)
 def test_with_nobody_to_ask_a_person_only_ask_says_yes_would_not_help(ctx: ToolContext) -> None:
     result = run(gate(ctx, None), ctx, "write_file", path="AGENTS.md", content="x")
     assert result.success is False
-    assert PERSON_ONLY in result.output and "run hive with --yes" not in result.output
+    assert PERSON_ONLY in result.output and "nobody to approve it" in result.output
+    assert "run hive with --yes" not in result.output
     assert not (ctx.cwd / "AGENTS.md").exists()
 
 
