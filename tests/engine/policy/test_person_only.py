@@ -24,12 +24,14 @@ from engine.policy.gate import (
     Approver,
     Decision,
 )
+from engine.policy.local_rules import local_file
 from engine.policy.modes import ModeFilter, ModeManager
 from engine.policy.protected import protection
 from engine.tools.base import ToolContext, ToolResult, Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry
 from tests.engine.policy.conftest import Judge, make_judge
+from tests.support.trust import trust
 
 PERSON_ONLY_PATHS = [
     ".ironhive/settings.yaml",
@@ -117,6 +119,7 @@ def permissive(project: Path, ctx: ToolContext) -> Judge:
         "  edit: [{pattern: '**', action: allow, priority: 100}]\n"
         "  bash: [{pattern: 'echo *', action: allow}]\n"
     )
+    trust(project)  # an untrusted project's rules only tighten
     return make_judge(load_permissions(project), ctx)
 
 
@@ -141,6 +144,15 @@ def test_an_ordinary_file_is_not_person_only(permissive: Judge, judge: Judge, to
     assert not by_defaults.person_only, by_defaults.reason
     if by_defaults.verdict == "ask":
         assert by_defaults.lasting != (), "an ordinary ask may be allowed always"
+
+
+def test_the_user_config_folder_is_person_only_its_rules_saved_answers_and_trust_record(
+    judge: Judge, ctx: ToolContext, isolated_hive: Path
+) -> None:
+    config = isolated_hive / "config"
+    for path in (config / "permissions.yaml", config / "trust.json", local_file(ctx.cwd)):
+        judgement = judge("write_file", path=str(path), content="{}")
+        assert judgement.verdict == "ask" and judgement.person_only, path
 
 
 def test_reading_an_instruction_file_is_no_change(permissive: Judge, project: Path) -> None:
@@ -173,6 +185,7 @@ def test_a_deny_on_a_protected_path_stays_a_deny(project: Path, ctx: ToolContext
     rules = project / ".ironhive" / "permissions.yaml"
     rules.parent.mkdir()
     rules.write_text("permissions:\n  include_defaults: true\n  edit: [{pattern: 'AGENTS.md', action: deny}]\n")
+    trust(project)
     judgement = make_judge(load_permissions(project), ctx)("write_file", path="AGENTS.md", content="x")
     assert judgement.verdict == "deny" and not judgement.person_only
 
@@ -232,7 +245,7 @@ def test_always_answers_never_skip_a_person_only_question(ctx: ToolContext) -> N
     assert run(toolset, ctx, "write_file", path="AGENTS.md", content="one\n").success
     assert run(toolset, ctx, "write_file", path="AGENTS.md", content="two\n").success
     assert len(person.requests) == 2, "nothing was remembered"
-    assert not (ctx.cwd / ".ironhive" / "permissions.local.yaml").exists(), "nothing was saved"
+    assert not local_file(ctx.cwd).exists(), "nothing was saved"
 
 
 def test_a_pattern_remembered_some_other_way_does_not_skip_the_question(ctx: ToolContext) -> None:
@@ -251,5 +264,5 @@ def test_deny_always_in_this_project_holds_for_the_session_and_is_saved(ctx: Too
     assert run(toolset, ctx, "write_file", path="AGENTS.md", content="x").success is False
     again = run(toolset, ctx, "write_file", path="AGENTS.md", content="x")
     assert again.success is False and len(person.requests) == 1
-    saved = yaml.safe_load((ctx.cwd / ".ironhive" / "permissions.local.yaml").read_text())
+    saved = yaml.safe_load(local_file(ctx.cwd).read_text())
     assert saved == {"permissions": {"edit": [{"pattern": "AGENTS.md", "action": "deny", "exact": True}]}}
