@@ -47,7 +47,13 @@ mode_option = click.option(
     "--mode", type=click.Choice(MODES), help="plan: read-only tools; work: all tools (default: settings, else work)."
 )
 yes_option = click.option(
-    "--yes", "-y", is_flag=True, help="Answer every approval request with allow (Deny still denies)."
+    "--yes",
+    "-y",
+    is_flag=True,
+    help=(
+        "Answer every approval request with allow (Deny still denies; changes to hive's configuration, "
+        "git hooks and agent instructions need a person and are refused)."
+    ),
 )
 max_turns_option = click.option(
     "--max-turns", metavar="N", type=int, callback=positive, help="Stop after N model turns (1 or more)."

@@ -7,6 +7,11 @@ for a person is counted on the call's ``ToolContext.waits``, apart from its run 
 "always for this session", which records exactly the pattern it was shown and nothing broader, or
 "always in this project" (allow or deny), which saves the exact rules it was shown in the project's
 ``.ironhive/permissions.local.yaml`` (see :mod:`engine.policy.local_rules`).
+
+A *person-only* ask (a change to what runs or instructs by itself: hive's configuration, git's hooks and
+config, the files that instruct agents; see :mod:`engine.policy.protected`) is put to a person every
+time: an approver that answers by itself (``--yes``) or no approver at all refuses it, "always" is
+never offered for it and nothing remembered skips its question (a "deny always" still may be).
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ Verdict = Literal["allow", "ask", "deny"]
 NOT_SAVED = "could not save it in the project"
 """In an approval's reason when the lasting rules it asked for could not be written (the answer holds once)."""
 NOBODY_TO_ASK = "it needs approval and there is nobody to approve it (run hive with --yes to allow it)"
+PERSON_ONLY = "only a person at a terminal can allow it (--yes does not cover it)"
+"""Why a person-only ask was refused without a person to answer it."""
+NOBODY_FOR_PERSON_ONLY = f"there is nobody to approve it, and {PERSON_ONLY}"
 
 
 class Judgement(Struct, frozen=True, kw_only=True):
@@ -48,6 +56,8 @@ class Judgement(Struct, frozen=True, kw_only=True):
     """The exact rules an "always in this project" answer would save as allows (empty: not offered)."""
     lasting_deny: tuple[LastingRule, ...] = ()
     """The exact rules a "deny always in this project" answer would save as denies (empty: not offered)."""
+    person_only: bool = False
+    """An ask only a person may answer, each time: refused by an approver that answers by itself or by none."""
 
 
 class Policy(Protocol):
@@ -79,6 +89,8 @@ class ApprovalRequest(Struct, frozen=True, kw_only=True):
     """The exact rules "deny always in this project" saves there; empty: not offered."""
     agent: str = ROOT_AGENT
     """The agent making the call: ``root``, or the sub-agent it was delegated to."""
+    person_only: bool = False
+    """Asked of a person every time: "always" is not offered (``remember`` is None, ``lasting`` empty)."""
 
 
 class Decision(Struct, frozen=True, kw_only=True):
@@ -101,7 +113,8 @@ class Approver(Protocol):
     """Someone (or something) who answers approval requests.
 
     An approver that answers by itself, without a person (``--yes``), sets ``asks_a_person = False``:
-    its answers are still announced, but the agent does not pause in hitl mode for them.
+    its answers are still announced, but the agent does not pause in hitl mode for them, and it is
+    never given a person-only request (the gate refuses those itself).
     """
 
     async def decide(self, request: ApprovalRequest) -> Decision:
@@ -126,7 +139,7 @@ class RetryOffer(Protocol):
 
 
 class ApproveEverything:
-    """Answers every Ask with allow (``--yes``); Deny verdicts never reach it."""
+    """Answers every Ask with allow (``--yes``); Deny verdicts and person-only asks never reach it."""
 
     asks_a_person = False
 
@@ -168,7 +181,7 @@ class ApprovalGate(WrapperToolset):
             return _refusal(call, f"denied by policy: {judgement.reason}")
         if judgement.verdict == "ask" and judgement.remember in self.refused:
             return _refusal(call, "the user denied it always in this project")
-        if judgement.verdict == "ask" and judgement.remember not in self.remembered:
+        if judgement.verdict == "ask" and (judgement.person_only or judgement.remember not in self.remembered):
             decision = await self._ask(call, spec, judgement, ctx)
             if not decision.allowed:
                 return _refusal(call, decision.reason)
@@ -196,18 +209,21 @@ class ApprovalGate(WrapperToolset):
         return ToolResult(f"[Run again outside the sandbox, as the user allowed once.]\n{again.output}", again.success)
 
     async def _ask(self, call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: ToolContext) -> Decision:
+        if judgement.person_only and not self._person_answers():
+            why = PERSON_ONLY if self.approver is not None else NOBODY_FOR_PERSON_ONLY
+            return Decision(allowed=False, reason=f"{judgement.reason}; {why}")
         if self.approver is None:
             return Decision(allowed=False, reason=f"{NOBODY_TO_ASK}. It needs approval because {judgement.reason}")
         request = await _request(call, spec, judgement, ctx)
         with self._waiting(ctx):
             async with self._approval_lock():
-                if judgement.remember is not None and judgement.remember in self.remembered:
+                if self._allowed_earlier(judgement):
                     return Decision(allowed=True, reason="allowed earlier in this session")
                 async with self._pause(call, ctx):
                     ctx.emit(
                         ApprovalRequested(call=call, summary=request.summary, reason=request.reason, agent=ctx.agent_id)
                     )
-                    decision = self._save(await self._decide(request), request, ctx)
+                    decision = self._save(await self._decide(request), request, judgement, ctx)
                     ctx.emit(
                         ApprovalResolved(
                             call_id=call.id, allowed=decision.allowed, reason=decision.reason, agent=ctx.agent_id
@@ -217,7 +233,11 @@ class ApprovalGate(WrapperToolset):
             self.remembered.add(decision.remember)
         return decision
 
-    def _save(self, decision: Decision, request: ApprovalRequest, ctx: ToolContext) -> Decision:
+    def _allowed_earlier(self, judgement: Judgement) -> bool:
+        """Whether an "always" answer given meanwhile covers the call (never a person-only one)."""
+        return not judgement.person_only and judgement.remember is not None and judgement.remember in self.remembered
+
+    def _save(self, decision: Decision, request: ApprovalRequest, judgement: Judgement, ctx: ToolContext) -> Decision:
         """Save the lasting rules the decision asks for; a failure to save is said in the decision's reason."""
         rules = request.lasting if decision.allowed else request.lasting_deny
         if decision.save != ("allow" if decision.allowed else "deny") or not rules:
@@ -226,8 +246,8 @@ class ApprovalGate(WrapperToolset):
             save_lasting(working_directory(ctx), rules, decision.save)
         except (OSError, ConfigError) as exc:
             return replace(decision, save=None, reason=f"{decision.reason}, but hive {NOT_SAVED}: {exc}")
-        if request.remember is not None:
-            (self.remembered if decision.allowed else self.refused).add(request.remember)
+        if judgement.remember is not None:  # a person-only request has none to show, but a deny still holds
+            (self.remembered if decision.allowed else self.refused).add(judgement.remember)
         return decision
 
     def _person_answers(self) -> bool:
@@ -266,6 +286,8 @@ class ApprovalGate(WrapperToolset):
 
 
 async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: ToolContext) -> ApprovalRequest:
+    """What the approver is shown; a person-only request offers no "always" (only a "deny always" may stay)."""
+    person_only = judgement.person_only
     return ApprovalRequest(
         call=call,
         spec=spec,
@@ -274,10 +296,11 @@ async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: To
         rule=judgement.rule,
         source=judgement.source,
         diff=await asyncio.to_thread(diff_for_call, call, ctx),
-        remember=judgement.remember,
-        lasting=judgement.lasting,
+        remember=None if person_only else judgement.remember,
+        lasting=() if person_only else judgement.lasting,
         lasting_deny=judgement.lasting_deny,
         agent=ctx.agent_id,
+        person_only=person_only,
     )
 
 

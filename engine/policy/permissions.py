@@ -4,7 +4,11 @@ Every subject must be allowed for the call to be allowed; one deny denies the wh
 that cannot be understood or known before the call runs (a shell construct the parser rejects, a
 command name held in a variable) is asked, never allowed. With ``ask_before_delete`` on, a command
 that deletes files is asked even when a rule allows it, and so is any change to hive's own
-configuration or to what git runs by itself (see :mod:`engine.policy.protected`), whatever the rules say.
+configuration, to what git runs by itself or to the files that instruct agents (see
+:mod:`engine.policy.protected`), whatever the rules say.
+
+An ask about a call that changes such a protected path is *person-only* (``Judgement.person_only``):
+the approval gate puts it to a person every time, and ``--yes`` or an "always" answer never approves it.
 
 Whether shell commands run in the OS sandbox is part of the configuration
 (:attr:`PermissionConfig.sandboxed`, set by ``load_permissions(cwd, sandboxed=...)``): the built-in
@@ -49,14 +53,17 @@ class PermissionPolicy:
         decisive = worst(findings)
         if decisive is None:  # a shell line that runs nothing (a comment), a trusted file no rule is about
             return Judgement(verdict="allow", reason="no rule is about it", remember=subjects.remember)
+        asked = decisive.action == "ask"
+        protected = _protection(subjects) if asked else ""
         return Judgement(
             verdict=decisive.action,
-            reason=_reason(decisive),
+            reason=_with_protection(_reason(decisive), protected),
             rule=decisive.rule.describe() if decisive.rule else None,
             source=decisive.source,
             remember=subjects.remember,
-            lasting=self._lasting(subjects, findings, "allow") if decisive.action == "ask" else (),
-            lasting_deny=self._lasting(subjects, findings, "deny") if decisive.action == "ask" else (),
+            lasting=self._lasting(subjects, findings, "allow") if asked and not protected else (),
+            lasting_deny=self._lasting(subjects, findings, "deny") if asked else (),
+            person_only=bool(protected),
         )
 
     def _lasting(self, subjects: CallSubjects, findings: list[Finding], action: Action) -> tuple[LastingRule, ...]:
@@ -82,6 +89,18 @@ class PermissionPolicy:
         if book.ask_before_delete:
             judged = [_deletion_check(f) for f in judged]
         return problems + judged  # problems first: among equal asks, they explain best
+
+
+def _protection(subjects: CallSubjects) -> str:
+    """Why the call changes a protected path (the first one it changes), or "" when it changes none."""
+    return next((subject.protected for subject in subjects.subjects if subject.protected), "")
+
+
+def _with_protection(reason: str, protected: str) -> str:
+    """``reason``, followed by the protection when another finding decided (a person must see both)."""
+    if not protected or protected in reason:
+        return reason
+    return f"{reason}; {protected}"
 
 
 def _deletion_check(finding: Finding) -> Finding:

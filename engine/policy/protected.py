@@ -1,4 +1,4 @@
-"""Paths whose change is always asked, whatever the rules say: what decides what hive and git run by themselves.
+"""Paths whose change is always asked of a person, whatever the rules say: what decides what runs by itself.
 
 Judged on the resolved path (links followed), anywhere on disk, so a nested repository or a second
 spelling is covered as well as the project's own:
@@ -8,8 +8,17 @@ spelling is covered as well as the project's own:
 - git's own files: anything inside a ``.git`` folder (config, hooks, ``info/``, the ``modules/`` and
   ``worktrees/`` of submodules), a ``.git`` file (a gitfile points git at another repository), the
   ``config`` and ``hooks/`` of a bare repository, git's global configuration and template folders;
+- what instructs coding agents (hive's next session reads some of it, other agents the rest):
+  ``AGENTS.md``, ``AGENTS.override.md``, ``CLAUDE.md``, ``CLAUDE.local.md``, ``GEMINI.md``,
+  ``.cursorrules``, ``.windsurfrules`` at any depth, ``.github/copilot-instructions.md`` and
+  ``.github/instructions/``, and anything in a ``.agents``, ``.claude``, ``.gemini``, ``.codex``,
+  ``.cursor`` or ``.windsurf`` folder (skills, commands, agent settings, their MCP servers);
 - files the shell or ssh run by themselves: shell startup files, ``~/.ssh/``;
 - a file with other hard links (writing it changes the same file under its other names).
+
+The names of hive's, git's and the agents' files are compared case-folded: on a case-insensitive
+filesystem ``.IronHive/settings.yaml`` is ``.ironhive/settings.yaml``. Such an ask is *person-only*
+(see :mod:`engine.policy.permissions`): ``--yes`` and "always" answers never approve it.
 """
 
 from __future__ import annotations
@@ -19,10 +28,31 @@ from pathlib import Path
 
 from engine.paths import PROJECT_DIR_NAME, user_config_dir
 
-HIVE = "is hive's own configuration (permissions, settings and hooks, MCP servers): changing it is always asked"
-GIT = "decides what git runs by itself (configuration, hooks, where the repository is): changing it is always asked"
-STARTUP = "runs by itself when a shell or ssh starts: changing it is always asked"
-HARD_LINK = "has other hard links, so writing it changes the same file elsewhere: it is always asked"
+HIVE = (
+    "is hive's own configuration (permissions, settings and hooks, MCP servers): "
+    "changing it is always asked of a person"
+)
+GIT = (
+    "decides what git runs by itself (configuration, hooks, where the repository is): "
+    "changing it is always asked of a person"
+)
+AGENTS = (
+    "instructs the agents that work here (hive's next session, or another agent, reads it): "
+    "changing it is always asked of a person"
+)
+STARTUP = "runs by itself when a shell or ssh starts: changing it is always asked of a person"
+HARD_LINK = "has other hard links, so writing it changes the same file elsewhere: it is always asked of a person"
+
+_HIVE_NAMES = frozenset({PROJECT_DIR_NAME, ".mcp.json"})
+"""Folder or file names of hive's configuration, case-folded."""
+_AGENT_FILES = frozenset(
+    {"agents.md", "agents.override.md", "claude.md", "claude.local.md", "gemini.md", ".cursorrules", ".windsurfrules"}
+)
+"""Names (case-folded) of files agents read as instructions, wherever they are."""
+_AGENT_FOLDERS = frozenset({".agents", ".claude", ".gemini", ".codex", ".cursor", ".windsurf"})
+"""Names (case-folded) of folders of agents' instructions, skills, commands and settings."""
+_COPILOT = frozenset({"copilot-instructions.md", "instructions"})
+"""What instructs GitHub Copilot right inside a ``.github`` folder (a file, and a folder of them)."""
 
 _HOME_FILES = (
     ".bashrc",
@@ -45,16 +75,25 @@ _GIT_SYSTEM = ("/etc/gitconfig", "/usr/share/git-core")
 
 def protection(path: Path) -> str:
     """Why changing ``path`` (resolved) is always asked, or "" when nothing protects it."""
-    parts = path.parts
-    if PROJECT_DIR_NAME in parts or path.name == ".mcp.json" or _under(path, _resolved(user_config_dir())):
+    parts = tuple(part.casefold() for part in path.parts)
+    if _HIVE_NAMES.intersection(parts) or _under(path, _resolved(user_config_dir())):
         return f"{path} {HIVE}"
     if ".git" in parts or _in_bare_repository(path) or _git_global(path):
         return f"{path} {GIT}"
+    if _instructs_agents(parts):
+        return f"{path} {AGENTS}"
     if _startup(path):
         return f"{path} {STARTUP}"
     if _hard_linked(path):
         return f"{path} {HARD_LINK}"
     return ""
+
+
+def _instructs_agents(parts: tuple[str, ...]) -> bool:
+    """Whether the case-folded ``parts`` of a path name a file agents read as instructions (or a folder of them)."""
+    if parts[-1] in _AGENT_FILES or _AGENT_FOLDERS.intersection(parts):
+        return True
+    return any(part == ".github" and following in _COPILOT for part, following in zip(parts, parts[1:], strict=False))
 
 
 def _under(path: Path, folder: Path) -> bool:

@@ -3,9 +3,10 @@
 y allows once; a allows for the rest of the session, showing the exact pattern it will remember;
 p allows always in this project, saving the exact rules shown in ``.ironhive/permissions.local.yaml``;
 n denies, with an optional reason that goes back to the model; d denies always in this project
-(saved the same way). p and d are offered only when the rules they save would decide the call. Ctrl-C cancels the run, as it does
-everywhere else in a run. Only a key pressed once the question is on screen answers it: keys typed
-earlier are discarded.
+(saved the same way). p and d are offered only when the rules they save would decide the call, and a and p
+never for a person-only request (a change to hive's configuration, git's hooks or the agents' instructions),
+which says so instead. Ctrl-C cancels the run, as it does everywhere else in a run. Only a key pressed
+once the question is on screen answers it: keys typed earlier are discarded.
 
 The question is asked while a run is in progress, so its prompt leaves SIGINT alone: prompt-toolkit
 would otherwise replace the run's handler with its own and remove it when the prompt closes, after
@@ -45,6 +46,7 @@ QUESTIONS = {
 
 
 LOCAL_FILE = ".ironhive/permissions.local.yaml"
+PERSON_ONLY_NOTE = 'asked every time: --yes and "always" answers never cover this change'
 
 
 def _answer_keys(request: ApprovalRequest) -> KeyBindings:
@@ -142,6 +144,8 @@ def describe(request: ApprovalRequest) -> RenderableType:
         parts.append(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
         if len(lines) > MAX_DIFF_LINES:
             parts.append(Text(f"  … {len(lines) - MAX_DIFF_LINES} more diff lines", style="dim"))
+    if request.person_only:
+        parts.append(Text(f"  {PERSON_ONLY_NOTE}", style="dim"))
     if request.lasting:
         parts.append(Text(f"  p saves: allow {_rules(request.lasting)} (exact)", style="dim"))
     if request.lasting_deny:
