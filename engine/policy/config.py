@@ -1,7 +1,9 @@
 """``.ironhive/permissions.yaml`` (or ``.yml``, ``.json``) in the project and the user config dir.
 
-The project's ``.ironhive/permissions.local.yaml`` (the rules saved from "always in this project"
-answers) is one more layer on top; it never replaces the built-in defaults.
+The rules saved from "always in this project" answers (in the user's config folder, see
+:mod:`engine.policy.local_rules`) are one more layer on top; they never replace the built-in defaults.
+An untrusted project's files may only tighten: their ask and deny rules join the rules in force
+without them, and nothing else of them counts (see :mod:`engine.trust.permissions`).
 
 A file that exists but is not a valid configuration is an error naming the file and the line, never
 a fallback to the defaults (which allow more). Reading and checking a file is

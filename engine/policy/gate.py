@@ -5,8 +5,8 @@ exception); Ask goes to the approver, and with no approver an Ask is refused, ne
 While the approver decides, the mode is hitl and no other call starts; the time a call spends waiting
 for a person is counted on the call's ``ToolContext.waits``, apart from its run time. An approver may answer
 "always for this session", which records exactly the pattern it was shown and nothing broader, or
-"always in this project" (allow or deny), which saves the exact rules it was shown in the project's
-``.ironhive/permissions.local.yaml`` (see :mod:`engine.policy.local_rules`).
+"always in this project" (allow or deny), which saves the exact rules it was shown with the person's
+other answers for this project, in the user's config folder (see :mod:`engine.policy.local_rules`).
 
 A *person-only* ask (a change to what runs or instructs by itself: hive's configuration, git's hooks and
 config, the files that instruct agents; see :mod:`engine.policy.protected`) is put to a person every
@@ -84,7 +84,7 @@ class ApprovalRequest(Struct, frozen=True, kw_only=True):
     remember: str | None = None
     """The exact pattern "always for this session" records; None when it cannot be offered."""
     lasting: tuple[LastingRule, ...] = ()
-    """The exact rules "always in this project" saves in ``.ironhive/permissions.local.yaml``; empty: not offered."""
+    """The exact rules "always in this project" saves (in the user's config folder); empty: not offered."""
     lasting_deny: tuple[LastingRule, ...] = ()
     """The exact rules "deny always in this project" saves there; empty: not offered."""
     agent: str = ROOT_AGENT

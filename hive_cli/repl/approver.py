@@ -1,7 +1,7 @@
 """Inline approvals: the command (or the path with a coloured diff), then a question and one key.
 
 y allows once; a allows for the rest of the session, showing the exact pattern it will remember;
-p allows always in this project, saving the exact rules shown in ``.ironhive/permissions.local.yaml``;
+p allows always in this project, saving the exact rules shown with your answers in the user config folder;
 n denies, with an optional reason that goes back to the model; d denies always in this project
 (saved the same way). p and d are offered only when the rules they save would decide the call, and a and p
 never for a person-only request (a change to hive's configuration, git's hooks or the agents' instructions),
@@ -45,7 +45,7 @@ QUESTIONS = {
 }
 
 
-LOCAL_FILE = ".ironhive/permissions.local.yaml"
+LOCAL_FILE = "your config folder"
 PERSON_ONLY_NOTE = 'asked every time: --yes and "always" answers never cover this change'
 
 
@@ -113,7 +113,7 @@ def question(request: ApprovalRequest) -> HTML:
     """The question put to the person, with the keys that answer it."""
     asked = QUESTIONS.get(request.call.name, "allow this call?")
     always = f" · <b>a</b> yes, always: <i>{_escape(request.remember)}</i>" if request.remember else ""
-    project = f" · <b>p</b> always in this project (writes {LOCAL_FILE})" if request.lasting else ""
+    project = f" · <b>p</b> always in this project (saved in {LOCAL_FILE})" if request.lasting else ""
     deny = " · <b>d</b> deny always in this project" if request.lasting_deny else ""
     return HTML(
         f"  <ansimagenta><b>waiting for you</b></ansimagenta> · {asked} <b>y</b> yes, once{always}{project}"
@@ -204,12 +204,17 @@ class ReplApprover:
             return Decision(allowed=True, reason="allowed for this session", remember=request.remember)
         if answer == "project":
             self.view.print(
-                Text(f"  allowed always in this project ({LOCAL_FILE}): {_rules(request.lasting)}", style="dim")
+                Text(
+                    f"  allowed always in this project (saved in {LOCAL_FILE}): {_rules(request.lasting)}", style="dim"
+                )
             )
             return Decision(allowed=True, reason="allowed always in this project", save="allow")
         if answer == "deny-project":
             self.view.print(
-                Text(f"  denied always in this project ({LOCAL_FILE}): {_rules(request.lasting_deny)}", style="dim")
+                Text(
+                    f"  denied always in this project (saved in {LOCAL_FILE}): {_rules(request.lasting_deny)}",
+                    style="dim",
+                )
             )
             return Decision(allowed=False, reason="the user denied it always in this project", save="deny")
         if answer != "no":
