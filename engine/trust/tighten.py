@@ -22,6 +22,18 @@ import msgspec.structs
 from msgspec import Struct
 
 from engine.skills.options import DEFAULT_MAX_METADATA_CHARACTERS
+from engine.trust.orders import (
+    Order,
+    earlier_in,
+    fewer_names,
+    inside,
+    inside_or_yours,
+    is_names,
+    lower,
+    more_names,
+    same,
+    tightest_is,
+)
 from engine.validation import Invalid, convert
 
 Given = dict[str, Any]
@@ -36,9 +48,6 @@ class Ignored(Struct, frozen=True):
     shown: str
     """One line for a person, with the value the project asked for: ``max_turns: 500 (yours: 50)``."""
 
-
-Order = Callable[[Any, Any, Path], bool]
-"""Whether the first value is at least as tight as the second (``root``: the project folder, for paths)."""
 
 Relation = Literal["ignore", "tighten", "intersect", "union", "inside_root", "sandbox"]
 """What an untrusted project's value becomes: ``ignore`` (dropped); ``tighten`` (kept when the field's order
@@ -69,58 +78,6 @@ class Rule(Struct, frozen=True, kw_only=True):
     def meant(self, value: Any) -> Any:
         """``value``, with None read as what it means for this field."""
         return self.unset if value is None else value
-
-
-# ---- orders: each says whether ``value`` is at least as tight as ``than``
-
-
-def same(value: Any, than: Any, root: Path) -> bool:
-    """Only an equal value is as tight (a choice with no direction: an endpoint, a model)."""
-    return type(value) is type(than) and bool(value == than)
-
-
-def lower(value: Any, than: Any, root: Path) -> bool:
-    """Numbers, smaller is tighter; None is no bound, looser than every number."""
-    if than is None:
-        return value is None or _is_number(value)
-    return _is_number(value) and _is_number(than) and bool(value <= than)
-
-
-def earlier_in(*ranks: str) -> Order:
-    """Named steps, earlier is tighter (``quick`` before ``deep``)."""
-
-    def earlier(value: Any, than: Any, root: Path) -> bool:
-        return value in ranks and than in ranks and ranks.index(value) <= ranks.index(than)
-
-    return earlier
-
-
-def tightest_is(tightest: Any) -> Order:
-    """One value is tighter than every other; the rest are only as tight as themselves."""
-
-    def holds(value: Any, than: Any, root: Path) -> bool:
-        return same(value, tightest, root) or same(value, than, root)
-
-    return holds
-
-
-def fewer_names(value: Any, than: Any, root: Path) -> bool:
-    """A list of names that allows (None: every name), fewer is tighter."""
-    if than is None:
-        return value is None or _is_names(value)
-    return _is_names(value) and _is_names(than) and set(value) <= set(than)
-
-
-def more_names(value: Any, than: Any, root: Path) -> bool:
-    """A list of names that excludes (None: none), more is tighter."""
-    value, than = value or (), than or ()
-    return _is_names(value) and _is_names(than) and set(value) >= set(than)
-
-
-def inside_or_yours(value: Any, than: Any, root: Path) -> bool:
-    """Folders: each one the user's own or inside the project (None: none)."""
-    value, than = value or (), than or ()
-    return _is_names(value) and _is_names(than) and all(raw in than or _inside(raw, root) for raw in value)
 
 
 # ---- rules
@@ -288,9 +245,9 @@ def _tighten(rule: Rule, key: str, value: Any, yours: Any, root: Path) -> _Verdi
 
 def _intersect(rule: Rule, key: str, value: Any, yours: Any, root: Path) -> _Verdict:
     names, allowed = _typed(key, value), _typed(key, yours)
-    if allowed is None and (names is None or _is_names(names)):
+    if allowed is None and (names is None or is_names(names)):
         return value, []
-    if not _is_names(names) or not _is_names(allowed):
+    if not is_names(names) or not is_names(allowed):
         return _DROP, _described(key, value)
     outside = [name for name in names if name not in allowed]
     if not outside:
@@ -301,7 +258,7 @@ def _intersect(rule: Rule, key: str, value: Any, yours: Any, root: Path) -> _Ver
 
 def _union(rule: Rule, key: str, value: Any, yours: Any, root: Path) -> _Verdict:
     names, already = _typed(key, value), _typed(key, yours)
-    if not _is_names(names or ()) or not _is_names(already or ()):
+    if not is_names(names or ()) or not is_names(already or ()):
         return _DROP, _described(key, value)
     if names is None and already is None:
         return None, []
@@ -312,9 +269,9 @@ def _inside_root(rule: Rule, key: str, value: Any, yours: Any, root: Path) -> _V
     folders = _typed(key, value)
     if folders is None:
         return None, []
-    if not _is_names(folders):
+    if not is_names(folders):
         return _DROP, _described(key, value)
-    outside = [raw for raw in folders if not _inside(raw, root)]
+    outside = [raw for raw in folders if not inside(raw, root)]
     ignored = [Ignored(key, f"{key}: {_shown(raw)} (outside the project)") for raw in outside]
     return [raw for raw in folders if raw not in outside], ignored
 
@@ -370,23 +327,6 @@ def _typed(key: str, value: Any) -> Any:
 
 
 # ---- small helpers
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _is_names(value: Any) -> bool:
-    return isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)
-
-
-def _inside(raw: str, root: Path) -> bool:
-    """Whether the folder ``raw`` names (relative ones from ``root``, ``~`` the home) resolves inside ``root``."""
-    try:
-        folder = (root / Path(raw).expanduser()).resolve()
-        return folder.is_relative_to(root.resolve())
-    except (OSError, RuntimeError, ValueError):  # a loop of links, a name the system refuses
-        return False
 
 
 def _described(key: str, value: Any) -> list[Ignored]:
