@@ -71,6 +71,8 @@ class McpManager:
         self._retiring: set[asyncio.Task[None]] = set()
         self._watcher = ConfigWatcher(*reload_from, self.apply, self._reloaded) if reload_from else None
         self._offered: dict[str, tuple[Listing, tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]] = {}
+        self._first_listed: dict[str, frozenset[str]] = {}
+        """Each server's tool names at its first listing: a tool it adds later is asked about (``added_later``)."""
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -151,7 +153,9 @@ class McpManager:
         cached = self._offered.get(name)
         if cached is None or cached[0] is not listing:
             infos = tuple(tool_infos(connection))
-            cached = (listing, infos, tuple(info.spec(name) for info in infos))
+            first = self._first_listed.setdefault(name, frozenset(info.name for info in infos)) if infos else None
+            specs = tuple(info.spec(name, added_later=first is not None and info.name not in first) for info in infos)
+            cached = (listing, infos, specs)
             self._offered[name] = cached
         return cached[1], cached[2]
 
