@@ -24,6 +24,8 @@ from engine.hooks.options import HookSpec
 from engine.hooks.runner import HookRunner
 from engine.sandbox.bubblewrap import BubblewrapSandbox
 from engine.sandbox.options import SandboxOptions
+from engine.sandbox.seccomp import seccomp_program
+from engine.sandbox.status import check_sandbox
 from tests.engine.sandbox.helpers import Runner, require_bwrap
 
 PASSWORD = "hunter2-from-the-credential-cache"
@@ -280,3 +282,25 @@ def test_hooks_run_under_the_same_filter(project: Path) -> None:
     outcome = asyncio.run(runner.run(hook, {"event": "user_prompt"}))
 
     assert outcome.denies and "Operation not permitted" in outcome.reason, outcome
+
+
+@pytest.fixture
+def unknown_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This machine as one hive has no syscall table for."""
+    monkeypatch.setattr(platform, "machine", lambda: "riscv64")
+    seccomp_program.cache_clear()
+    yield
+    monkeypatch.undo()
+    seccomp_program.cache_clear()
+
+
+@pytest.mark.usefixtures("unknown_machine")
+def test_another_architecture_runs_commands_without_a_filter_and_says_so_once(run: Runner, scripts: Path) -> None:
+    launch = run.sandbox.prepare("true", run.project, {})
+    launch.after()
+    assert "--seccomp" not in launch.argv and launch.pass_fds == ()
+    result = run(f"python3 {scripts / 'io_uring.py'}")
+    assert result.success is True and "io_uring fd" in result.output
+    status = check_sandbox(SandboxOptions())
+    assert status.confined and "no seccomp filter for this machine (riscv64" in str(status.notice())
+    assert check_sandbox(SandboxOptions(mode="off")).notice() is None
