@@ -23,17 +23,20 @@ def _nothing_to_report() -> tuple[str, ...]:
 
 
 class Launch(Struct, frozen=True, kw_only=True):
-    """How to start one command: the program and arguments, and the environment.
+    """How to start one command: the program and arguments, the environment, and the descriptors to pass.
 
     Start it in a new session (``start_new_session=True``) with no terminal on its standard
-    streams, so that nothing inside can reach the user's terminal. Call ``after()`` once the
-    command and everything it started have ended: it undoes what the sandbox forbids but cannot
-    block, and returns a line for the result about each thing it undid.
+    streams, so that nothing inside can reach the user's terminal, and with ``pass_fds``: the
+    descriptors the sandbox reads at its start (they are good for one start only). Call ``after()``
+    once the command and everything it started have ended, whether or not it could start: it closes
+    those descriptors, undoes what the sandbox forbids but cannot block, and returns a line for the
+    result about each thing it undid.
     """
 
     argv: tuple[str, ...]
     env: Mapping[str, str]
     after: Callable[[], tuple[str, ...]] = _nothing_to_report
+    pass_fds: tuple[int, ...] = ()
 
 
 class Sandbox(Protocol):

@@ -57,14 +57,29 @@ def namespace_args(*, network: bool) -> tuple[str, ...]:
     return NAMESPACES if network else (*NAMESPACES, "--unshare-net")
 
 
-def bwrap_argv(binary: Path, profile: Profile, command: Sequence[str], *, empty_file: Path) -> tuple[str, ...]:
+def bwrap_argv(
+    binary: Path,
+    profile: Profile,
+    command: Sequence[str],
+    *,
+    empty_file: Path,
+    seccomp_fd: int | None = None,
+    sockets: Sequence[Path] = (),
+) -> tuple[str, ...]:
     """The full bwrap command line running ``command`` under ``profile``.
 
-    ``empty_file`` is an empty read-only file, bound over each hidden file.
+    ``empty_file`` is an empty read-only file, bound over each hidden file. ``seccomp_fd`` holds the
+    seccomp filter to load (see :mod:`engine.sandbox.seccomp`). ``sockets`` are unix socket files
+    shown read-only at their own path, after the profile's mounts, so they are there even under a
+    private folder (commands can connect to a socket on a read-only mount).
     """
     args = [str(binary), *namespace_args(network=profile.network), *BASE_MOUNTS]
     for mount in profile.mounts:
         args += mount_args(mount, empty_file)
+    for socket in sockets:
+        args += ["--ro-bind", str(socket), str(socket)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     return (*args, "--chdir", str(profile.cwd), "--", *command)
 
 

@@ -11,6 +11,8 @@ from engine.validation import StrictRecord
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 _LOOSENESS: dict[SandboxMode, int] = {"read-only": 0, "workspace-write": 1, "off": 2}
+INSIDE = "inside"
+"""The ``sandbox.allow_unix_sockets`` entry for unix sockets made and used inside the sandbox."""
 
 
 class SandboxOptions(Struct, frozen=True, kw_only=True):
@@ -19,12 +21,21 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     ``mode``: ``workspace-write`` (the project and ``writable_roots`` writable), ``read-only``
     (nothing on disk writable but a private temporary folder) or ``off`` (no sandbox).
     ``network``: whether commands may use the network. ``writable_roots``: more folders that
-    commands may write to in ``workspace-write`` mode.
+    commands may write to in ``workspace-write`` mode. ``unix_sockets``: the socket files commands
+    may reach, and ``unix_sockets_inside``: whether they may make their own; either lifts the seccomp
+    rule against ``socket(AF_UNIX)`` (see :mod:`engine.sandbox.seccomp`).
     """
 
     mode: SandboxMode = "workspace-write"
     network: bool = False
     writable_roots: tuple[Path, ...] = ()
+    unix_sockets: tuple[Path, ...] = ()
+    unix_sockets_inside: bool = False
+
+    @property
+    def allows_unix_sockets(self) -> bool:
+        """Whether commands may open unix sockets (``sandbox.allow_unix_sockets`` is set)."""
+        return bool(self.unix_sockets) or self.unix_sockets_inside
 
 
 class SandboxSettings(StrictRecord, frozen=True):
@@ -40,13 +51,33 @@ class SandboxSettings(StrictRecord, frozen=True):
     """Let commands use the network (off when no file sets it)."""
     writable_roots: tuple[str, ...] = ()
     """More folders commands may write to; relative ones are taken from the project root."""
+    allow_unix_sockets: tuple[str, ...] = ()
+    """Unix socket files commands may connect to (absolute, or under ``~``), and ``inside`` for sockets
+    commands make themselves; the user's settings only. Setting it lets every command open unix sockets."""
+
+    def __post_init__(self) -> None:
+        for entry in self.allow_unix_sockets:
+            if entry != INSIDE and not Path(entry).expanduser().is_absolute():
+                raise ValueError(
+                    f"allow_unix_sockets: {entry!r} should be the absolute path of a socket file (or start with ~), "
+                    f"or {INSIDE!r}"
+                )
 
     def options(self, project_root: Path, mode: SandboxMode | None = None) -> SandboxOptions:
         """The options these settings give (``mode`` from ``--sandbox`` wins), with the roots resolved."""
         roots = tuple((project_root / Path(raw).expanduser()).resolve() for raw in self.writable_roots)
         return SandboxOptions(
-            mode=mode or self.mode or "workspace-write", network=bool(self.network), writable_roots=roots
+            mode=mode or self.mode or "workspace-write",
+            network=bool(self.network),
+            writable_roots=roots,
+            unix_sockets=self.socket_paths(),
+            unix_sockets_inside=INSIDE in self.allow_unix_sockets,
         )
+
+    def socket_paths(self) -> tuple[Path, ...]:
+        """The socket files of ``allow_unix_sockets``, with ``~`` expanded."""
+        paths = (Path(entry).expanduser() for entry in self.allow_unix_sockets if entry != INSIDE)
+        return tuple(dict.fromkeys(paths))
 
 
 def sandbox_section(value: Any) -> Any:
@@ -67,8 +98,8 @@ def layered_options(
     """The user's sandbox as the project's settings tighten it, and what the project asked for in vain.
 
     The sandbox is the wall around what a repository's own files and text can get done, so those files
-    cannot lower it: a looser mode, the network, or a writable folder outside the project come only
-    from the user's settings (or ``--sandbox``, ``mode``, which wins as it always has).
+    cannot lower it: a looser mode, the network, a writable folder outside the project or unix sockets
+    come only from the user's settings (or ``--sandbox``, ``mode``, which wins as it always has).
     """
     refused: list[str] = []
     chosen: SandboxMode = user.mode or "workspace-write"
@@ -89,5 +120,13 @@ def layered_options(
             roots.append(root)
         elif root not in roots:
             refused.append(f"writable root {raw}")
-    options = SandboxOptions(mode=mode or chosen, network=network, writable_roots=tuple(dict.fromkeys(roots)))
+    if project.allow_unix_sockets:
+        refused.append(f"allow_unix_sockets: {', '.join(project.allow_unix_sockets)}")
+    options = SandboxOptions(
+        mode=mode or chosen,
+        network=network,
+        writable_roots=tuple(dict.fromkeys(roots)),
+        unix_sockets=user.socket_paths(),
+        unix_sockets_inside=INSIDE in user.allow_unix_sockets,
+    )
     return options, tuple(refused)

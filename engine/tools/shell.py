@@ -110,19 +110,25 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         except SandboxError as exc:
             return ToolResult.error(f"The command was not run: {exc}")
         try:
-            result = await self._run(launch.argv, launch.env, cwd, args, ctx)
+            result = await self._run(launch.argv, launch.env, cwd, args, ctx, launch.pass_fds)
         finally:
             notes = launch.after()
         return _with_notes(result, notes, self.sandbox)
 
     async def _run(
-        self, argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, args: ExecuteCommandArgs, ctx: ToolContext
+        self,
+        argv: tuple[str, ...],
+        env: Mapping[str, str],
+        cwd: Path,
+        args: ExecuteCommandArgs,
+        ctx: ToolContext,
+        pass_fds: tuple[int, ...] = (),
     ) -> ToolResult:
         read_fd, write_fd = os.pipe()
         transport, reader = await _open_reader(read_fd)
         try:
             try:
-                proc = await _spawn(argv, env, cwd, write_fd)
+                proc = await _spawn(argv, env, cwd, write_fd, pass_fds)
             finally:
                 os.close(write_fd)  # the child has its copy; EOF comes when every process closes it
         except OSError as exc:
@@ -212,7 +218,7 @@ def _shell_argv(command: str) -> tuple[str, ...]:
 
 
 async def _spawn(
-    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, output_fd: int
+    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, output_fd: int, pass_fds: tuple[int, ...]
 ) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         *argv,
@@ -222,6 +228,7 @@ async def _spawn(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # a new session: no terminal, and one process group to stop
         env=dict(env),
+        pass_fds=pass_fds,
     )
 
 

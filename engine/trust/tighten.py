@@ -172,6 +172,7 @@ RULES: dict[str, Rule] = {
     "sandbox.mode": SANDBOX,
     "sandbox.network": SANDBOX,
     "sandbox.writable_roots": SANDBOX,
+    "sandbox.allow_unix_sockets": SANDBOX,
     "hooks": IGNORE,
 }
 """Every setting's rule, by dotted key."""
