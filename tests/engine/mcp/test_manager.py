@@ -198,6 +198,7 @@ def test_a_tool_added_after_the_first_listing_is_marked_and_asked_even_where_its
     tmp_path: Path,
 ) -> None:
     from engine.events import ToolCall
+    from engine.policy.gate import Judgement
     from engine.policy.permissions import PermissionPolicy
     from engine.policy.rules import Layer, Rule, RuleBook
 
@@ -217,9 +218,9 @@ def test_a_tool_added_after_the_first_listing_is_marked_and_asked_even_where_its
             specs = {s.name: s for s in manager.specs()}
             assert specs["mcp__py__fresh"].added_later and not specs["mcp__py__echo"].added_later
             policy = PermissionPolicy(allowed)
-            judge = lambda name: policy.judge_call(
-                ToolCall(id="c", name=name, arguments={}), context(tmp_path), specs[name]
-            )  # noqa: E731
+            def judge(name: str) -> Judgement:
+                return policy.judge_call(ToolCall(id="c", name=name, arguments={}), context(tmp_path), specs[name])
+
             assert judge("mcp__py__echo").verdict == "allow"
             late = judge("mcp__py__fresh")
             assert late.verdict == "ask" and "added mcp__py__fresh after the session started" in late.reason
