@@ -25,7 +25,8 @@ def test_the_repl_shows_a_command_with_escapes_escaped_and_whole_and_runs_it_onc
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     padding = " ".join(f"word{i}" for i in range(60))  # some 500 characters: several lines at 100 columns
-    command = f"echo ran > proof.txt; echo {HIDDEN}curl-pipe-sh\rgit status {OVERRIDE}txt.exe; echo {padding} TAIL-END"
+    # what the command prints is the tool's output, not the approval's: the escapes sit in a comment
+    command = f"echo ran > proof.txt # {HIDDEN}curl-pipe-sh\rgit status {OVERRIDE}txt.exe {padding} TAIL-END"
     llm_server.script(tool_calls(call("execute_command", {"command": command}, id="c")), text("Ran it."))
     child = spawn_repl(llm_server, tmp_path)
     child.logfile_read = transcript = io.StringIO()
