@@ -615,8 +615,8 @@ SANDBOX_OFF_ASKED = [
     "git checkout main",
     "git switch main",
     "git merge feature",
-    "git rebase main",
-    "git reset --hard HEAD~1",
+    "git cherry-pick abc1234",
+    "git revert HEAD",
     "git restore --source HEAD~1 src/app.py",
 ]
 
