@@ -99,13 +99,14 @@ def trusted_program(
     return ProgramLookup(name=name, skipped=tuple(skipped.values()))
 
 
-def given_program(path: Path, *, unsafe_dirs: Sequence[Path]) -> ProgramLookup:
-    """A program named by its path: a configuration chose that very file, so it is used as it is (whether it
-    exists or not), with a caution when a sandboxed command, or someone else, could have changed it."""
+def given_program(path: Path, *, unsafe_dirs: Sequence[Path], name: str | None = None) -> ProgramLookup:
+    """A program named by its path (``name``: as written): a configuration chose that very file, so it is used
+    as it is (whether it exists or not), with a caution when a sandboxed command, or someone else, could
+    have changed it."""
     found = os.path.abspath(path)
     problem = placement_problem(path, unsafe_dirs=unsafe_dirs) if _is_program(found) else None
     caution = f"runs {found}, which others could have changed ({problem})" if problem else ""
-    return ProgramLookup(name=str(path), program=_program(found), caution=caution)
+    return ProgramLookup(name=name or str(path), program=_program(found), caution=caution)
 
 
 def placement_problem(path: Path, *, unsafe_dirs: Sequence[Path], root_only: bool = False) -> str | None:
