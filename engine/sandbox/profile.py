@@ -141,9 +141,12 @@ def _protections(inputs: ProfileInputs, project: Path, writable: tuple[Path, ...
 
 
 def _hive_install(paths: tuple[Path, ...], project: Path, writable: tuple[Path, ...]) -> list[Mount]:
-    """hive's own files inside a writable root, read-only (unless one holds the whole project)."""
-    mounts = [m for path in paths if not _inside_any(project, (_real(path),)) for m in _existing_read_only(path)]
-    return [m for m in mounts if _inside_any(m.path, writable)]
+    """hive's own files inside a writable root, read-only (unless one holds the whole project), each once."""
+    mounts: list[Mount] = []
+    for path in sorted({_real(path) for path in paths}, key=lambda path: len(path.parts)):
+        if not _inside_any(project, (path,)) and not _inside_any(path, tuple(m.path for m in mounts)):
+            mounts += [m for m in _existing_read_only(path) if _inside_any(m.path, writable)]
+    return mounts
 
 
 def _git_dir(git_dir: Path, watch: list[Path], *, pin: bool) -> list[Mount]:

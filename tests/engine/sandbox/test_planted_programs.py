@@ -78,12 +78,13 @@ def test_hives_install_inside_a_writable_root_is_mounted_read_only(safe: Path, t
         homes=(tmp_path,),
         hive_dirs=(),
         scans=(ProjectScanner(project).scan(),),
-        hive_install=(project / ".venv", bwrap, elsewhere, safe),
+        hive_install=(project / ".venv" / "lib", project / ".venv", bwrap, elsewhere, safe),
     )
 
     read_only = build_profile(inputs).paths("read-only")
 
     assert project / ".venv" in read_only
+    assert project / ".venv" / "lib" not in read_only  # inside the .venv mount already
     assert bwrap in read_only
     assert Mount("read-only", bwrap, directory=False) in build_profile(inputs).mounts
     assert elsewhere not in read_only  # not writable anyway
