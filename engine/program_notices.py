@@ -50,15 +50,15 @@ def _install_notice(config: SessionConfig) -> str | None:
     options = config.sandbox.options
     if not config.sandbox.confined or options.mode != "workspace-write":
         return None
-    from engine.sandbox.planner import hive_install
+    from engine.sandbox.install import hive_install
 
     writable = [Path(os.path.realpath(path)) for path in commands_can_write(options, config.cwd)]
     project = writable[0]
-    inside = [
-        path
-        for path in hive_install()
-        if any(path.is_relative_to(root) for root in writable) and not project.is_relative_to(path)
-    ]
+    inside: list[Path] = []
+    for path in sorted(hive_install(), key=lambda path: len(path.parts)):
+        within = any(path.is_relative_to(root) for root in writable) and not project.is_relative_to(path)
+        if within and not any(path.is_relative_to(outer) for outer in inside):
+            inside.append(path)
     if not inside:
         return None
     shown = ", ".join(str(path) for path in inside)

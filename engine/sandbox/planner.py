@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import os
 import pwd
-import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 
 from engine.paths import project_root, user_config_dir, user_data_dir
+from engine.sandbox.install import hive_install
 from engine.sandbox.options import SandboxOptions
 from engine.sandbox.profile import Profile, ProfileInputs, build_profile
 from engine.sandbox.scan import ProjectScanner
@@ -60,20 +58,3 @@ def homes(env: Mapping[str, str]) -> tuple[Path, ...]:
     except KeyError:
         pass
     return tuple(dict.fromkeys(found))
-
-
-@functools.cache
-def hive_install() -> tuple[Path, ...]:
-    """hive's own files: its interpreter's prefixes, its packages, the skills it ships and the bundled bwrap.
-
-    A command must not change them where they lie in a writable root (a checkout with its venv inside, a
-    project venv hive was installed into): the sandbox binds them read-only.
-    """
-    from engine.sandbox.bwrap import bundled_bwrap
-    from engine.skills.roots import bundled_skills_dir
-
-    found = [Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1]]
-    cli = importlib.util.find_spec("hive_cli")
-    found += [Path(folder) for folder in ((cli and cli.submodule_search_locations) or ())]
-    found += [path for path in (bundled_skills_dir(), bundled_bwrap()) if path is not None]
-    return tuple(dict.fromkeys(Path(os.path.realpath(path)) for path in found))
