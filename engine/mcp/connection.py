@@ -34,8 +34,16 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 class ServerConnection:
     """One configured server: its state, its last listing, and calls to it."""
 
-    def __init__(self, config: ServerConfig, log_dir: Path, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        log_dir: Path,
+        on_change: Callable[[], None] | None = None,
+        unsafe_dirs: tuple[Path, ...] | None = None,
+    ) -> None:
+        """``unsafe_dirs``: the folders sandboxed commands can write, where a server's program is never looked up."""
         self.config = config
+        self.unsafe_dirs = unsafe_dirs
         self.log_path = log_dir / f"{config.name}.log"
         self.state: ServerState = "starting"
         self.error: str | None = None
@@ -154,7 +162,12 @@ class ServerConnection:
         errlog.write(f"--- hive connecting to {self.config.name} at {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
         errlog.flush()
         async with Client(
-            open_transport(self.config, errlog, on_exit=lambda: self.connection_lost("the server exited")),
+            open_transport(
+                self.config,
+                errlog,
+                on_exit=lambda: self.connection_lost("the server exited"),
+                unsafe_dirs=self.unsafe_dirs,
+            ),
             message_handler=self._on_message,
             client_info=Implementation(name="hive", version="0.1.0"),
         ) as client:

@@ -59,15 +59,19 @@ class McpManager:
         guards: Sequence[CallGuard] = (),
         on_change: Callable[[], None] | None = None,
         reload_from: tuple[Path, McpOptions] | None = None,
+        unsafe_dirs: tuple[Path, ...] | None = None,
     ) -> None:
-        """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration."""
+        """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration;
+        ``unsafe_dirs``: the folders sandboxed commands can write (None: each server's project), where a server's
+        program is never looked up."""
         self.servers = servers
+        self.unsafe_dirs = unsafe_dirs
         self.guards = tuple(guards)
         self.reload_error: str | None = None
         """Why the last change to the configuration was not applied (None when it was, or none was made)."""
         self._log_dir = log_dir
         self._listeners: list[Callable[[], None]] = [on_change] if on_change is not None else []
-        self._connections = {s.name: ServerConnection(s, log_dir, self._changed) for s in servers.enabled}
+        self._connections = {s.name: self._connection(s) for s in servers.enabled}
         self._retiring: set[asyncio.Task[None]] = set()
         self._watcher = ConfigWatcher(*reload_from, self.apply, self._reloaded) if reload_from else None
         self._offered: dict[str, tuple[Listing, tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]] = {}
@@ -96,12 +100,15 @@ class McpManager:
         for name, config in wanted.items():
             kept = self._connections.get(name)
             if kept is None:
-                kept = ServerConnection(config, self._log_dir, self._changed)
+                kept = self._connection(config)
                 kept.start()
             connections[name] = kept
         self._connections = connections
         self.servers = servers
         self._changed()
+
+    def _connection(self, config: ServerConfig) -> ServerConnection:
+        return ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs)
 
     def _retire(self, connection: ServerConnection) -> None:
         task = asyncio.get_running_loop().create_task(connection.stop())

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.sandbox.base import Launch, SandboxError, shell_argv
+from engine.sandbox.base import Launch, SandboxError, commands_can_write, shell_argv
 from engine.sandbox.bwrap import bwrap_argv
 from engine.sandbox.options import SandboxMode, SandboxOptions
 from engine.sandbox.probe import bubblewrap_availability
@@ -46,7 +46,8 @@ class BubblewrapSandbox:
 
     def prepare(self, command: str, cwd: Path, env: Mapping[str, str]) -> Launch:
         """The bwrap launch for ``command``; raises :class:`SandboxError` when bwrap cannot start here."""
-        availability = bubblewrap_availability(network=self.options.network, binary=self.binary)
+        unsafe = commands_can_write(self.options, cwd)
+        availability = bubblewrap_availability(network=self.options.network, binary=self.binary, unsafe_dirs=unsafe)
         if not availability.available or availability.binary is None:
             raise SandboxError(f"the sandbox cannot start here: {availability.reason}")
         # imported here: a session that runs no command never needs them
@@ -64,7 +65,7 @@ class BubblewrapSandbox:
         argv = bwrap_argv(
             availability.binary,
             profile,
-            shell_argv(command),
+            shell_argv(command, unsafe),
             empty_file=empty_file,
             seccomp_fd=seccomp_fd,
             sockets=sockets,
@@ -91,7 +92,8 @@ class BubblewrapSandbox:
 
     def problem(self) -> str | None:
         """Why bwrap cannot start here (probed once per process), or None."""
-        availability = bubblewrap_availability(network=self.options.network, binary=self.binary)
+        unsafe = commands_can_write(self.options, self.options.project or Path.cwd())
+        availability = bubblewrap_availability(network=self.options.network, binary=self.binary, unsafe_dirs=unsafe)
         return None if availability.available else availability.reason
 
     def describe(self) -> str:

@@ -23,7 +23,9 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     ``network``: whether commands may use the network. ``writable_roots``: more folders that
     commands may write to in ``workspace-write`` mode. ``unix_sockets``: the socket files commands
     may reach, and ``unix_sockets_inside``: whether they may make their own; either lifts the seccomp
-    rule against ``socket(AF_UNIX)`` (see :mod:`engine.sandbox.seccomp`).
+    rule against ``socket(AF_UNIX)`` (see :mod:`engine.sandbox.seccomp`). ``project``: the project
+    root the options were made for (None: the project of each command's folder), where hive never
+    looks for a program.
     """
 
     mode: SandboxMode = "workspace-write"
@@ -31,6 +33,7 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     writable_roots: tuple[Path, ...] = ()
     unix_sockets: tuple[Path, ...] = ()
     unix_sockets_inside: bool = False
+    project: Path | None = None
 
     @property
     def allows_unix_sockets(self) -> bool:
@@ -128,5 +131,6 @@ def layered_options(
         writable_roots=tuple(dict.fromkeys(roots)),
         unix_sockets=user.socket_paths(),
         unix_sockets_inside=INSIDE in user.allow_unix_sockets,
+        project=project_root.resolve(),
     )
     return options, tuple(refused)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from engine.paths import project_root, user_config_dir, user_data_dir
+from engine.sandbox.install import hive_install
 from engine.sandbox.options import SandboxOptions
 from engine.sandbox.profile import Profile, ProfileInputs, build_profile
 from engine.sandbox.scan import ProjectScanner
@@ -37,6 +38,7 @@ class ProfilePlanner:
                 hive_dirs=(user_config_dir(), user_data_dir()),
                 scans=tuple(self._scanner(root).scan() for root in roots),
                 private_dirs=self.private_dirs,
+                hive_install=hive_install(),
             )
         )
 

@@ -11,7 +11,7 @@ the secret itself. The steps, in the order the mounts are applied:
 * ``pin``: a ``.git`` folder bound onto itself, so it cannot be renamed away from its protected
   ``hooks`` and ``config``;
 * ``read-only``: ``.ironhive``, ``.mcp.json``, each ``.git/hooks``, ``.git/config``,
-  ``.git/commondir`` and every ``.git`` file inside a writable root;
+  ``.git/commondir`` and every ``.git`` file inside a writable root, and hive's own install there;
 * ``guard``: a missing ``.ironhive`` or ``.git/hooks``, held as an empty read-only folder so it
   cannot be created;
 * ``hide``: secrets shown empty: the project's ``.env*`` files and ``secrets`` folders, the
@@ -60,6 +60,8 @@ class ProfileInputs(Struct, frozen=True, kw_only=True):
     scans: tuple[ScanResult, ...]
     """One scan of each writable root (of the project alone in ``read-only`` mode)."""
     private_dirs: tuple[Path, ...] = PRIVATE_DIRS
+    hive_install: tuple[Path, ...] = ()
+    """hive's own files (its venv, its packages, the bundled bwrap): read-only where they lie in a writable root."""
 
 
 class Profile(Struct, frozen=True, kw_only=True):
@@ -94,6 +96,7 @@ def build_profile(inputs: ProfileInputs) -> Profile:
     watch: list[Path] = []
     if writable:
         mounts += _protections(inputs, project, writable, watch)
+        mounts += _hive_install(inputs.hive_install, project, writable)
     mounts += _hidden(inputs, (project, cwd))
     seen = (*writable, *shown)
     kept = [m for m in mounts if m.kind in ("private", "writable", "visible") or _shown(m.path, private, seen)]
@@ -135,6 +138,15 @@ def _protections(inputs: ProfileInputs, project: Path, writable: tuple[Path, ...
         mounts.append(Mount("guard", ironhive))
     mounts += _existing_read_only(project / ".mcp.json")
     return [m for m in mounts if _inside_any(m.path, writable)]
+
+
+def _hive_install(paths: tuple[Path, ...], project: Path, writable: tuple[Path, ...]) -> list[Mount]:
+    """hive's own files inside a writable root, read-only (unless one holds the whole project), each once."""
+    mounts: list[Mount] = []
+    for path in sorted({_real(path) for path in paths}, key=lambda path: len(path.parts)):
+        if not _inside_any(project, (path,)) and not _inside_any(path, tuple(m.path for m in mounts)):
+            mounts += [m for m in _existing_read_only(path) if _inside_any(m.path, writable)]
+    return mounts
 
 
 def _git_dir(git_dir: Path, watch: list[Path], *, pin: bool) -> list[Mount]:

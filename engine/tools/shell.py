@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import time
 from collections.abc import Mapping
@@ -102,7 +101,7 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         cwd = working_directory(ctx)
         env = {**inherited_environment(), **_ENV_OVERRIDES}
         if self.sandbox is None or ctx.outside_sandbox:
-            return await self._run(_shell_argv(args.command), env, cwd, args, ctx)
+            return await self._run(_unconfined_argv(args.command, cwd, self.sandbox), env, cwd, args, ctx)
         from engine.sandbox.base import SandboxError
 
         try:
@@ -213,8 +212,13 @@ def _with_notes(result: ToolResult, notes: tuple[str, ...], sandbox: Sandbox) ->
     return ToolResult(end_line(result.output) + "\n".join(lines), result.success)
 
 
-def _shell_argv(command: str) -> tuple[str, ...]:
-    return (shutil.which("bash") or "/bin/sh", "-c", command)
+def _unconfined_argv(command: str, cwd: Path, sandbox: Sandbox | None) -> tuple[str, ...]:
+    """bash outside the sandbox: never one from a folder the sandbox lets commands write."""
+    from engine.sandbox.base import commands_can_write, shell_argv
+    from engine.sandbox.options import SandboxOptions
+
+    options = getattr(sandbox, "options", None)
+    return shell_argv(command, commands_can_write(options if isinstance(options, SandboxOptions) else None, cwd))
 
 
 async def _spawn(
