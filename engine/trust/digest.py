@@ -32,7 +32,8 @@ def configuration_files(root: Path) -> dict[str, str]:
     """Relative path -> ``sha256:<hex>``, ``absent`` or ``refused: <why>``, for every file the digest covers."""
     files = {name: file_digest(root / name, root, limit=CONFIG_FILE_LIMIT) for name in CAPABILITY_FILES}
     for name in _listed(root):
-        files[name] = file_digest(root / name, root)
+        if name not in files:
+            files[name] = file_digest(root / name, root)
     for named in named_files(root):
         files.setdefault(named.path, named.digest)
     return files
