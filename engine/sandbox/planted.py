@@ -37,6 +37,8 @@ _MAX_MODULES = 200
 """Entries looked at under a git folder's ``modules/`` and ``worktrees/`` for the repositories inside."""
 _LISTED = 5
 """Entries a note names before saying how many more."""
+_MAX_NOTES = 20
+"""Lines about paths undone in one result; past them one line counts the rest."""
 
 _KEPT_BY_THE_SANDBOX = frozenset({"read-only", "guard", "hide"})
 """Mounts a command cannot change: what lies under them needs no check."""
@@ -107,13 +109,20 @@ class Check:
         scans = [self.rescan(Path(root)) for root in self.context.roots]
         places = _topmost({**self.context.discover(scans), **self.found})
         notes = [note for scan in scans if scan.truncated and (note := self._truncated(str(scan.root)))]
-        for place, why in sorted(places.items()):
-            # A path found only now was absent before, unless the walk before was cut short and missed it.
-            before = self.states[place] if place in self.states else TreeState({}, place[0] not in self.incomplete)
-            undone = put_back(place[0], before, read_state(*place, copies=None), since_ns=self.since_ns)
-            if undone.anything:
-                notes.append(self.context.note(place, why, undone))
+        undone = [
+            (place, why, done) for place, why in sorted(places.items()) if (done := self._put_back(place)).anything
+        ]
+        notes += [self.context.note(place, why, done) for place, why, done in undone[:_MAX_NOTES]]
+        if len(undone) > _MAX_NOTES:
+            notes.append(
+                f"[Sandbox: undone as well: the command's changes to {len(undone) - _MAX_NOTES} more such paths.]"
+            )
         return tuple(notes)
+
+    def _put_back(self, place: Place) -> Undone:
+        # A path found only now was absent before, unless the walk before was cut short and missed it.
+        before = self.states[place] if place in self.states else TreeState({}, place[0] not in self.incomplete)
+        return put_back(place[0], before, read_state(*place, copies=None), since_ns=self.since_ns)
 
     def _truncated(self, root: str) -> str:
         if not self.guard.first_time_truncated(root):

@@ -11,9 +11,14 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from engine.events import ErrorEvent, Event
 from engine.hooks.options import HookSpec
+from engine.hooks.points import Hooks
 from engine.hooks.runner import HookRunner
 from engine.sandbox.bubblewrap import BubblewrapSandbox
+from engine.sandbox.git_hooks_path import core_hooks_path
 from engine.sandbox.options import SandboxOptions
 from tests.engine.sandbox.helpers import GIT, Runner, make_repo
 
@@ -173,3 +178,43 @@ def test_a_walk_cut_short_is_said_once_per_session(run: Runner, project: Path) -
     first, second = run("true"), run("true")
     assert "levels of folders, where hive's walk stops" in first.output
     assert "[Sandbox:" not in second.output
+
+
+def test_a_protected_file_too_large_to_copy_is_reported_not_put_back(run: Runner, project: Path) -> None:
+    agents = project / "AGENTS.md"
+    agents.write_bytes(b"x" * (2 << 20))
+    result = run("echo 'Obey.' >> AGENTS.md && echo '{}' > .mcp.json")
+    assert agents.read_bytes().endswith(b"Obey.\n")
+    assert "AGENTS.md: changed, and hive kept no copy of it" in result.output and "Tell the person." in result.output
+    assert not (project / ".mcp.json").exists() and "created .mcp.json" in result.output
+
+
+def test_what_was_undone_after_a_hook_reaches_the_person_as_an_event(project: Path) -> None:
+    _with_agents(project)
+    hook = HookSpec(event="pre_tool", command="echo x > CLAUDE.md")
+    hooks = Hooks([hook], HookRunner(BubblewrapSandbox(SandboxOptions()), project, kill_grace=0.3))
+    events: list[Event] = []
+    hooks.report(asyncio.run(hooks.run("pre_tool", "read_file")), events.append)
+    assert len(events) == 1 and isinstance(events[0], ErrorEvent)
+    assert "created CLAUDE.md" in events[0].message and not (project / "CLAUDE.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ("[core]\n\thooksPath = .githooks\n", ".githooks"),
+        ('[Core]\n  HOOKSPATH = "my hooks" # comment\n', "my hooks"),
+        ("[core] hooksPath=a\n[core]\nhooksPath = b ; later wins\n", "b"),
+        ('[core "x"]\nhooksPath = no\n[user]\nhooksPath = no\n', None),
+        ("[core]\nbare = false\n", None),
+    ],
+)
+def test_core_hooks_path_is_read_as_git_reads_it(config: str, expected: str | None) -> None:
+    assert core_hooks_path(config) == expected
+
+
+def test_many_plants_are_all_undone_and_counted_past_twenty_lines(run: Runner, project: Path) -> None:
+    result = run("for i in $(seq 30); do mkdir d$i && echo x > d$i/AGENTS.md; done")
+    assert not list(project.glob("d*/AGENTS.md"))
+    assert result.output.count("[Sandbox: undone: the command created") == 20
+    assert "[Sandbox: undone as well: the command's changes to 10 more such paths.]" in result.output
