@@ -126,7 +126,8 @@ def report(label: str, project: Path, data: Path) -> None:
     print(f"  check after, nothing done   {median_ms(after)}   (the walk again, the comparison)")
     if label != "this repository":
         _, planted, lines = check_alone(sandbox, project, plant=True)
-        print(f"  check after a plant         {median_ms(planted)}   ({lines} paths put back of the 4 planted)")
+        missed = " (the walk stops before `nested`: its hooks are missed)" if scan.truncated else ""
+        print(f"  check after a plant         {median_ms(planted)}   ({lines} lines on what was undone{missed})")
     times = asyncio.run(commands(project, data))
     plain = statistics.median(times["unsandboxed"])
     for name, samples in times.items():
