@@ -42,6 +42,7 @@ def put_back(root: str, before: TreeState, after: TreeState, *, since_ns: int) -
     """
     fresh = _fresh(before, after, since_ns)
     undo = _Undo(root, after)
+    # Folders first, and what is under a folder right after it: what follows a removed folder is known gone.
     for rel in sorted(before.nodes.keys() | after.nodes.keys(), key=lambda rel: rel.split("/")):
         undo.entry(rel, before.nodes.get(rel), after.nodes.get(rel), rel in fresh)
     return Undone(
@@ -66,17 +67,21 @@ def _fresh(before: TreeState, after: TreeState, since_ns: int) -> set[str]:
 class _Undo:
     def __init__(self, root: str, after: TreeState) -> None:
         self.root = root
-        self.after = after
+        self.walked = list(after.nodes)
+        """The entries now, in the order read: each folder is followed by everything under it."""
+        self.position = {rel: index for index, rel in enumerate(self.walked)}
         self.created: list[str] = []
         self.changed: list[str] = []
         self.deleted: list[str] = []
         self.failures: list[str] = []
         self.unlinked: list[str] = []
-        self._removed: list[str] = []
-        self._reported: list[str] = []
+        self._removed = ""
+        """The last entry removed whole: the entries after it that lie under it are gone."""
+        self._reported = ""
+        """The last entry named: the entries after it that lie under it are not named again."""
 
     def entry(self, rel: str, before: Node | None, after: Node | None, fresh: bool) -> None:
-        if _within(rel, self._removed):
+        if _under(rel, self._removed):
             after = None  # gone with the folder it was in
         if before is None:
             if after is not None and fresh:
@@ -87,10 +92,11 @@ class _Undo:
             return
         verdict = self._compare(rel, before, after)
         if verdict == "mode":
-            self._act(rel, self.changed, lambda fd, name: set_mode_at(fd, name, before.mode))
+            self._report(rel, self.changed)
+            self._act(rel, lambda fd, name: set_mode_at(fd, name, before.mode))
         elif verdict == "replace":
             if after.kind == "folder" and before.kind != "folder":
-                self._removed.append(rel)
+                self._removed = rel
             self._restore(rel, before, self.changed)
         elif verdict == "uncopied":
             self._report(rel, self.changed)
@@ -112,32 +118,32 @@ class _Undo:
         return "mode" if before.mode != after.mode and before.kind in ("file", "folder") else "same"
 
     def _remove(self, rel: str) -> None:
-        self._removed.append(rel)
-        self._act(rel, self.created, remove_at)
-        if self.created and self.created[-1] == rel:
-            self.created[-1:] = self._made_under(rel)
+        self._removed = rel
+        self._report(rel, self.created, named=self._made_under(rel))
+        self._act(rel, remove_at)
 
     def _made_under(self, rel: str) -> list[str]:
         """What was made at or under ``rel``: its files and links, and folders with nothing in them."""
-        under = [r for r in self.after.nodes if r == rel or r.startswith(rel + "/")]
-        parents = {r.rsplit("/", 1)[0] for r in under if r != rel}
-        return sorted((r for r in under if r not in parents), key=lambda r: r.split("/")) or [rel]
+        start = self.position[rel]
+        end = next((i for i in range(start + 1, len(self.walked)) if not _under(self.walked[i], rel)), len(self.walked))
+        under = self.walked[start:end]
+        parents = {r.rsplit("/", 1)[0] for r in under[1:]}
+        return sorted((r for r in under if r not in parents), key=lambda r: r.split("/"))
 
     def _restore(self, rel: str, node: Node, into: list[str]) -> None:
+        self._report(rel, into)
         if node.kind == "folder":
-            self._act(rel, into, lambda fd, name: make_folder_at(fd, name, node.mode), create=True)
+            self._act(rel, lambda fd, name: make_folder_at(fd, name, node.mode), create=True)
         elif node.kind == "file" and node.content is not None:
             content = node.content
-            self._act(rel, into, lambda fd, name: write_at(fd, name, content, node.mode, node.mtime_ns), create=True)
+            self._act(rel, lambda fd, name: write_at(fd, name, content, node.mode, node.mtime_ns), create=True)
         elif node.kind == "link" and node.target is not None:
             target = node.target
-            self._act(rel, into, lambda fd, name: make_link_at(fd, name, target), create=True)
+            self._act(rel, lambda fd, name: make_link_at(fd, name, target), create=True)
         else:
-            self._report(rel, into)
             self.failures.append(f"{rel}: hive kept no copy of it, so it cannot be put back")
 
-    def _act(self, rel: str, into: list[str], action: _Action, *, create: bool = False) -> None:
-        self._report(rel, into)
+    def _act(self, rel: str, action: _Action, *, create: bool = False) -> None:
         parts = rel.split("/")
         try:
             with opened_folder(self.root, parts[:-1], create=create, unlinked=self.unlinked) as fd:
@@ -145,14 +151,15 @@ class _Undo:
         except OSError as exc:
             self.failures.append(f"{rel}: {_why(exc)}")
 
-    def _report(self, rel: str, into: list[str]) -> None:
-        if not _within(rel, self._reported):
-            into.append(rel)
-        self._reported.append(rel)
+    def _report(self, rel: str, into: list[str], *, named: list[str] | None = None) -> None:
+        """Name ``rel`` (or what ``named`` says was under it), unless an entry above it was named."""
+        if not _under(rel, self._reported):
+            into.extend(named or [rel])
+            self._reported = rel
 
 
-def _within(rel: str, folders: list[str]) -> bool:
-    return any(rel.startswith(folder + "/") for folder in folders)
+def _under(rel: str, folder: str) -> bool:
+    return bool(folder) and rel.startswith(folder + "/")
 
 
 def _why(exc: OSError) -> str:

@@ -20,6 +20,8 @@ from engine.hooks.runner import HookRunner
 from engine.sandbox.bubblewrap import BubblewrapSandbox
 from engine.sandbox.git_hooks_path import core_hooks_path
 from engine.sandbox.options import SandboxOptions
+from engine.sandbox.put_back import put_back
+from engine.sandbox.tree_state import TreeState, read_state
 from tests.engine.sandbox.helpers import GIT, Runner, make_repo
 
 AGENTS = "Be careful with the database.\n"
@@ -218,3 +220,33 @@ def test_many_plants_are_all_undone_and_counted_past_twenty_lines(run: Runner, p
     assert not list(project.glob("d*/AGENTS.md"))
     assert result.output.count("[Sandbox: undone: the command created") == 20
     assert "[Sandbox: undone as well: the command's changes to 10 more such paths.]" in result.output
+
+
+def test_when_the_walk_before_was_cut_short_only_what_is_newer_than_the_command_is_removed(base: Path) -> None:
+    root = base / "root"
+    (root / ".claude" / "old").mkdir(parents=True)
+    (root / ".claude" / "old" / "settings.json").write_text("{}\n")
+    since = _file_clock_after(root / ".claude" / "old" / "settings.json")
+    (root / ".claude" / "old" / "planted.md").write_text("x\n")
+    (root / ".claude" / "new").mkdir()
+    (root / ".claude" / "new" / "planted.md").write_text("x\n")
+    unseen_before = TreeState({}, complete=False)
+    after = read_state(str(root), ".claude", copies=None)
+    undone = put_back(str(root), unseen_before, after, since_ns=since)
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == [
+        ".claude",
+        ".claude/old",
+        ".claude/old/settings.json",
+    ]
+    assert undone.created == (".claude/new/planted.md", ".claude/old/planted.md")
+
+
+def _file_clock_after(path: Path) -> int:
+    """A time the file system's coarse clock has reached, later than ``path``'s last change."""
+    probe = path.parent / ".probe"
+    while True:
+        probe.write_text("x")
+        now = probe.stat().st_ctime_ns
+        probe.unlink()
+        if now > path.stat().st_ctime_ns:
+            return now
