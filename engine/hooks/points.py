@@ -40,10 +40,12 @@ class Hooks:
         return [await self.runner.run(spec, payload) for spec in chosen]
 
     def report(self, outcomes: Sequence[HookOutcome], emit: Callable[[Event], None]) -> None:
-        """Tell the person about every hook that failed or timed out."""
+        """Tell the person about every hook that failed or timed out, and what the sandbox undid after one."""
         for outcome in outcomes:
             if outcome.failure is not None:
                 emit(ErrorEvent(category="tool", message=outcome.describe(), agent=self.agent_id))
+            for line in outcome.undone:
+                emit(ErrorEvent(category="tool", message=f"{outcome.hook.label}: {line}", agent=self.agent_id))
 
 
 def build_hooks(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from engine.hooks.options import HookSpec
 from engine.own_variables import inherited_environment
@@ -39,6 +39,8 @@ class HookOutcome(Struct, frozen=True, kw_only=True):
     note: str = ""
     go_on: bool = False
     """``"continue": true``: a stop hook asks the agent to go on."""
+    undone: tuple[str, ...] = ()
+    """What the sandbox undid after the hook (a change to a protected file), one line each, for the person."""
 
     @property
     def denies(self) -> bool:
@@ -70,9 +72,12 @@ class HookRunner:
         except SandboxError as exc:
             return HookOutcome(hook=hook, failure=f"not run: {exc}")
         try:
-            return await self._spawned(hook, launch, json.dumps(payload).encode())
-        finally:
+            outcome = await self._spawned(hook, launch, json.dumps(payload).encode())
+        except BaseException:
             launch.after()
+            raise
+        undone = launch.after()
+        return structs.replace(outcome, undone=undone) if undone else outcome
 
     async def _spawned(self, hook: HookSpec, launch: Launch, stdin: bytes) -> HookOutcome:
         try:

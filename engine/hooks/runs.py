@@ -135,6 +135,7 @@ def merged(results: Sequence[RunResult]) -> RunResult:
 
 
 async def session_hooks(hooks: Hooks, event: Literal["session_start", "session_end"]) -> tuple[str, ...]:
-    """Run the session_start or session_end hooks; one notice per hook that failed."""
+    """Run the session_start or session_end hooks; one notice per hook that failed and per change the sandbox undid."""
     outcomes = await hooks.run(event)
-    return tuple(o.describe() for o in outcomes if o.failure is not None)
+    failed = [o.describe() for o in outcomes if o.failure is not None]
+    return (*failed, *(f"{o.hook.label}: {line}" for o in outcomes for line in o.undone))

@@ -13,8 +13,14 @@ spelling is covered as well as the project's own:
   ``.cursorrules``, ``.windsurfrules`` at any depth, ``.github/copilot-instructions.md`` and
   ``.github/instructions/``, and anything in a ``.agents``, ``.claude``, ``.gemini``, ``.codex``,
   ``.cursor`` or ``.windsurf`` folder (skills, commands, agent settings, their MCP servers);
+- what an editor or a shell runs by itself in a folder: anything in a ``.vscode`` or ``.idea`` folder
+  (tasks that run when the folder opens, run configurations), ``.envrc`` (direnv) at any depth;
 - files the shell or ssh run by themselves: shell startup files, ``~/.ssh/``;
 - a file with other hard links (writing it changes the same file under its other names).
+
+:func:`command_protection` judges a path inside a writable folder by the same names, for the check
+after each sandboxed command (:mod:`engine.sandbox.planted`): there only git's control files count,
+not the objects and refs every git command rewrites.
 
 The names of hive's, git's and the agents' files are compared case-folded: on a case-insensitive
 filesystem ``.IronHive/settings.yaml`` is ``.ironhive/settings.yaml``. Such an ask is *person-only*
@@ -24,22 +30,19 @@ filesystem ``.IronHive/settings.yaml`` is ``.ironhive/settings.yaml``. Such an a
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from engine.paths import PROJECT_DIR_NAME, user_config_dir
 
-HIVE = (
-    "is hive's own configuration (permissions, settings and hooks, MCP servers): "
-    "changing it is always asked of a person"
-)
-GIT = (
-    "decides what git runs by itself (configuration, hooks, where the repository is): "
-    "changing it is always asked of a person"
-)
-AGENTS = (
-    "instructs the agents that work here (hive's next session, or another agent, reads it): "
-    "changing it is always asked of a person"
-)
+_ASKED = "changing it is always asked of a person"
+HIVE_WHY = "is hive's own configuration (permissions, settings and hooks, MCP servers)"
+GIT_WHY = "decides what git runs by itself (configuration, hooks, where the repository is)"
+AGENTS_WHY = "instructs the agents that work here (hive's next session, or another agent, reads it)"
+EDITOR_WHY = "runs by itself when an editor opens the folder or a shell enters it (tasks, run configurations, direnv)"
+HIVE = f"{HIVE_WHY}: {_ASKED}"
+GIT = f"{GIT_WHY}: {_ASKED}"
+AGENTS = f"{AGENTS_WHY}: {_ASKED}"
+EDITOR = f"{EDITOR_WHY}: {_ASKED}"
 STARTUP = "runs by itself when a shell or ssh starts: changing it is always asked of a person"
 HARD_LINK = "has other hard links, so writing it changes the same file elsewhere: it is always asked of a person"
 
@@ -53,6 +56,14 @@ _AGENT_FOLDERS = frozenset({".agents", ".claude", ".gemini", ".codex", ".cursor"
 """Names (case-folded) of folders of agents' instructions, skills, commands and settings."""
 _COPILOT = frozenset({"copilot-instructions.md", "instructions"})
 """What instructs GitHub Copilot right inside a ``.github`` folder (a file, and a folder of them)."""
+_EDITOR_FOLDERS = frozenset({".vscode", ".idea"})
+"""Names (case-folded) of folders whose tasks and run configurations an editor runs when it opens the folder."""
+_EDITOR_FILES = frozenset({".envrc"})
+"""Names (case-folded) of files a shell runs when it enters their folder (direnv)."""
+GIT_CONTROL = ("config", "hooks", "info", "commondir", "config.worktree")
+"""What, inside a git folder, decides what git runs or where the repository is (the rest is the repository's data)."""
+
+_NAMED = _HIVE_NAMES | _AGENT_FILES | _AGENT_FOLDERS | _EDITOR_FOLDERS | _EDITOR_FILES
 
 _HOME_FILES = (
     ".bashrc",
@@ -82,11 +93,47 @@ def protection(path: Path) -> str:
         return f"{path} {GIT}"
     if _instructs_agents(parts):
         return f"{path} {AGENTS}"
+    if _run_by_editor(parts):
+        return f"{path} {EDITOR}"
     if _startup(path):
         return f"{path} {STARTUP}"
     if _hard_linked(path):
         return f"{path} {HARD_LINK}"
     return ""
+
+
+def command_protection(relative: PurePath) -> str:
+    """Why a shell command may not change ``relative`` (a path inside a writable folder), or "" when it may.
+
+    Judged by its names alone (nothing is read or resolved): hive's configuration, a ``.git`` folder, file
+    or link itself and git's control files in it (:data:`GIT_CONTROL`), what instructs agents, what an
+    editor or shell runs.
+    """
+    parts = tuple(part.casefold() for part in relative.parts)
+    if not parts:
+        return ""
+    if _HIVE_NAMES.intersection(parts):
+        return HIVE_WHY
+    if parts[-1] == ".git" or any(p == ".git" and n in GIT_CONTROL for p, n in zip(parts, parts[1:], strict=False)):
+        return GIT_WHY
+    if _instructs_agents(parts):
+        return AGENTS_WHY
+    if _run_by_editor(parts):
+        return EDITOR_WHY
+    return ""
+
+
+def is_protected_name(name: str, parent: str) -> bool:
+    """Whether a folder entry ``name`` in a folder named ``parent`` is protected by its name alone (for walks).
+
+    True for hive's, the agents' and the editors' files and folders; git's are found by the ``.git`` name.
+    """
+    folded = name.casefold()
+    return folded in _NAMED or (folded in _COPILOT and parent.casefold() == ".github")
+
+
+def _run_by_editor(parts: tuple[str, ...]) -> bool:
+    return parts[-1] in _EDITOR_FILES or bool(_EDITOR_FOLDERS.intersection(parts))
 
 
 def _instructs_agents(parts: tuple[str, ...]) -> bool:
@@ -126,7 +173,7 @@ def _in_bare_repository(path: Path) -> bool:
     for folder in path.parents:
         if looks_like_git_dir(folder):
             rest = path.relative_to(folder).parts
-            return bool(rest) and rest[0] in ("config", "hooks", "info", "commondir", "config.worktree")
+            return bool(rest) and rest[0] in GIT_CONTROL
     return False
 
 

@@ -21,6 +21,7 @@ from engine.sandbox.probe import bubblewrap_availability
 
 if TYPE_CHECKING:
     from engine.sandbox.planner import ProfilePlanner
+    from engine.sandbox.planted import Check, PlantedGuard
     from engine.sandbox.profile import Profile
 
 CHILD_ENV = {"TMPDIR": "/tmp", "HIVE_SANDBOX": "bubblewrap"}
@@ -38,6 +39,7 @@ class BubblewrapSandbox:
         self.binary = binary
         self._planner: ProfilePlanner | None = None
         self._planner_lock = threading.Lock()
+        self._guard: PlantedGuard | None = None
 
     @property
     def mode(self) -> SandboxMode:
@@ -58,6 +60,7 @@ class BubblewrapSandbox:
             profile = self.profile(cwd, env)
             empty_file = _empty_file()
             sockets = allowed_sockets(self.options.unix_sockets, profile)
+            check = self._planted_check(profile, env)
             program = seccomp_program(refuse_unix_sockets=not self.options.allows_unix_sockets)
             seccomp_fd = program_fd(program) if program is not None else None
         except OSError as exc:
@@ -73,7 +76,7 @@ class BubblewrapSandbox:
         return Launch(
             argv=argv,
             env=sandbox_environment(env, CHILD_ENV),
-            after=functools.partial(_finish, seccomp_fd, profile.watch),
+            after=functools.partial(_finish, seccomp_fd, profile.watch, check),
             pass_fds=() if seccomp_fd is None else (seccomp_fd,),
         )
 
@@ -89,6 +92,20 @@ class BubblewrapSandbox:
 
                 self._planner = ProfilePlanner(self.options, private_dirs=_private_dirs())
             return self._planner
+
+    def _planted_check(self, profile: Profile, env: Mapping[str, str]) -> Check | None:
+        """What the protected paths of the writable roots hold now (None when nothing is writable)."""
+        writable = profile.paths("writable")
+        if not writable:
+            return None
+        from engine.sandbox.planted import PlantedGuard
+
+        planner = self._profile_planner()
+        with self._planner_lock:
+            if self._guard is None:
+                self._guard = PlantedGuard()
+        scans = [planner.scanner(root).latest() for root in writable]
+        return self._guard.before(profile, scans, lambda root: planner.scanner(root).scan(), env)
 
     def problem(self) -> str | None:
         """Why bwrap cannot start here (probed once per process), or None."""
@@ -122,14 +139,14 @@ def allowed_sockets(paths: tuple[Path, ...], profile: Profile) -> tuple[Path, ..
     return tuple(dict.fromkeys(shown))
 
 
-def _finish(seccomp_fd: int | None, watch: tuple[Path, ...]) -> tuple[str, ...]:
-    """After a command: close its filter's descriptor, remove what it must not have made."""
+def _finish(seccomp_fd: int | None, watch: tuple[Path, ...], check: Check | None) -> tuple[str, ...]:
+    """After a command: close its filter's descriptor, remove what it must not have made, undo its plants."""
     from engine.sandbox.watch import remove_created
 
     if seccomp_fd is not None:
         with contextlib.suppress(OSError):
             os.close(seccomp_fd)
-    return remove_created(watch)
+    return (*remove_created(watch), *(check.after() if check is not None else ()))
 
 
 def _private_dirs() -> tuple[Path, ...]:

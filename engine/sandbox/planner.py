@@ -36,13 +36,14 @@ class ProfilePlanner:
                 project=project,
                 homes=homes(env),
                 hive_dirs=(user_config_dir(), user_data_dir()),
-                scans=tuple(self._scanner(root).scan() for root in roots),
+                scans=tuple(self.scanner(root).scan() for root in roots),
                 private_dirs=self.private_dirs,
                 hive_install=hive_install(),
             )
         )
 
-    def _scanner(self, root: Path) -> ProjectScanner:
+    def scanner(self, root: Path) -> ProjectScanner:
+        """The cached walker of ``root`` (one per resolved folder)."""
         real = Path(os.path.realpath(root))
         with self._lock:
             if real not in self._scanners:

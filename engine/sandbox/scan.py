@@ -1,11 +1,14 @@
 """A bounded walk of a project that finds what the sandbox must protect or hide, cached between commands.
 
 The walk looks for ``.git`` folders and files (of the project and of nested repositories),
-``.ironhive`` folders, ``.env*`` files and ``secrets`` folders. It skips heavy folders
-(``node_modules``, ``.venv``...), does not follow symbolic links to folders, and stops after
-:data:`MAX_ENTRIES` entries or :data:`MAX_DEPTH` levels (the result says so). The next scan of the
-same root stats every folder seen and lists again only those whose modification time changed, so a
-repeated scan costs one ``stat`` per folder.
+``.ironhive`` folders, ``.env*`` files, ``secrets`` folders, and the other files and folders a
+command may not change (``steering``: what instructs agents or an editor runs, see
+:func:`engine.policy.protected.is_protected_name`). It skips heavy folders (``node_modules``,
+``.venv``...), does not follow symbolic links to folders, and stops after :data:`MAX_ENTRIES`
+entries or :data:`MAX_DEPTH` levels (the result says so). The next scan of the same root stats every
+folder seen and lists again only those whose change time moved, so a repeated scan costs one
+``stat`` per folder. The change time, not the modification time: a command can set a folder's
+modification time back (``touch -d``) to hide what it added, never its change time.
 """
 
 from __future__ import annotations
@@ -19,15 +22,18 @@ from typing import Literal
 from msgspec import Struct, field
 
 from engine.paths import SKIPPED_DIRS
+from engine.policy.protected import is_protected_name
 from engine.sandbox.credentials import is_secret_dir_name, is_secret_file_name
 
 MAX_DEPTH = 12
 MAX_ENTRIES = 20_000
 # Folder timestamps have a coarse granularity: a folder changed this recently could change again
 # without its timestamp moving, so it is listed again next time rather than trusted.
-_RACY_NS = 2_000_000_000
+RACY_NS = 2_000_000_000
 
-FindingKind = Literal["git_dir", "git_file", "git_link", "ironhive", "secret_file", "secret_dir"]
+FindingKind = Literal["git_dir", "git_file", "git_link", "ironhive", "secret_file", "secret_dir", "steering"]
+_WALKED_INTO: frozenset[FindingKind | None] = frozenset({None, "ironhive", "steering"})
+"""Findings whose contents are walked too: they may still hold a secret to hide."""
 
 
 class ScanResult(Struct, frozen=True):
@@ -45,7 +51,7 @@ class ScanResult(Struct, frozen=True):
 
 
 class _Folder(Struct):
-    mtime_ns: int
+    ctime_ns: int
     inode: int
     trusted: bool
     entries: int
@@ -68,35 +74,48 @@ class _Budget(Struct):
 class ProjectScanner:
     """Scans one root, reusing what it saw last time for folders that did not change (thread-safe)."""
 
-    def __init__(self, root: Path, *, max_entries: int = MAX_ENTRIES, max_depth: int = MAX_DEPTH) -> None:
+    def __init__(
+        self, root: Path, *, max_entries: int = MAX_ENTRIES, max_depth: int = MAX_DEPTH, racy_ns: int = RACY_NS
+    ) -> None:
+        """``racy_ns``: a folder changed more recently than this is listed again next time (see :data:`RACY_NS`)."""
         self.root = root
         self.max_entries = max_entries
         self.max_depth = max_depth
+        self.racy_ns = racy_ns
         self._last: _Folder | None = None
+        self._latest: ScanResult | None = None
         self._lock = threading.Lock()
 
     def scan(self) -> ScanResult:
         """Walk the root (again), within the bounds."""
         with self._lock:
             budget = _Budget(self.max_entries)
-            now = time.time_ns()
-            self._last = self._visit(str(self.root), 0, self._last, budget, now)
+            settled = time.time_ns() - self.racy_ns
+            self._last = self._visit(str(self.root), 0, self._last, budget, settled)
             findings: list[tuple[FindingKind, Path]] = []
             if self._last is not None:
                 _collect(self._last, findings)
-            return ScanResult(self.root, tuple(findings), budget.truncated, self.max_entries - max(budget.left, 0))
+            entries = self.max_entries - max(budget.left, 0)
+            self._latest = ScanResult(self.root, tuple(findings), budget.truncated, entries)
+            return self._latest
 
-    def _visit(self, path: str, depth: int, old: _Folder | None, budget: _Budget, now: int) -> _Folder | None:
+    def latest(self) -> ScanResult:
+        """The result of the last scan (a scan now when there was none)."""
+        with self._lock:
+            latest = self._latest
+        return latest if latest is not None else self.scan()
+
+    def _visit(self, path: str, depth: int, old: _Folder | None, budget: _Budget, settled: int) -> _Folder | None:
         # Strings, not Paths: this runs for every folder on every command.
         try:
             st = os.lstat(path)
         except OSError:
             return None
-        if old is not None and old.trusted and (old.mtime_ns, old.inode) == (st.st_mtime_ns, st.st_ino):
-            folder = _Folder(st.st_mtime_ns, st.st_ino, True, old.entries, old.findings, old.subfolders)
+        if old is not None and old.trusted and (old.ctime_ns, old.inode) == (st.st_ctime_ns, st.st_ino):
+            folder = _Folder(st.st_ctime_ns, st.st_ino, True, old.entries, old.findings, old.subfolders)
             budget.take(old.entries)
         else:
-            folder = _list(path, st, budget, now)
+            folder = _list(path, st, budget, settled)
         if depth >= self.max_depth:
             budget.truncated = budget.truncated or bool(folder.subfolders)
             return folder
@@ -105,17 +124,19 @@ class ProjectScanner:
             if budget.left <= 0:
                 budget.truncated = True
                 break
-            child = self._visit(f"{path}/{name}", depth + 1, previous.get(name), budget, now)
+            child = self._visit(f"{path}/{name}", depth + 1, previous.get(name), budget, settled)
             if child is not None:
                 folder.children[name] = child
         return folder
 
 
-def _list(path: str, st: os.stat_result, budget: _Budget, now: int) -> _Folder:
+def _list(path: str, st: os.stat_result, budget: _Budget, settled: int) -> _Folder:
+    """The listing of ``path``; trusted next time if complete and last changed before ``settled``."""
     findings: list[tuple[FindingKind, Path]] = []
     subfolders: list[str] = []
     complete = True
     entries = 0
+    parent = os.path.basename(path)
     try:
         with os.scandir(path) as listing:
             for entry in listing:
@@ -123,29 +144,30 @@ def _list(path: str, st: os.stat_result, budget: _Budget, now: int) -> _Folder:
                 if not budget.take(1):
                     complete = False
                     break
-                _classify(entry, findings, subfolders)
+                _classify(entry, parent, findings, subfolders)
     except OSError:
         complete = False
-    trusted = complete and now - st.st_mtime_ns > _RACY_NS
-    return _Folder(st.st_mtime_ns, st.st_ino, trusted, entries, findings, sorted(subfolders))
+    trusted = complete and st.st_ctime_ns < settled
+    return _Folder(st.st_ctime_ns, st.st_ino, trusted, entries, findings, sorted(subfolders))
 
 
-def _classify(entry: os.DirEntry[str], findings: list[tuple[FindingKind, Path]], subfolders: list[str]) -> None:
+def _classify(
+    entry: os.DirEntry[str], parent: str, findings: list[tuple[FindingKind, Path]], subfolders: list[str]
+) -> None:
     name = entry.name
     try:
         is_link = entry.is_symlink()
         is_dir = entry.is_dir(follow_symlinks=False)
     except OSError:
         return
-    kind = _kind(name, is_link, is_dir)
+    kind = _kind(name, parent, is_link, is_dir)
     if kind is not None:
         findings.append((kind, Path(entry.path)))
-    # .ironhive is read-only but may still hold a secret to hide; other findings are not walked into.
-    if (kind is None or kind == "ironhive") and is_dir and not is_link and name not in SKIPPED_DIRS:
+    if kind in _WALKED_INTO and is_dir and not is_link and name not in SKIPPED_DIRS:
         subfolders.append(name)
 
 
-def _kind(name: str, is_link: bool, is_dir: bool) -> FindingKind | None:
+def _kind(name: str, parent: str, is_link: bool, is_dir: bool) -> FindingKind | None:
     if name == ".git":
         return "git_link" if is_link else "git_dir" if is_dir else "git_file"
     if name == ".ironhive":
@@ -154,6 +176,8 @@ def _kind(name: str, is_link: bool, is_dir: bool) -> FindingKind | None:
         return "secret_dir"
     if is_secret_file_name(name) and not is_dir:
         return "secret_file"
+    if is_protected_name(name, parent):
+        return "steering"
     return None
 
 

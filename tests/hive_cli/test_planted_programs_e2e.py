@@ -70,7 +70,8 @@ def test_nothing_planted_on_the_projects_path_runs_and_hive_says_what_it_skipped
     assert "from-the-server" in outputs["mcp"]
     assert result["sandbox"].startswith("bubblewrap sandbox")
     assert not canary.exists(), canary.read_text()
-    assert "planted" not in json.dumps(result)
+    said = json.dumps(result)
+    assert not any(f"planted {name} ran" in said for name in PLANTED)  # the folder's path may hold "planted"
     notices = "\n".join(result["notices"])
     for name in LOOKED_UP:
         assert notices.count(f"skipped {planted_bin / name} ({INSIDE_WRITABLE})") == 1, notices

@@ -7,7 +7,7 @@ built-in tools, so a refused write leaves no file behind and an allowed one writ
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import pytest
@@ -26,7 +26,7 @@ from engine.policy.gate import (
 )
 from engine.policy.local_rules import local_file
 from engine.policy.modes import ModeFilter, ModeManager
-from engine.policy.protected import protection
+from engine.policy.protected import command_protection, is_protected_name, protection
 from engine.tools.base import ToolContext, ToolResult, Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry
@@ -56,6 +56,10 @@ PERSON_ONLY_PATHS = [
     ".Git/hooks/pre-commit",
     "Agents.md",
     ".Claude/agents/evil.md",
+    ".vscode/tasks.json",
+    "sub/.idea/workspace.xml",
+    ".envrc",
+    "sub/.EnvRC",
 ]
 ORDINARY_PATHS = [
     "notes.txt",
@@ -195,6 +199,19 @@ def test_the_names_are_compared_case_folded_and_only_as_whole_names(project: Pat
         assert protection(project / path), path
     for path in (".ironhive-notes/x", ".gitignore", ".github/CODEOWNERS", "agents.md.bak", "my.claude/x"):
         assert protection(project / path) == "", path
+    for path in (".vscode-test/x", "envrc", ".envrc.example", "idea/x"):
+        assert protection(project / path) == "", path
+
+
+def test_after_a_command_only_the_control_files_of_a_git_folder_count(project: Path) -> None:
+    protected = [".git/info/exclude", "a/.git/hooks", ".git/config", "x/.git", ".mcp.json", ".vscode", "b/.envrc"]
+    protected += ["AGENTS.md", ".agents/skills/s/SKILL.md", ".github/instructions/x.md", "src/.ironhive/a.yaml"]
+    for path in protected:
+        assert command_protection(PurePath(path)), path
+    for path in (".git/index", ".git/objects/ab/cd", ".git/refs/heads/main", ".git/HEAD", "src/app.py", ".github/x"):
+        assert command_protection(PurePath(path)) == "", path
+    assert is_protected_name("CLAUDE.md", "docs") and is_protected_name("instructions", ".github")
+    assert not is_protected_name("instructions", "docs") and not is_protected_name(".git", "x")
 
 
 @pytest.mark.parametrize("path", [".ironhive/settings.yaml", ".ironhive/permissions.yaml", ".git/hooks/pre-commit"])
