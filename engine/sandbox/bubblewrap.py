@@ -20,7 +20,15 @@ if TYPE_CHECKING:
     from engine.sandbox.planner import ProfilePlanner
     from engine.sandbox.profile import Profile
 
-CHILD_ENV = {"TMPDIR": "/tmp", "HIVE_SANDBOX": "bubblewrap"}
+CHILD_ENV = {
+    "TMPDIR": "/tmp",
+    "GOCACHE": "/tmp/go-build",
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "HIVE_SANDBOX": "bubblewrap",
+}
+"""Set for every command: temporary files and go's build cache in the private /tmp, no pager, no prompts."""
 
 
 class BubblewrapSandbox:
@@ -35,6 +43,7 @@ class BubblewrapSandbox:
         self.binary = binary
         self._planner: ProfilePlanner | None = None
         self._planner_lock = threading.Lock()
+        self._said: set[str] = set()
 
     @property
     def mode(self) -> SandboxMode:
@@ -48,18 +57,26 @@ class BubblewrapSandbox:
             raise SandboxError(f"the sandbox cannot start here: {availability.reason}")
         # imported here: a session that runs no command never needs them
         from engine.sandbox.environment import sandbox_environment
-        from engine.sandbox.watch import remove_created
 
         try:
             profile = self.profile(cwd, env)
             argv = bwrap_argv(availability.binary, profile, shell_argv(command), empty_file=_empty_file())
         except OSError as exc:
             raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
+        options = self.options
         return Launch(
             argv=argv,
-            env=sandbox_environment(env, CHILD_ENV),
-            after=functools.partial(remove_created, profile.watch),
+            env=sandbox_environment(env, CHILD_ENV, network=options.network, passed=options.env),
+            after=functools.partial(_after, profile.watch, self._first_time(profile.note)),
         )
+
+    def _first_time(self, note: str) -> tuple[str, ...]:
+        """``note``, the first time this sandbox has it to say (nothing after)."""
+        with self._planner_lock:
+            if not note or note in self._said:
+                return ()
+            self._said.add(note)
+            return (note,)
 
     def profile(self, cwd: Path, env: Mapping[str, str]) -> Profile:
         """What a command started in ``cwd`` may see and write."""
@@ -71,7 +88,7 @@ class BubblewrapSandbox:
             if self._planner is None:
                 from engine.sandbox.planner import ProfilePlanner
 
-                self._planner = ProfilePlanner(self.options, private_dirs=_private_dirs())
+                self._planner = ProfilePlanner(self.options, private_dirs=_private_dirs(), private_files=_empty_dir())
             return self._planner
 
     def problem(self) -> str | None:
@@ -84,6 +101,12 @@ class BubblewrapSandbox:
         network = "network on" if self.options.network else "network off"
         extra = f", {len(self.options.writable_roots)} extra writable folders" if self.options.writable_roots else ""
         return f"bubblewrap sandbox: {self.mode}, {network}{extra}"
+
+
+def _after(watch: tuple[Path, ...], notes: tuple[str, ...]) -> tuple[str, ...]:
+    from engine.sandbox.watch import remove_created
+
+    return (*notes, *remove_created(watch))
 
 
 def _private_dirs() -> tuple[Path, ...]:

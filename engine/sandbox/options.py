@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from msgspec import Struct
+from msgspec import Meta, Struct
 
 from engine.validation import StrictRecord
 
@@ -19,12 +20,19 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     ``mode``: ``workspace-write`` (the project and ``writable_roots`` writable), ``read-only``
     (nothing on disk writable but a private temporary folder) or ``off`` (no sandbox).
     ``network``: whether commands may use the network. ``writable_roots``: more folders that
-    commands may write to in ``workspace-write`` mode.
+    commands may write to in ``workspace-write`` mode. ``read_paths``: more paths shown read-only
+    in the hidden home (see :mod:`engine.sandbox.toolchains`). ``env``: more environment variables
+    passed to commands as they are (see :mod:`engine.sandbox.environment`).
     """
 
     mode: SandboxMode = "workspace-write"
     network: bool = False
     writable_roots: tuple[Path, ...] = ()
+    read_paths: tuple[Path, ...] = ()
+    env: tuple[str, ...] = ()
+
+
+VariableName = Annotated[str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
 
 class SandboxSettings(StrictRecord, frozen=True):
@@ -40,13 +48,25 @@ class SandboxSettings(StrictRecord, frozen=True):
     """Let commands use the network (off when no file sets it)."""
     writable_roots: tuple[str, ...] = ()
     """More folders commands may write to; relative ones are taken from the project root."""
+    read_paths: tuple[str, ...] = ()
+    """More paths commands may read in the hidden home (``~/bin``); only the user's settings may set them."""
+    env: tuple[VariableName, ...] = ()
+    """More environment variables commands get, as they are; only the user's settings may set them."""
 
     def options(self, project_root: Path, mode: SandboxMode | None = None) -> SandboxOptions:
         """The options these settings give (``mode`` from ``--sandbox`` wins), with the roots resolved."""
         roots = tuple((project_root / Path(raw).expanduser()).resolve() for raw in self.writable_roots)
         return SandboxOptions(
-            mode=mode or self.mode or "workspace-write", network=bool(self.network), writable_roots=roots
+            mode=mode or self.mode or "workspace-write",
+            network=bool(self.network),
+            writable_roots=roots,
+            read_paths=self.shown_paths(project_root),
+            env=self.env,
         )
+
+    def shown_paths(self, project_root: Path) -> tuple[Path, ...]:
+        """``read_paths`` made absolute (``~`` expanded), links not resolved: they are shown where the home has them."""
+        return tuple(Path(os.path.normpath(project_root / Path(raw).expanduser())) for raw in self.read_paths)
 
 
 def sandbox_section(value: Any) -> Any:
@@ -67,8 +87,9 @@ def layered_options(
     """The user's sandbox as the project's settings tighten it, and what the project asked for in vain.
 
     The sandbox is the wall around what a repository's own files and text can get done, so those files
-    cannot lower it: a looser mode, the network, or a writable folder outside the project come only
-    from the user's settings (or ``--sandbox``, ``mode``, which wins as it always has).
+    cannot lower it: a looser mode, the network, a writable folder outside the project, more paths to
+    read in the hidden home or more environment variables come only from the user's settings (or
+    ``--sandbox``, ``mode``, which wins as it always has).
     """
     refused: list[str] = []
     chosen: SandboxMode = user.mode or "workspace-write"
@@ -89,5 +110,18 @@ def layered_options(
             roots.append(root)
         elif root not in roots:
             refused.append(f"writable root {raw}")
-    options = SandboxOptions(mode=mode or chosen, network=network, writable_roots=tuple(dict.fromkeys(roots)))
+    shown = user.shown_paths(project_root)
+    refused += [
+        f"read path {raw}"
+        for raw, path in zip(project.read_paths, project.shown_paths(project_root), strict=True)
+        if path not in shown
+    ]
+    refused += [f"env {name}" for name in project.env if name not in user.env]
+    options = SandboxOptions(
+        mode=mode or chosen,
+        network=network,
+        writable_roots=tuple(dict.fromkeys(roots)),
+        read_paths=shown,
+        env=user.env,
+    )
     return options, tuple(refused)

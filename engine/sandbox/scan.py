@@ -1,7 +1,8 @@
 """A bounded walk of a project that finds what the sandbox must protect or hide, cached between commands.
 
 The walk looks for ``.git`` folders and files (of the project and of nested repositories),
-``.ironhive`` folders, ``.env*`` files and ``secrets`` folders. It skips heavy folders
+``.ironhive`` folders, and the secret files and folders of :mod:`engine.secret_files` (``.env*``,
+``*.pem``, ``secrets/``...). It skips heavy folders
 (``node_modules``, ``.venv``...), does not follow symbolic links to folders, and stops after
 :data:`MAX_ENTRIES` entries or :data:`MAX_DEPTH` levels (the result says so). The next scan of the
 same root stats every folder seen and lists again only those whose modification time changed, so a
@@ -19,7 +20,7 @@ from typing import Literal
 from msgspec import Struct, field
 
 from engine.paths import SKIPPED_DIRS
-from engine.sandbox.credentials import is_secret_dir_name, is_secret_file_name
+from engine.secret_files import is_secret_file, is_secret_folder
 
 MAX_DEPTH = 12
 MAX_ENTRIES = 20_000
@@ -38,6 +39,8 @@ class ScanResult(Struct, frozen=True):
     truncated: bool = False
     """True when the walk stopped at its bounds: something deeper may not be protected or hidden."""
     entries: int = 0
+    stopped: str = ""
+    """Where the walk stopped when it did (``at 20,000 entries``, ``12 levels deep``), for people."""
 
     def paths(self, kind: FindingKind) -> tuple[Path, ...]:
         """The paths found of one kind."""
@@ -57,6 +60,7 @@ class _Folder(Struct):
 class _Budget(Struct):
     left: int
     truncated: bool = False
+    too_deep: bool = False
 
     def take(self, count: int) -> bool:
         self.left -= count
@@ -84,7 +88,20 @@ class ProjectScanner:
             findings: list[tuple[FindingKind, Path]] = []
             if self._last is not None:
                 _collect(self._last, findings)
-            return ScanResult(self.root, tuple(findings), budget.truncated, self.max_entries - max(budget.left, 0))
+            return ScanResult(
+                self.root,
+                tuple(findings),
+                budget.truncated,
+                self.max_entries - max(budget.left, 0),
+                self._stopped(budget),
+            )
+
+    def _stopped(self, budget: _Budget) -> str:
+        if not budget.truncated:
+            return ""
+        if budget.too_deep and budget.left > 0:
+            return f"at {self.max_depth} levels deep"
+        return f"at {self.max_entries:,} entries"
 
     def _visit(self, path: str, depth: int, old: _Folder | None, budget: _Budget, now: int) -> _Folder | None:
         # Strings, not Paths: this runs for every folder on every command.
@@ -98,7 +115,8 @@ class ProjectScanner:
         else:
             folder = _list(path, st, budget, now)
         if depth >= self.max_depth:
-            budget.truncated = budget.truncated or bool(folder.subfolders)
+            if folder.subfolders:
+                budget.truncated = budget.too_deep = True
             return folder
         previous = old.children if old is not None else {}
         for name in folder.subfolders:
@@ -137,7 +155,7 @@ def _classify(entry: os.DirEntry[str], findings: list[tuple[FindingKind, Path]],
         is_dir = entry.is_dir(follow_symlinks=False)
     except OSError:
         return
-    kind = _kind(name, is_link, is_dir)
+    kind = _kind(name, entry.path, is_link, is_dir)
     if kind is not None:
         findings.append((kind, Path(entry.path)))
     # .ironhive is read-only but may still hold a secret to hide; other findings are not walked into.
@@ -145,15 +163,16 @@ def _classify(entry: os.DirEntry[str], findings: list[tuple[FindingKind, Path]],
         subfolders.append(name)
 
 
-def _kind(name: str, is_link: bool, is_dir: bool) -> FindingKind | None:
+def _kind(name: str, path: str, is_link: bool, is_dir: bool) -> FindingKind | None:
     if name == ".git":
         return "git_link" if is_link else "git_dir" if is_dir else "git_file"
     if name == ".ironhive":
         return "ironhive"
-    if is_secret_dir_name(name) and (is_dir or is_link):
-        return "secret_dir"
-    if is_secret_file_name(name) and not is_dir:
-        return "secret_file"
+    if is_dir:
+        return "secret_dir" if is_secret_folder(path) else None
+    if is_secret_file(path):
+        # a link may lead to a folder: the profile hides whichever it finds at the end
+        return "secret_dir" if is_link and os.path.isdir(path) else "secret_file"
     return None
 
 
@@ -161,3 +180,22 @@ def _collect(folder: _Folder, into: list[tuple[FindingKind, Path]]) -> None:
     into.extend(folder.findings)
     for child in folder.children.values():
         _collect(child, into)
+
+
+_SHARED_ROOTS = 32
+_shared: dict[str, ProjectScanner] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_scanner(root: Path) -> ProjectScanner:
+    """The scanner of ``root`` (its real path) for this process: every sandbox and the policy share its walk.
+
+    The scanners of the :data:`_SHARED_ROOTS` roots used last are kept.
+    """
+    real = os.path.realpath(root)
+    with _shared_lock:
+        scanner = _shared.pop(real, None) or ProjectScanner(Path(real))
+        _shared[real] = scanner  # last used last
+        while len(_shared) > _SHARED_ROOTS:
+            del _shared[next(iter(_shared))]
+        return scanner

@@ -94,7 +94,8 @@ class SeatbeltSandbox:
         except OSError as exc:
             raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
         extra = {"TMPDIR": str(temp_dir), "HIVE_SANDBOX": "seatbelt"}
-        return Launch(argv=(str(SANDBOX_EXEC), "-p", text, *shell_argv(command)), env=sandbox_environment(env, extra))
+        env = sandbox_environment(env, extra, network=self.options.network, passed=self.options.env)
+        return Launch(argv=(str(SANDBOX_EXEC), "-p", text, *shell_argv(command)), env=env)
 
     def problem(self) -> str | None:
         """Why sandbox-exec cannot run here, or None."""
