@@ -173,34 +173,37 @@ class ShownFolders(Struct, frozen=True):
 
 
 def toolchain_folders(homes: tuple[Path, ...], env: Mapping[str, str]) -> ShownFolders:
-    """The existing toolchain paths under ``homes`` (as seen under the home, links not resolved)."""
+    """The existing toolchain paths under ``homes`` (as seen under each home, links not resolved).
+
+    A toolchain moved by its variable is looked for there alone; otherwise at its usual place in each
+    home (``$HOME`` and the account's own home may differ, and both are hidden).
+    """
     shown: list[str] = []
     secrets: list[str] = []
-    present_names = _names_in(homes[0]) if homes else frozenset()
+    names = {home: _names_in(home) for home in homes}
     for toolchain in TOOLCHAINS:
-        folder = _folder(toolchain, homes, env, present_names)
-        if folder is None:
-            continue
-        parts = [os.path.join(folder, part) if part else folder for part in toolchain.parts]
-        present = [path for path in parts if os.path.exists(path)]
-        shown += present
-        if present:
-            secrets += _secrets_inside(folder, toolchain.secrets, present)
+        for folder in _folders(toolchain, homes, env, names):
+            parts = [os.path.join(folder, part) if part else folder for part in toolchain.parts]
+            present = [path for path in parts if os.path.exists(path)]
+            shown += present
+            if present:
+                secrets += _secrets_inside(folder, toolchain.secrets, present)
     return ShownFolders(tuple(map(Path, dict.fromkeys(shown))), tuple(map(Path, dict.fromkeys(secrets))))
 
 
-def _folder(
-    toolchain: Toolchain, homes: tuple[Path, ...], env: Mapping[str, str], present_names: frozenset[str]
-) -> str | None:
-    """The toolchain's folder when it lies inside a home (elsewhere it is visible as it is)."""
+def _folders(
+    toolchain: Toolchain, homes: tuple[Path, ...], env: Mapping[str, str], names: dict[Path, frozenset[str]]
+) -> list[str]:
+    """The toolchain's folders that lie inside a home (elsewhere it is visible as it is)."""
     for variable, suffix in toolchain.moved_by:
         value = env.get(variable, "").split(os.pathsep)[0]  # GOPATH and JULIA_DEPOT_PATH may be lists
         if value and os.path.isabs(value):
             folder = os.path.normpath(os.path.join(value, suffix))
-            return folder if _strictly_inside(folder, homes) else None
-    if not toolchain.place or not homes or toolchain.place.split("/", 1)[0] not in present_names:
-        return None
-    return os.path.join(homes[0], toolchain.place)
+            return [folder] if _strictly_inside(folder, homes) else []
+    if not toolchain.place:
+        return []
+    first = toolchain.place.split("/", 1)[0]
+    return [os.path.join(home, toolchain.place) for home in homes if first in names[home]]
 
 
 def _strictly_inside(path: str, homes: tuple[Path, ...]) -> bool:
