@@ -22,15 +22,22 @@ class ProfilePlanner:
     """Computes the profile of each command from the shared walks of its roots.
 
     ``private_files``: a folder of this process's own where the filtered git configuration is written
-    (None: no ``~/.gitconfig`` in the hidden home).
+    (None: no ``~/.gitconfig`` in the hidden home). ``hide_home``: False where the sandbox cannot
+    mount a folder over the home (macOS).
     """
 
     def __init__(
-        self, options: SandboxOptions, *, private_dirs: tuple[Path, ...], private_files: Path | None = None
+        self,
+        options: SandboxOptions,
+        *,
+        private_dirs: tuple[Path, ...],
+        private_files: Path | None = None,
+        hide_home: bool = True,
     ) -> None:
         self.options = options
         self.private_dirs = private_dirs
         self.private_files = private_files
+        self.hide_home = hide_home
 
     def profile(self, cwd: Path, env: Mapping[str, str]) -> Profile:
         """What a command started in ``cwd`` with ``env`` may see and write."""
@@ -46,6 +53,7 @@ class ProfilePlanner:
                 private_dirs=self.private_dirs,
                 env=env,
                 git_config=self._git_config(env),
+                hide_home=self.hide_home,
             )
         )
 

@@ -74,6 +74,8 @@ class ProfileInputs(Struct, frozen=True, kw_only=True):
     """The command's environment (where toolchains and the runtime folder are, when variables move them)."""
     git_config: Path | None = None
     """A filtered copy of the user's git configuration, shown as ``~/.gitconfig`` in a hidden home."""
+    hide_home: bool = True
+    """Hide the homes (bubblewrap); False where the sandbox cannot mount (macOS): only their credential stores."""
 
 
 class Profile(Struct, frozen=True, kw_only=True):
@@ -101,9 +103,10 @@ def build_profile(inputs: ProfileInputs) -> Profile:
     project, cwd = _real(inputs.project), _real(inputs.cwd)
     private = tuple(_real(path) for path in inputs.private_dirs)
     writable = _writable_roots(options, project)
-    view = home_view(
-        inputs.homes, writable or (project,), inputs.env, options.read_paths, git_config=inputs.git_config is not None
-    )
+    view = HomeView()
+    if inputs.hide_home:
+        roots = writable or (project,)
+        view = home_view(inputs.homes, roots, inputs.env, options.read_paths, git_config=inputs.git_config is not None)
     dark = (*private, *view.hidden)
     mounts = [Mount("private", path) for path in private]
     mounts += [Mount("home", path) for path in view.hidden]

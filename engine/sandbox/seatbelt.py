@@ -75,7 +75,7 @@ class SeatbeltSandbox:
 
     def __init__(self, options: SandboxOptions) -> None:
         self.options = options
-        self._planner = ProfilePlanner(options, private_dirs=())
+        self._planner = ProfilePlanner(options, private_dirs=(), hide_home=False)  # no mounts: the home stays
         self._temp_dir: Path | None = None
 
     @property

@@ -160,3 +160,42 @@ def test_a_writable_root_that_is_a_git_folder_keeps_its_hooks_and_config_read_on
     profile = _profile(project, home, SandboxOptions(writable_roots=(main / ".git",)))
     assert main / ".git" in profile.paths("writable")
     assert {main / ".git" / "hooks", main / ".git" / "config"} <= set(profile.paths("read-only"))
+
+
+def test_where_the_home_cannot_be_hidden_its_credential_stores_still_are(project: Path, home: Path) -> None:
+    options = SandboxOptions()
+    inputs = ProfileInputs(
+        options=options,
+        cwd=project,
+        project=project,
+        homes=(home,),
+        hive_dirs=(),
+        scans=(ProjectScanner(project).scan(),),
+        hide_home=False,  # macOS: nothing can be mounted over the home
+    )
+    profile = build_profile(inputs)
+    assert profile.paths("home") == ()
+    assert {home / ".ssh", home / ".aws", home / ".netrc", home / ".config" / "gh"} <= set(profile.paths("hide"))
+
+
+def test_the_hidden_home_shows_toolchains_read_paths_and_the_filtered_git_config(
+    project: Path, home: Path, base: Path
+) -> None:
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    (home / "bin").mkdir()
+    copy = base / "gitconfig-copy"
+    copy.write_text("[user]\n\tname = Me\n")
+    inputs = ProfileInputs(
+        options=SandboxOptions(read_paths=(home / "bin",)),
+        cwd=project,
+        project=project,
+        homes=(home,),
+        hive_dirs=(),
+        scans=(ProjectScanner(project).scan(),),
+        git_config=copy,
+    )
+    mounts = build_profile(inputs).mounts
+    kinds = [mount.kind for mount in mounts]
+    assert kinds.index("home") < kinds.index("shown") < kinds.index("writable")
+    assert {m.path for m in mounts if m.kind == "shown"} == {home / ".cargo" / "bin", home / "bin"}
+    assert Mount("read-only", home / ".gitconfig", directory=False, source=copy) in mounts
