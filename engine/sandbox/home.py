@@ -53,7 +53,7 @@ def home_view(
 
     ``git_config``: whether a filtered git configuration will be shown as ``~/.gitconfig``.
     """
-    real_homes = {home: _real(home) for home in homes if os.path.isdir(home)}
+    real_homes = {home: _real(home) for home in homes if os.path.isabs(home) and os.path.isdir(home)}
     kept = [home for home, real in real_homes.items() if _exposing(real, roots)]
     hidden = {home: real for home, real in real_homes.items() if home not in kept and real != Path("/")}
     if not hidden:

@@ -227,7 +227,8 @@ def _hidden(inputs: ProfileInputs, keep: tuple[Path, ...]) -> list[Mount]:
         candidates += [p for p in map(_real, scan.paths("secret_dir")) if p.is_dir()]
     for home in inputs.homes:
         candidates += [Path(path) for path in home_credentials(home) if os.path.lexists(path)]
-    candidates += socket_places(inputs.env)
+    private = tuple(_real(path) for path in inputs.private_dirs)
+    candidates += [place for place in socket_places(inputs.env) if not _inside_any(_real(place), private)]
     candidates += inputs.hive_dirs
     mounts = []
     for path in dict.fromkeys(_real(path) for path in candidates if os.path.lexists(path)):
