@@ -161,6 +161,9 @@ TOOLCHAINS: tuple[Toolchain, ...] = (
     Toolchain(name="asdf versions", place=".tool-versions"),
     _data("mise", "MISE_DATA_DIR", ("installs", "shims")),
     Toolchain(name="nix profile", place=".nix-profile"),
+    # git's global ignore and attributes files (its configuration is shown as a filtered copy)
+    Toolchain(name="git ignore", place=".config/git/ignore", moved_by=(("XDG_CONFIG_HOME", "git/ignore"),)),
+    Toolchain(name="git attributes", place=".config/git/attributes", moved_by=(("XDG_CONFIG_HOME", "git/attributes"),)),
 )
 """The allow-list, in the README's order (rust, node, python, go, jvm, ruby, others)."""
 
