@@ -42,7 +42,7 @@ from engine.policy.guards import CallGuard, ResultGuard
 from engine.policy.modes import ModeManager
 from engine.policy.unconfined import RunOutsideOnce, gate_policy
 from engine.retrieval.options import ToolRetrievalOptions
-from engine.sandbox.base import Sandbox
+from engine.sandbox.base import Sandbox, commands_can_write
 from engine.sandbox.status import sandbox_for
 from engine.skills.provider import SkillsProvider
 from engine.tools.base import Toolset
@@ -90,7 +90,8 @@ class BuiltinTools:
     """The built-in tools (files, search, shell, todos)."""
 
     def toolset(self, context: BuildContext) -> Toolset | None:
-        return ToolRegistry(builtin_tools(context.todos, sandbox=context.sandbox))
+        unsafe = commands_can_write(context.config.sandbox.options, context.config.cwd)
+        return ToolRegistry(builtin_tools(context.todos, sandbox=context.sandbox, unsafe_dirs=unsafe))
 
 
 def default_providers() -> list[ToolProvider]:

@@ -33,7 +33,7 @@ from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.settings import LayeredSettings, load_settings
 from engine.skills.options import SkillOptions, skill_options
 from engine.tools.base import FileToolOptions
-from engine.trust.review import TrustReview, trust_items
+from engine.trust.review import TrustReview, command_items, trust_items
 from engine.usage import UsageLimits
 from engine.webhooks.options import WebhookOptions
 from engine.workspace import Workspace, as_workspace
@@ -119,7 +119,8 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         targets_of(settings.webhooks)  # a named secret variable that is unset is an error now, not at the first turn
     permissions = load_permissions(workspace, sandboxed=sandbox.confined)
     servers = load_servers(workspace, settings.mcp) if settings.mcp.enabled else McpServers()
-    trust = TrustReview(workspace=workspace, items=trust_items(layers.ignored, permissions.ignored, servers))
+    commands = command_items(workspace) if not workspace.trusted else ()
+    trust = TrustReview(workspace=workspace, items=trust_items(layers.ignored, permissions.ignored, servers, commands))
     return SessionConfig(
         cwd=cwd,
         model=choice,

@@ -2,8 +2,10 @@
 
 Found in the user config dir's ``commands/`` and the project's ``.ironhive/commands/``; Claude Code's
 ``~/.claude/commands/`` and ``.claude/commands/`` are read as they are. A subfolder makes a namespace
-(``git/review.md`` is ``/git:review``). A project command shadows a user one of the same name, and
-``.ironhive`` shadows ``.claude`` in the same place; every shadowing is recorded so it can be shown.
+(``git/review.md`` is ``/git:review``). ``.ironhive`` shadows ``.claude`` in the same place, but a
+project's command never takes a name from the person's own: it is offered as ``/project:NAME``
+instead. Every shadowing is recorded so it can be shown. A project command's ``model:`` and ``mode:``
+count only in a trusted project, and its ``mode:`` may only tighten (see :func:`command_settings`).
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from msgspec import Struct, field
+from msgspec.structs import replace
 
 from engine.paths import project_root, user_config_dir
 from engine.safe_read import UnsafeFile, read_bounded
 
 Scope = Literal["user", "project"]
+PROJECT_PREFIX = "project:"
+"""The name under which a project command is offered when the person has a command of the same name."""
 MAX_COMMAND_BYTES = 256 * 1024
 _POSITIONAL = re.compile(r"\$(\d)")
 _NAME_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -57,6 +62,37 @@ class Shadowed(Struct, frozen=True, kw_only=True):
     hidden: Path
     by: Path | None
     """The file that wins; None when a built-in command has the name."""
+    offered_as: str | None = None
+    """The other name the hidden command is offered under (a project's command beside the person's own)."""
+
+
+class CommandSettings(Struct, frozen=True, kw_only=True):
+    """What a command may change for its request: the model and mode it takes effect with, and what was not applied."""
+
+    model: str | None = None
+    mode: str | None = None
+    ignored: tuple[str, ...] = ()
+
+
+def command_settings(command: CustomCommand, *, trusted: bool, current_mode: str) -> CommandSettings:
+    """The ``model:`` and ``mode:`` a command's request runs with.
+
+    A project's command is text somebody else wrote: in a project the person has not trusted its model
+    and mode are ignored, and even in a trusted one its mode may only tighten (``plan``), never take a
+    session out of plan mode. The person's own commands apply as written.
+    """
+    if command.scope == "user":
+        return CommandSettings(model=command.model, mode=command.mode)
+    ignored: list[str] = []
+    model, mode = command.model, command.mode
+    if not trusted:
+        ignored += [f"model: {model}"] if model else []
+        ignored += [f"mode: {mode}"] if mode else []
+        return CommandSettings(ignored=tuple(ignored))
+    if mode == "work" and current_mode == "plan":
+        ignored.append("mode: work (a project's command may not leave plan mode)")
+        mode = None
+    return CommandSettings(model=model, mode=mode, ignored=tuple(ignored))
 
 
 class CommandCatalog(Struct, frozen=True, kw_only=True):
@@ -91,8 +127,13 @@ def discover_commands(cwd: Path, builtins: frozenset[str] = frozenset(), home: P
             except CommandFileError as error:
                 problems.append(str(error))
                 continue
-            if command.name in found:
-                shadowed.append(Shadowed(name=command.name, hidden=found[command.name].path, by=path))
+            earlier = found.get(command.name)
+            if earlier is not None and earlier.scope == "user" and scope == "project":
+                command = replace(command, name=PROJECT_PREFIX + command.name)
+                shadowed.append(Shadowed(name=earlier.name, hidden=path, by=earlier.path, offered_as=command.name))
+                earlier = found.get(command.name)
+            if earlier is not None:
+                shadowed.append(Shadowed(name=command.name, hidden=earlier.path, by=path))
             found[command.name] = command
     for name in sorted(builtins & found.keys()):
         shadowed.append(Shadowed(name=name, hidden=found.pop(name).path, by=None))

@@ -141,7 +141,8 @@ class _Finder:
 
     def _program(self, word: str, cwd: Path) -> None:
         self._word(word, cwd)
-        found = None if "/" in word else shutil.which(word)  # the server gets hive's PATH
+        # Names the file to pin, runs nothing: a hook's shell finds programs on PATH (inside the sandbox).
+        found = None if "/" in word else shutil.which(word)  # noqa: TID251
         if found is not None:
             self._pin(_locate(found, cwd), absent_ok=False)
 

@@ -166,11 +166,14 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
+        from engine.program_notices import program_notices
+
         trust = self.config.trust
         notices = [
             trust.workspace.root_notice() if trust else None,
             trust.notice() if trust else None,
             self.config.sandbox.notice(),
+            *program_notices(self.config),
             *self.config.mcp_servers.notices,
             *self.config.agents.notices,
             *self._hook_notices,

@@ -21,6 +21,7 @@ from engine.conversation import Compaction
 from engine.errors import UserError
 from engine.model.types import Message
 from engine.paths import unusable_user_dir
+from engine.private_files import open_private, private_dir
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$", re.IGNORECASE)
@@ -90,7 +91,7 @@ class SessionWriter:
         self.id = path.stem
         self._redact = redact
         self._header = header
-        self._file: IO[str] | None = None if header is not None else path.open("a", encoding="utf-8")
+        self._file: IO[str] | None = None if header is not None else _append(path)
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one record and flush it to the operating system."""
@@ -106,7 +107,7 @@ class SessionWriter:
         if not header.get("title") and isinstance(message, dict) and message.get("role") == "user":
             content = message.get("content")
             header["title"] = content[:200] if isinstance(content, str) else ""
-        handle = self.path.open("a", encoding="utf-8")
+        handle = _append(self.path)
         handle.write(self._redact(json.dumps(header, ensure_ascii=False, default=str)) + "\n")
         return handle
 
@@ -138,7 +139,7 @@ class SessionStore:
         """Start a new session file and write its header; ``UserError`` when the folder cannot be created or written."""
         session_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            private_dir(self.root)
             probe = tempfile.NamedTemporaryFile(dir=self.root, prefix=".probe-")  # the file itself comes later
             probe.close()
         except OSError as error:
@@ -269,3 +270,8 @@ def _compaction_of(record: dict[str, Any], known: int, earlier: list[Compaction]
     if reason not in ("threshold", "overflow", "manual"):
         reason = "manual"
     return Compaction(through=through, summary=summary, reason=reason)
+
+
+def _append(path: Path) -> IO[str]:
+    """A session file opened for appending, readable by the person only (it may hold what they typed)."""
+    return open_private(path, "a")

@@ -37,6 +37,8 @@ CAPABILITY_FILES = tuple(
     )
 ) + (".mcp.json",)
 """The files whose content can loosen hive, relative to the project root, at every spelling hive reads."""
+COMMAND_FOLDERS = (f"{PROJECT_DIR_NAME}/commands", ".claude/commands")
+"""Slash commands: a project's command may name a model and a mode, which count only once it is trusted."""
 TrustState = Literal["trusted", "untrusted", "no-config", "own-config", "trusted-for-run"]
 
 
@@ -93,7 +95,8 @@ def open_workspace(cwd: Path, *, trust_for_run: bool = False) -> Workspace:
 
 def has_configuration(root: Path) -> bool:
     """Whether the project has any file that could loosen hive (most have none: nothing to decide)."""
-    return any((root / name).exists() or (root / name).is_symlink() for name in CAPABILITY_FILES)
+    names = (*CAPABILITY_FILES, *COMMAND_FOLDERS)
+    return any((root / name).exists() or (root / name).is_symlink() for name in names)
 
 
 def _refuse_unreadable(files: dict[str, str], root: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from engine.mcp.approvals import shown_command, shown_details
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.errors import without_values
 from engine.mcp.manager import McpManager, ServerStatus
+from engine.mcp.stdio import server_program
 from hive_cli.mcp_inspect import configured, connected, state_text
 
 STDERR_LINES = 10
@@ -157,9 +157,12 @@ def likely_causes(config: ServerConfig, error: str, tail: tuple[str, ...]) -> tu
 
 
 def _stdio_causes(config: ServerConfig, error: str, tail: tuple[str, ...]) -> list[str]:
-    command = config.command or ""
-    if "no such program" in error or (command and shutil.which(command) is None and "/" not in command):
+    lookup = server_program(config) if config.command else None
+    if "no such program" in error or (lookup is not None and lookup.program is None):
         shown = config.as_written.command or ""
+        skipped = "; ".join(skip.describe() for skip in lookup.skipped) if lookup else ""
+        if skipped:
+            return [f"command not found: {shown!r} is only where sandboxed commands could have put it: {skipped}"]
         return [f"command not found: {shown!r} is not installed or not on PATH (give its full path)"]
     causes = []
     if "exited during startup" in error:

@@ -21,6 +21,7 @@ LABELS = {
     "ssh_hidden": "~/.ssh is hidden",
     "network": "the network is as configured",
     "secrets_absent": "secret environment variables do not reach commands",
+    "unix_sockets": "unix sockets are refused (unless sandbox.allow_unix_sockets)",
 }
 
 

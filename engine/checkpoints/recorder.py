@@ -10,12 +10,11 @@ crash) never reaches the observers: what its calls captured joins the next turn'
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from pathlib import Path
 
-from engine.checkpoints.states import capture_state, current_state
+from engine.checkpoints.states import capture_state, current_state, lstat_or_none
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest, new_turn_id
 from engine.events import TurnRecord
 
@@ -45,7 +44,7 @@ class TurnRecorder:
             if not self.seen(text):
                 self._pending[text] = capture_state(text, self.store, self.max_file_bytes)
             parent = path.parent
-            while parent != parent.parent and not os.path.lexists(parent) and not self.seen(str(parent)):
+            while parent != parent.parent and lstat_or_none(parent) is None and not self.seen(str(parent)):
                 self._pending[str(parent)] = None
                 parent = parent.parent
 

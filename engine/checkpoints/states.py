@@ -1,4 +1,10 @@
-"""Reading what is at a path now, as a ``FileState``: keeping its bytes in the store, or only hashing them."""
+"""Reading what is at a path now, as a ``FileState``: keeping its bytes in the store, or only hashing them.
+
+No link is followed: a link is recorded as a link. For the after-states and undo's checks a path
+with a link among its folders is not there at all (:mod:`.nofollow` walks it folder by folder); the
+before-states of a scan read only the last component without following, for speed (see
+:func:`capture_state`).
+"""
 
 from __future__ import annotations
 
@@ -7,37 +13,46 @@ import os
 import stat
 from pathlib import Path
 
+from engine.checkpoints import nofollow
 from engine.checkpoints.store import CheckpointStore, FileState
 
 _CHUNK = 1 << 20
 
 
 def lstat_or_none(path: Path | str) -> os.stat_result | None:
-    """``os.lstat`` of ``path``, or None when nothing is there (or it cannot be seen)."""
+    """What is at ``path`` itself, or None when nothing is there, it cannot be seen, or a folder on the way is a link."""
     try:
-        return os.lstat(path)
-    except OSError:
+        return nofollow.lstat(str(path))
+    except (OSError, nofollow.LinkOnPath):
         return None
 
 
 def capture_state(path: Path | str, store: CheckpointStore, max_file_bytes: int) -> FileState | None:
-    """What is at ``path`` now, a file's bytes kept in ``store`` (None: nothing is there)."""
-    st = lstat_or_none(path)
-    if st is None:
+    """What is at ``path`` now, a file's bytes kept in ``store`` (None: nothing is there).
+
+    Only the last component is looked at without following: the paths come from a scan that
+    followed no link a moment before (or from a path just resolved), and walking every folder again
+    for each of thousands of files would double the cost of a first snapshot. Reading is harmless;
+    what writes and removes (undo) walks the whole path.
+    """
+    try:
+        st = os.lstat(path)
+    except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
         return _other_state(path, st)
     if st.st_size > max_file_bytes:
         return FileState(kind="unrecorded", reason=f"larger than max_file_bytes ({max_file_bytes} bytes)")
     try:
-        data = Path(path).read_bytes()
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb") as source:
+            data = source.read()
     except OSError as exc:
         return FileState(kind="unrecorded", reason=f"it could not be read: {exc.strerror or exc}")
     return FileState(kind="file", blob=store.put_bytes(data), mode=stat.S_IMODE(st.st_mode))
 
 
 def current_state(path: Path | str) -> FileState | None:
-    """What is at ``path`` now, a file only hashed (None: nothing is there)."""
+    """What is at ``path`` now, a file only hashed (None: nothing is there, or a folder on the way is a link)."""
     st = lstat_or_none(path)
     if st is None:
         return None
@@ -45,15 +60,15 @@ def current_state(path: Path | str) -> FileState | None:
         return _other_state(path, st)
     try:
         digest = hash_file(path)
-    except OSError as exc:
-        return FileState(kind="unrecorded", reason=f"it could not be read: {exc.strerror or exc}")
+    except (OSError, nofollow.LinkOnPath) as exc:
+        return FileState(kind="unrecorded", reason=f"it could not be read: {_why(exc)}")
     return FileState(kind="file", blob=digest, mode=stat.S_IMODE(st.st_mode))
 
 
 def hash_file(path: Path | str) -> str:
-    """The sha256 of a file's bytes, read in chunks."""
+    """The sha256 of a file's bytes, read in chunks (never through a link; raises :class:`.nofollow.LinkOnPath`)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as source:
+    with nofollow.open_file(str(path)) as source:
         while chunk := source.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
@@ -64,7 +79,11 @@ def _other_state(path: Path | str, st: os.stat_result) -> FileState:
         return FileState(kind="dir", mode=stat.S_IMODE(st.st_mode))
     if stat.S_ISLNK(st.st_mode):
         try:
-            return FileState(kind="link", target=os.readlink(path))
-        except OSError as exc:
-            return FileState(kind="unrecorded", reason=f"the link could not be read: {exc.strerror or exc}")
+            return FileState(kind="link", target=nofollow.read_link(str(path)))
+        except (OSError, nofollow.LinkOnPath) as exc:
+            return FileState(kind="unrecorded", reason=f"the link could not be read: {_why(exc)}")
     return FileState(kind="unrecorded", reason="it is not a regular file, folder or link")
+
+
+def _why(exc: Exception) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)

@@ -4,20 +4,27 @@ Before anything is touched every path is checked: it must be exactly as the turn
 after-state), its before-state must have been recorded, and the bytes must still be in the store.
 Any failure refuses the whole undo with the list of problems, unless ``force``: then the paths whose
 before-state is not kept are left alone and the others are restored regardless.
+
+No link is ever followed (:mod:`.nofollow`): a path with a link among its folders (a command swapped
+``src/d`` for a link to a folder outside the project, say) is refused by name, and with ``force`` left
+alone; what is restored or removed is always the entry itself, never where a link points.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-import shutil
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from msgspec import Struct, field
 
+from engine.checkpoints import nofollow
 from engine.checkpoints.states import current_state
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
 from engine.errors import HiveError
+
+T = TypeVar("T")
 
 
 class Conflict(Struct, frozen=True):
@@ -25,6 +32,8 @@ class Conflict(Struct, frozen=True):
 
     path: str
     reason: str
+    through_link: bool = False
+    """A folder on the path is a symbolic link now: the path is left alone, even with ``force``."""
 
 
 class UndoRefused(HiveError):
@@ -59,8 +68,10 @@ def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
     """Every reason reverting ``manifest`` now would not be exact."""
     found = []
     for path, change in sorted(manifest.effective.items()):
-        now = current_state(path)
-        if not _same(now, change.after):
+        link = nofollow.link_on_path(path)
+        if link is not None:
+            found.append(Conflict(path, str(link), through_link=True))
+        elif not _same(current_state(path), change.after):
             found.append(Conflict(path, "changed after hive touched it"))
         elif change.before is not None and change.before.kind == "unrecorded":
             found.append(Conflict(path, f"its earlier state was not kept ({change.before.reason})"))
@@ -74,25 +85,46 @@ def revert(manifest: Manifest, store: CheckpointStore, *, force: bool = False) -
     problems = conflicts(manifest, store)
     if problems and not force:
         raise UndoRefused(manifest, problems)
-    report = UndoReport(manifest, skipped=[c for c in problems if _unrestorable(manifest.changes[c.path], store)])
-    skipped = {c.path for c in report.skipped}
-    changes = {p: c for p, c in manifest.effective.items() if p not in skipped}
+    report = UndoReport(manifest, skipped=[c for c in problems if _left_alone(c, manifest.changes[c.path], store)])
+    changes = {p: c for p, c in manifest.effective.items() if p not in _paths(report.skipped)}
     # Folders first, shallowest first; then files and links; then what the turn created, deepest first.
     folders = sorted((p for p, c in changes.items() if _is(c.before, "dir")), key=_depth)
     for path in folders:
-        _make_dir(Path(path))
+        _attempt(report, path, nofollow.make_folder)
     for path, change in sorted(changes.items()):
-        if change.before is not None and change.before.kind != "dir":
-            _restore_entry(Path(path), change.before, store)
+        before = change.before
+        if before is not None and before.kind != "dir":
+            _attempt(report, path, partial(_restore_entry, state=before, store=store))
     for path in sorted((p for p, c in changes.items() if c.before is None), key=_depth, reverse=True):
-        if _remove(Path(path)):
+        if _attempt(report, path, nofollow.remove):
             report.removed.append(path)
     for path in reversed(folders):  # modes last: a folder made read-only again must first be filled
-        os.chmod(path, changes[path].before.mode)  # type: ignore[union-attr]
-    report.restored = sorted(p for p, c in changes.items() if c.before is not None)
+        mode = changes[path].before.mode  # type: ignore[union-attr]
+        _attempt(report, path, partial(nofollow.set_folder_mode, mode=mode))
+    refused = _paths(report.skipped)
+    report.restored = sorted(p for p, c in changes.items() if c.before is not None and p not in refused)
     manifest.undone = True
     store.save(manifest)
     return report
+
+
+def _attempt(report: UndoReport, path: str, action: Callable[[str], T]) -> T | None:
+    """``action(path)``; a link found on the way (made since the check) leaves the path alone, said in the report."""
+    if path in _paths(report.skipped):
+        return None
+    try:
+        return action(path)
+    except nofollow.LinkOnPath as refused:
+        report.skipped.append(Conflict(path, str(refused), through_link=True))
+        return None
+
+
+def _paths(conflicts: list[Conflict]) -> set[str]:
+    return {c.path for c in conflicts}
+
+
+def _left_alone(conflict: Conflict, change: Change, store: CheckpointStore) -> bool:
+    return conflict.through_link or _unrestorable(change, store)
 
 
 def _unrestorable(change: Change, store: CheckpointStore) -> bool:
@@ -116,38 +148,12 @@ def _depth(path: str) -> int:
     return len(Path(path).parts)
 
 
-def _make_dir(path: Path) -> None:
-    if os.path.lexists(path) and (path.is_symlink() or not path.is_dir()):
-        path.unlink()
-    path.mkdir(parents=True, exist_ok=True)
-
-
-def _restore_entry(path: Path, state: FileState, store: CheckpointStore) -> None:
+def _restore_entry(path: str, state: FileState, store: CheckpointStore) -> None:
     """Put a file or link back, through a temporary name in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    partial = path.with_name(f".{path.name}.hive-undo-{secrets.token_hex(4)}")
     if state.kind == "link":
-        os.symlink(state.target, partial)
+        nofollow.put_link(path, state.target)
     else:
-        partial.write_bytes(store.read_blob(state.blob))
-        os.chmod(partial, state.mode)
-    os.replace(partial, path)
-
-
-def _remove(path: Path) -> bool:
-    """Remove what the turn created; a folder only once it is empty (it may hold files hive never saw)."""
-    if not os.path.lexists(path):
-        return False
-    if path.is_dir() and not path.is_symlink():
-        try:
-            path.rmdir()
-        except OSError:
-            return False
-        return True
-    path.unlink()
-    return True
+        nofollow.put_file(path, store.read_blob(state.blob), state.mode)
 
 
 def rewind(store: CheckpointStore, target: Manifest, *, force: bool = False) -> list[UndoReport]:

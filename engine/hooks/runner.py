@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from engine.hooks.options import HookSpec
 from engine.own_variables import inherited_environment
-from engine.sandbox.base import Sandbox, SandboxError
+from engine.sandbox.base import Launch, Sandbox, SandboxError
 from engine.sandbox.environment import sandbox_environment
 from engine.tools.shell import KILL_GRACE, stop_process_group
 
@@ -85,22 +86,22 @@ class HookRunner:
             return HookOutcome(hook=hook, failure=f"not run: {exc}")
         own = {"HIVE_HOOK_EVENT": hook.event, "HIVE_PROJECT_DIR": str(self.cwd)}
         try:
-            return await self._spawned(hook, launch.argv, {**launch.env, **own}, json.dumps(payload).encode())
+            with_own = replace(launch, env={**launch.env, **own})  # after the list: hive's own, for the hook
+            return await self._spawned(hook, with_own, json.dumps(payload).encode())
         finally:
             launch.after()
 
-    async def _spawned(
-        self, hook: HookSpec, argv: tuple[str, ...], env: Mapping[str, str], stdin: bytes
-    ) -> HookOutcome:
+    async def _spawned(self, hook: HookSpec, launch: Launch, stdin: bytes) -> HookOutcome:
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv,
+                *launch.argv,
                 cwd=self.cwd,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
-                env=dict(env),
+                env=dict(launch.env),
+                pass_fds=launch.pass_fds,
             )
         except OSError as exc:
             return HookOutcome(hook=hook, failure=f"cannot start: {exc.strerror or exc}")

@@ -25,6 +25,7 @@ from msgspec import Struct
 
 from engine.launch_files import short_digest
 from engine.paths import user_config_dir
+from engine.private_files import open_private, private_dir
 
 if TYPE_CHECKING:
     from engine.mcp.config import ServerConfig
@@ -155,10 +156,11 @@ def _approval(value: Any) -> Approval | None:
 
 def _write(projects: dict[str, dict[str, Any]]) -> None:
     path = approvals_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        partial.write_text(json.dumps({"projects": projects}, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        with open_private(partial, "w") as handle:
+            handle.write(json.dumps({"projects": projects}, indent=2, sort_keys=True) + "\n")
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)

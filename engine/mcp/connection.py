@@ -22,6 +22,7 @@ from engine.mcp.config import ServerConfig
 from engine.mcp.errors import CallFailed, connection_lost, describe_connect_error
 from engine.mcp.listing import Listing, fetch_listing, fetch_tools
 from engine.mcp.transports import open_transport
+from engine.private_files import open_private, private_dir
 
 ServerState = Literal["starting", "ready", "failed", "stopped"]
 MODERN_PROTOCOL = "2026-07-28"
@@ -33,8 +34,16 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 class ServerConnection:
     """One configured server: its state, its last listing, and calls to it."""
 
-    def __init__(self, config: ServerConfig, log_dir: Path, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        log_dir: Path,
+        on_change: Callable[[], None] | None = None,
+        unsafe_dirs: tuple[Path, ...] | None = None,
+    ) -> None:
+        """``unsafe_dirs``: the folders sandboxed commands can write, where a server's program is never looked up."""
         self.config = config
+        self.unsafe_dirs = unsafe_dirs
         self.log_path = log_dir / f"{config.name}.log"
         self.state: ServerState = "starting"
         self.error: str | None = None
@@ -66,7 +75,7 @@ class ServerConnection:
         self._settled = asyncio.Event()
         self._wake = asyncio.Event()
         self._set_state("starting")
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.log_path.parent)
         self._task = asyncio.get_running_loop().create_task(self._lifetime(), name=f"mcp:{self.config.name}")
 
     async def wait_settled(self) -> None:
@@ -130,7 +139,7 @@ class ServerConnection:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 scope.deadline = anyio.current_time() + self.config.startup_timeout
-                with self.log_path.open("a", encoding="utf-8") as errlog:
+                with open_private(self.log_path, "a") as errlog:
                     await self._connect_and_serve(scope, errlog, started)
             if scope.cancelled_caught and self.state == "starting" and not self._stopping:
                 self._fail(f"did not connect within {self.config.startup_timeout:g} s")
@@ -153,7 +162,12 @@ class ServerConnection:
         errlog.write(f"--- hive connecting to {self.config.name} at {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
         errlog.flush()
         async with Client(
-            open_transport(self.config, errlog, on_exit=lambda: self.connection_lost("the server exited")),
+            open_transport(
+                self.config,
+                errlog,
+                on_exit=lambda: self.connection_lost("the server exited"),
+                unsafe_dirs=self.unsafe_dirs,
+            ),
             message_handler=self._on_message,
             client_info=Implementation(name="hive", version="0.1.0"),
         ) as client:

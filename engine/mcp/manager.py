@@ -59,18 +59,24 @@ class McpManager:
         guards: Sequence[CallGuard] = (),
         on_change: Callable[[], None] | None = None,
         reload_from: tuple[Path, McpOptions] | None = None,
+        unsafe_dirs: tuple[Path, ...] | None = None,
     ) -> None:
-        """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration."""
+        """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration;
+        ``unsafe_dirs``: the folders sandboxed commands can write (None: each server's project), where a server's
+        program is never looked up."""
         self.servers = servers
+        self.unsafe_dirs = unsafe_dirs
         self.guards = tuple(guards)
         self.reload_error: str | None = None
         """Why the last change to the configuration was not applied (None when it was, or none was made)."""
         self._log_dir = log_dir
         self._listeners: list[Callable[[], None]] = [on_change] if on_change is not None else []
-        self._connections = {s.name: ServerConnection(s, log_dir, self._changed) for s in servers.enabled}
+        self._connections = {s.name: self._connection(s) for s in servers.enabled}
         self._retiring: set[asyncio.Task[None]] = set()
         self._watcher = ConfigWatcher(*reload_from, self.apply, self._reloaded) if reload_from else None
         self._offered: dict[str, tuple[Listing, tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]] = {}
+        self._first_listed: dict[str, frozenset[str]] = {}
+        """Each server's tool names at its first listing: a tool it adds later is asked about (``added_later``)."""
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -94,12 +100,15 @@ class McpManager:
         for name, config in wanted.items():
             kept = self._connections.get(name)
             if kept is None:
-                kept = ServerConnection(config, self._log_dir, self._changed)
+                kept = self._connection(config)
                 kept.start()
             connections[name] = kept
         self._connections = connections
         self.servers = servers
         self._changed()
+
+    def _connection(self, config: ServerConfig) -> ServerConnection:
+        return ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs)
 
     def _retire(self, connection: ServerConnection) -> None:
         task = asyncio.get_running_loop().create_task(connection.stop())
@@ -151,7 +160,9 @@ class McpManager:
         cached = self._offered.get(name)
         if cached is None or cached[0] is not listing:
             infos = tuple(tool_infos(connection))
-            cached = (listing, infos, tuple(info.spec(name) for info in infos))
+            first = self._first_listed.setdefault(name, frozenset(info.name for info in infos)) if infos else None
+            specs = tuple(info.spec(name, added_later=first is not None and info.name not in first) for info in infos)
+            cached = (listing, infos, specs)
             self._offered[name] = cached
         return cached[1], cached[2]
 

@@ -23,10 +23,12 @@ class McpProvider:
         if not config.mcp_servers.enabled and not watching:
             return None
         from engine.mcp.manager import McpManager  # the client side of MCP, for a session that has servers
+        from engine.sandbox.base import commands_can_write
 
         return McpManager(
             config.mcp_servers,
             user_data_dir() / "mcp-logs",
             guards=context.mcp_call_guards,
             reload_from=(config.cwd, config.mcp) if config.mcp.hot_reload else None,
+            unsafe_dirs=commands_can_write(config.sandbox.options, config.cwd),
         )

@@ -9,15 +9,20 @@ same way even when the server itself exited in time, so no process of it outlive
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
 
 from engine.mcp.config import ServerConfig
+from engine.mcp.errors import without_values
+from engine.paths import project_root
+from engine.programs import ProgramLookup, given_program, trusted_program
 
 INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
 GRACE_S = 2.0
@@ -31,19 +36,46 @@ def server_environment(server: ServerConfig) -> dict[str, str]:
     return inherited | dict(server.env)
 
 
+def server_program(server: ServerConfig, unsafe_dirs: Sequence[Path] | None = None) -> ProgramLookup:
+    """The program that starts ``server``, never one a sandboxed command could have planted in its place.
+
+    A bare name is looked up on the server's ``PATH`` with :func:`engine.programs.trusted_program`, passing
+    over ``unsafe_dirs`` (the folders sandboxed commands can write; None: the project of the server's
+    folder). A path is the configuration's own choice of file and is used as given (from the server's
+    folder), with a caution when it lies where a command could have changed it.
+    """
+    assert server.command is not None
+    folder = server.cwd or Path.cwd()
+    unsafe = (project_root(folder),) if unsafe_dirs is None else unsafe_dirs
+    if "/" in server.command:
+        return given_program(folder / server.command, unsafe_dirs=unsafe, name=server.command)
+    search_path = server_environment(server).get("PATH", os.defpath)
+    return trusted_program(server.command, unsafe_dirs=unsafe, search_path=search_path)
+
+
 @asynccontextmanager
 async def stdio_transport(
-    server: ServerConfig, errlog: TextIO, on_exit: Callable[[], None] | None = None
+    server: ServerConfig,
+    errlog: TextIO,
+    on_exit: Callable[[], None] | None = None,
+    unsafe_dirs: Sequence[Path] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Start ``server`` and yield the (read, write) message streams the SDK's client takes.
 
-    ``on_exit`` is called when the server closes its stdout by itself (it exited or crashed).
+    ``on_exit`` is called when the server closes its stdout by itself (it exited or crashed);
+    ``unsafe_dirs``: see :func:`server_program`.
     """
     from mcp.shared.message import SessionMessage
 
-    assert server.command is not None
+    program = server_program(server, unsafe_dirs)
+    notice = program.notice()
+    if notice:
+        errlog.write(f"hive: {without_values(notice, server)}\n")
+        errlog.flush()
+    if program.path is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), server.command)
     process = await anyio.open_process(
-        [server.command, *server.args],
+        [program.path, *server.args],
         env=server_environment(server),
         cwd=server.cwd,
         stderr=errlog,

@@ -1,8 +1,10 @@
 """A server's tools as hive tools: ``mcp__{server}__{tool}`` specs, calls with progress, results as text.
 
-The server's annotations are kept: ``readOnlyHint`` makes the tool read-only (offered in plan mode,
-and judged by ``mcp_read_only`` when no rule names it); ``title`` and ``destructiveHint`` are kept
-for hosts to show. Servers that have resources also get ``mcp__{server}__read_resource``.
+The server's annotations are shown, never trusted (the MCP specification: clients must not trust
+annotations from servers they do not trust): ``readOnlyHint`` lets the calls run side by side and
+lets a user's ``mcp_read_only`` rule apply, but plan mode offers an MCP tool only when the user's rules
+name it read-only, and nothing is allowed because a server said so. ``title`` and ``destructiveHint``
+are kept for hosts to show. Servers that have resources also get ``mcp__{server}__read_resource``.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ class McpToolInfo(Struct, frozen=True):
     read_only: bool = False
     destructive: bool | None = None
 
-    def spec(self, server: str) -> ToolSpec:
-        """The spec shown to the model."""
+    def spec(self, server: str, *, added_later: bool = False) -> ToolSpec:
+        """The spec shown to the model (``added_later``: the server added it after its first listing)."""
         return ToolSpec(
             name=self.name,
             description=self.description,
@@ -51,6 +53,7 @@ class McpToolInfo(Struct, frozen=True):
             read_only=self.read_only,
             kind="mcp",
             source=server,
+            added_later=added_later,
         )
 
 

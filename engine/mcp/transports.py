@@ -7,8 +7,9 @@ its own log file (a pipe nobody drains would stall the server).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
@@ -21,13 +22,19 @@ HTTP_READ_TIMEOUT_S = 300.0
 """How long a Streamable HTTP or SSE stream may stay quiet (a bare client would give up after 5 s)."""
 
 
-def open_transport(server: ServerConfig, errlog: TextIO, on_exit: Callable[[], None] | None = None) -> Any:
+def open_transport(
+    server: ServerConfig,
+    errlog: TextIO,
+    on_exit: Callable[[], None] | None = None,
+    unsafe_dirs: Sequence[Path] | None = None,
+) -> Any:
     """A fresh transport context manager for ``server`` (each connection attempt needs its own).
 
-    ``on_exit`` is called when a stdio server exits by itself.
+    ``on_exit`` is called when a stdio server exits by itself; a stdio server's program is never
+    taken from ``unsafe_dirs`` (see :func:`engine.mcp.stdio.server_program`).
     """
     if server.transport == "stdio":
-        return stdio_transport(server, errlog, on_exit)
+        return stdio_transport(server, errlog, on_exit, unsafe_dirs)
     assert server.url is not None
     if server.transport == "http":
         return _streamable_http(server.url, dict(server.headers))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import UserError
 from engine.memory.service import Memory, MemoryScope
+from engine.private_files import make_private, private_dir
 
 if TYPE_CHECKING:
     from engine.model.embeddings import Embedder
@@ -170,9 +171,10 @@ class SqliteMemory:
     def _connection(self) -> Iterator[sqlite3.Connection]:
         """A connection in a transaction (committed on success), the schema made on first use."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             with closing(sqlite3.connect(self.path, timeout=10)) as db:
                 if not self._ready:
+                    make_private(self.path)  # the notes are the person's: 0600 (SQLite gives its -wal the same)
                     db.execute("PRAGMA journal_mode=WAL")
                     db.executescript(_SCHEMA)
                     self._ready = True

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.private_files import open_private, private_dir
+
 TABLE_FILE = "model_prices_and_context_window_backup.json"
 LOOKUPS_FILE = "model-table-lookups.json"
 
@@ -85,8 +87,9 @@ class _Lookups:
         """Write the lookups (a temporary file, then renamed); a cache that cannot be written is no loss."""
         partial = self.file.with_name(f".{self.file.name}.{os.getpid()}.{threading.get_ident()}")
         try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            partial.write_text(json.dumps({"table": self.table, "entries": self.entries}), encoding="utf-8")
+            private_dir(self.file.parent)
+            with open_private(partial, "w") as handle:
+                handle.write(json.dumps({"table": self.table, "entries": self.entries}))
             os.replace(partial, self.file)
         except OSError:
             with contextlib.suppress(OSError):

@@ -105,6 +105,8 @@ class Sub(Struct, frozen=True):
     """It may create symbolic or hard links (``ln``, a checkout of a commit holding links)."""
     node_ids: bool = False
     """Operands may carry ``::test`` suffixes (pytest node ids)."""
+    operand_asks: tuple[tuple[str, str], ...] = ()
+    """Operands that make the command ask: (a regular expression the whole operand matches, the reason)."""
 
 
 class ToolTable(Struct, frozen=True):

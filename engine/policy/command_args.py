@@ -286,7 +286,7 @@ def _result(reading: _Reading) -> ParsedCommand:
     cls = reading.cls
     if sub.with_operands is not None and reading.operands and cls is not None:
         cls = _stricter(cls, sub.with_operands)
-    asks = list(reading.asks)
+    asks = list(reading.asks) + _operand_asks(reading)
     if reading.unknown_words and _has_asking_options(reading.table, sub):
         asks.append(f"{reading.name}: {UNKNOWN_WORD}")
     paths = list(reading.paths)
@@ -305,6 +305,16 @@ def _result(reading: _Reading) -> ParsedCommand:
         deletes=sub.deletes or reading.deletes,
         links=sub.links or reading.links,
     )
+
+
+def _operand_asks(reading: _Reading) -> list[str]:
+    """Why operands the subcommand asks about (``git checkout .``, ``git push +main``) make it ask."""
+    return [
+        f"{reading.name} {word}: {why}"
+        for word in (*reading.operands, *reading.after_dashdash)
+        for pattern, why in reading.sub.operand_asks
+        if word is not None and re.fullmatch(pattern, word, re.DOTALL)
+    ]
 
 
 def _has_asking_options(table: ToolTable, sub: Sub) -> bool:

@@ -156,5 +156,4 @@ def default_layer(*, sandboxed: bool = True) -> Layer:
         rules=default_rules(sandboxed=sandboxed),
         default_action="ask",
         ask_before_delete=True,
-        mcp_read_only="allow",
     )

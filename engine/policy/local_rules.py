@@ -23,6 +23,7 @@ from engine.config_files import read_document
 from engine.paths import project_root
 from engine.policy.config import saved_rules_file
 from engine.policy.rules import CATEGORIES, Action, Category, Finding, Layer, Rule, Subject
+from engine.private_files import make_private, private_dir
 from engine.tools.base import FileToolOptions
 from engine.tools.files import write_text_atomic
 
@@ -101,8 +102,9 @@ def save_lasting(cwd: Path, rules: Sequence[LastingRule], action: Action) -> Pat
     text = HEADER.format(root=str(project_root(cwd)).replace("\n", " ")) + yaml.safe_dump(
         document, sort_keys=False, allow_unicode=True, width=1000
     )
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     write_text_atomic(path, text, FileToolOptions())
+    make_private(path)
     return path
 
 

@@ -94,8 +94,11 @@ class ModeManager:
 
 
 def is_read_only(spec: ToolSpec, read_only_tools: Sequence[str] = ()) -> bool:
-    """Whether plan mode offers the tool: read-only built-ins and tools named (or matched) in ``read_only_tools``."""
-    if spec.read_only or spec.name in READ_ONLY_BUILTINS:
+    """Whether plan mode offers the tool: read-only built-ins and tools named (or matched) in ``read_only_tools``.
+
+    An MCP tool counts only when the rules name it: a server's ``readOnlyHint`` is its own claim.
+    """
+    if spec.name in READ_ONLY_BUILTINS or (spec.read_only and spec.kind != "mcp"):
         return True
     return any(name_matches(pattern, spec.name) for pattern in read_only_tools)
 

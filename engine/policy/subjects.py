@@ -86,6 +86,8 @@ def subjects_for(call: ToolCall, ctx: ToolContext, spec: ToolSpec | None = None)
     if call.name.startswith(MCP_PREFIX):
         read_only = spec is not None and spec.kind == "mcp" and spec.read_only
         out.subjects.append(Subject(category="mcp_tools", value=call.name, shown=call.name, read_only_mcp=read_only))
+        if spec is not None and spec.added_later:
+            out.problems.append(f"its server added {call.name} after the session started: a tool not seen before")
         out.subjects.append(Subject(category="tools", value=call.name, shown=call.name, decisive=False))
     else:
         out.subjects.append(Subject(category="tools", value=call.name, shown=call.name))

@@ -22,7 +22,7 @@ def summarize_call(call: ToolCall) -> str:
         return str(args.get("command", ""))
     if call.name == "write_file":
         content = str(args.get("content", ""))
-        count = len(content.splitlines())
+        count = len(_lines(content))
         return f"write {args.get('path', '?')} ({count} line{'' if count == 1 else 's'})"
     if call.name == "edit_file":
         return f"edit {args.get('path', '?')}"
@@ -51,12 +51,18 @@ def diff_for_call(call: ToolCall, ctx: ToolContext) -> str | None:
         return "(old_string is not in the file exactly once: the edit will fail)"
     shown = display_path(path, ctx)
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        _lines(before),
+        _lines(after),
         fromfile=f"a/{shown}" if path.exists() else "/dev/null",
         tofile=f"b/{shown}",
     )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines, each with its newline: only a newline ends one (a carriage return stays inside, to be shown)."""
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def _current_text(path: Path) -> str | None:

@@ -3,6 +3,10 @@
 Read-only subcommands and writes inside the project are allowed; what brings in files from other
 commits (a checkout of a branch, a merge) only when the sandbox keeps ``.ironhive/`` and git's hooks
 read-only; options and subcommands that run programs, change configuration or reach outside ask.
+So does what destroys work hive's undo cannot bring back, for undo restores files, never ``.git``:
+rewriting or deleting branches, tags, stashes and the reflog (``reset --hard``, ``branch -D``,
+``stash drop``, ``rebase``, ``reflog expire``, ``gc``, ``push --force``), and throwing away the index,
+uncommitted changes of the whole tree or untracked files (``checkout .``, ``restore .``, ``clean``).
 A subcommand not listed here has no built-in verdict, so it gets the default action (ask).
 """
 
@@ -20,6 +24,14 @@ CONFIG = (
 PLUMBING = "git plumbing writes index entries, objects or files whose paths hive cannot see in the command line"
 PATCHES = "it writes the files a patch names, which hive cannot see in the command line"
 RUNS = "it runs a program named in its options or in configuration"
+_NO_UNDO = "hive's undo does not cover .git"
+HISTORY = f"it rewrites history or deletes refs (branches, tags, stashes, the reflog); {_NO_UNDO}"
+DISCARDS = f"it throws away uncommitted changes (the index, the files) or moves the branch; {_NO_UNDO}"
+UNTRACKED = "it deletes untracked files (with -x ignored ones too: .env, build outputs), which may be the only copy"
+OBJECTS = f"it deletes unreachable objects, which may be the only copy of dropped commits and stashes; {_NO_UNDO}"
+REMOTE_HISTORY = "it rewrites or deletes history on the remote, for everyone who uses it"
+WHOLE_TREE = (r"\.{1,2}/?|\*|:.*", f"a pathspec of the whole tree: it throws away every uncommitted change; {_NO_UNDO}")
+"""``.``, ``..``, ``*`` and pathspec magic (``:/``, ``:!x``: everything but x), as operands of checkout and restore."""
 
 _GLOBAL = (
     opt("-C", "required", path="dir"),
@@ -98,8 +110,8 @@ _STASH = Sub(
         "show": _read(*_DIFF),
         "pop": _write(links=True),
         "apply": _write(links=True),
-        "drop": _write(),
-        "clear": _write(),
+        "drop": _ask(HISTORY),
+        "clear": _ask(HISTORY),
         "create": _write(),
         "branch": _imports(),
         "store": _ask("it stores any commit as a stash, to be applied later"),
@@ -167,9 +179,21 @@ _SUBCOMMANDS: dict[str, Sub] = {
             "check-mailmap",
             "version",
             "fsck",
-            "reflog",
         )
     },
+    "reflog": Sub(
+        cls="read",
+        reason=READ,
+        subcommands={
+            "show": _read(*_DIFF),
+            "list": _read(),
+            "exists": _read(),
+            "expire": _ask(HISTORY),
+            "delete": _ask(HISTORY),
+        },
+        default="show",
+    ),
+    **{name: _ask(OBJECTS) for name in ("gc", "prune")},
     "blame": _read(opt("--contents -S --ignore-revs-file", "required", path="read"), opt("-L", "required")),
     "annotate": _read(opt("--contents -S --ignore-revs-file", "required", path="read"), opt("-L", "required")),
     "grep": _GREP,
@@ -181,19 +205,21 @@ _SUBCOMMANDS: dict[str, Sub] = {
     ),
     "add": _write(opt("--pathspec-from-file", "required", path="read"), opt("--chmod", "required")),
     "commit": _write(*_MESSAGE),
-    "tag": _write(*_MESSAGE, opt("-u --local-user", "required")),
+    "tag": _write(*_MESSAGE, opt("-u --local-user", "required"), opt("-d --delete -f --force", ask=HISTORY)),
     "branch": _write(
         opt("--edit-description", ask="it opens an editor"),
         opt("-u --set-upstream-to", "required"),
+        opt("-D -f --force -M -C", ask=HISTORY),
     ),
     "mv": _write(operands="edit"),
     "rm": _write(opt("--pathspec-from-file", "required", path="read"), operands="edit", deletes=True),
-    "clean": _write(deletes=True),
+    "clean": _ask(UNTRACKED),
     "restore": Sub(
         cls="write",
         reason=WRITE,
         operands="edit",
         links=True,
+        operand_asks=(WHOLE_TREE,),
         options=(
             opt("-s --source", "required", becomes="imports"),
             opt("--pathspec-from-file", "required", path="read"),
@@ -205,17 +231,27 @@ _SUBCOMMANDS: dict[str, Sub] = {
         with_operands="imports",
         after_dashdash="edit",
         links=True,
-        options=(opt("-b -B --orphan --conflict", "required"), opt("--pathspec-from-file", "required", path="read")),
+        operand_asks=(WHOLE_TREE,),
+        options=(
+            opt("-b --orphan --conflict", "required"),
+            opt("-B", "required", ask=HISTORY),
+            opt("-f --force", ask=DISCARDS),
+            opt("--pathspec-from-file", "required", path="read"),
+        ),
     ),
     "switch": Sub(
         cls="write",
         reason=WRITE,
         with_operands="imports",
         links=True,
-        options=(opt("-c -C --create --force-create --orphan --conflict", "required"),),
+        options=(
+            opt("-c --create --orphan --conflict", "required"),
+            opt("-C --force-create", "required", ask=HISTORY),
+            opt("-f --force --discard-changes", ask=DISCARDS),
+        ),
     ),
     "reset": _write(
-        opt("--hard --keep --merge", becomes="imports"),
+        opt("--hard --keep --merge", ask=DISCARDS),
         opt("--pathspec-from-file", "required", path="read"),
         links=True,
     ),
@@ -227,16 +263,26 @@ _SUBCOMMANDS: dict[str, Sub] = {
         operands="edit",
     ),
     "merge": _imports(*_PICK),
-    "rebase": _imports(
-        *_PICK,
-        opt("-x --exec", "required", ask="it runs a command after every commit it makes"),
+    "rebase": Sub(
+        cls="ask",
+        reason=f"it rewrites the branch's commits; {_NO_UNDO}",
+        links=True,
+        options=(*_PICK, opt("-x --exec", "required", ask="it runs a command after every commit it makes")),
     ),
     "cherry-pick": _imports(*_PICK),
     "revert": _imports(*_PICK),
     "bisect": _BISECT,
     "worktree": _WORKTREE,
     "remote": _REMOTE,
-    **{name: _ask(NETWORK) for name in ("clone", "fetch", "pull", "push", "ls-remote", "submodule", "request-pull")},
+    **{name: _ask(NETWORK) for name in ("clone", "fetch", "pull", "ls-remote", "submodule", "request-pull")},
+    "push": Sub(
+        cls="ask",
+        reason=NETWORK,
+        options=(
+            opt("-f --force --force-with-lease --force-if-includes --mirror -d --delete --prune", ask=REMOTE_HISTORY),
+        ),
+        operand_asks=((r"[+:].*", f"a refspec starting with + forces the update, with : deletes; {REMOTE_HISTORY}"),),
+    ),
     "config": _ask("it reads or changes git's configuration: credential settings, tokens, programs git runs"),
     **{
         name: _ask("it prints or stores passwords")
@@ -246,7 +292,7 @@ _SUBCOMMANDS: dict[str, Sub] = {
         name: _ask(RUNS)
         for name in ("difftool", "mergetool", "merge-index", "merge-one-file", "web--browse", "instaweb")
     },
-    "filter-branch": _ask("it runs the shell commands given in its options over every commit"),
+    "filter-branch": _ask(f"it rewrites every commit, running the shell commands given in its options; {_NO_UNDO}"),
     "help": _ask("it opens the manual in a pager or a browser"),
     "maintenance": _ask("it registers scheduled jobs in the user's configuration"),
     "am": _ask(PATCHES),
@@ -260,7 +306,6 @@ _SUBCOMMANDS: dict[str, Sub] = {
             "write-tree",
             "commit-tree",
             "hash-object",
-            "update-ref",
             "symbolic-ref",
             "mktree",
             "mktag",
@@ -271,6 +316,7 @@ _SUBCOMMANDS: dict[str, Sub] = {
             "sparse-checkout",
         )
     },
+    "update-ref": Sub(cls="ask", reason=PLUMBING, options=(opt("-d", ask=HISTORY),)),
 }
 
 GIT = ToolTable(

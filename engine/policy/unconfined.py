@@ -14,6 +14,7 @@ from engine.tools.base import ToolContext, ToolResult, ToolSpec
 from engine.tools.paths import working_directory
 
 SHELL_TOOLS = frozenset({"execute_command"})
+_NEEDS = {"filesystem": "a write the sandbox refuses", "network": "the network", "unix_socket": "a unix socket"}
 
 
 def gate_policy(
@@ -89,7 +90,7 @@ class RunOutsideOnce:
         kinds = sandbox_denials(result.output)
         if not kinds:
             return None
-        what = " and ".join({"filesystem": "a write the sandbox refuses", "network": "the network"}[k] for k in kinds)
+        what = " and ".join(_NEEDS[kind] for kind in kinds)
         reason = (
             f"it failed inside the sandbox, which looks like it needed {what}. Run it ONCE MORE OUTSIDE the "
             "sandbox, with your full access to files, network and environment?"

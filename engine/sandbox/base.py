@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
+import functools
+import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from msgspec import Struct
 
 from engine.errors import HiveError
+from engine.paths import project_root
+from engine.programs import ProgramLookup, trusted_program, writable_by_commands
 from engine.sandbox.options import SandboxMode, SandboxOptions
 
 
@@ -23,17 +26,20 @@ def _nothing_to_report() -> tuple[str, ...]:
 
 
 class Launch(Struct, frozen=True, kw_only=True):
-    """How to start one command: the program and arguments, and the environment.
+    """How to start one command: the program and arguments, the environment, and the descriptors to pass.
 
     Start it in a new session (``start_new_session=True``) with no terminal on its standard
-    streams, so that nothing inside can reach the user's terminal. Call ``after()`` once the
-    command and everything it started have ended: it undoes what the sandbox forbids but cannot
-    block, and returns a line for the result about each thing it undid.
+    streams, so that nothing inside can reach the user's terminal, and with ``pass_fds``: the
+    descriptors the sandbox reads at its start (they are good for one start only). Call ``after()``
+    once the command and everything it started have ended, whether or not it could start: it closes
+    those descriptors, undoes what the sandbox forbids but cannot block, and returns a line for the
+    result about each thing it undid.
     """
 
     argv: tuple[str, ...]
     env: Mapping[str, str]
     after: Callable[[], tuple[str, ...]] = _nothing_to_report
+    pass_fds: tuple[int, ...] = ()
 
 
 class Sandbox(Protocol):
@@ -57,9 +63,26 @@ class Sandbox(Protocol):
         ...
 
 
-def shell_argv(command: str) -> tuple[str, ...]:
-    """bash (or /bin/sh where there is no bash) running ``command``."""
-    return (shutil.which("bash") or "/bin/sh", "-c", command)
+def shell_argv(command: str, unsafe_dirs: Sequence[Path] = ()) -> tuple[str, ...]:
+    """bash (or /bin/sh where there is no bash) running ``command``; bash as :func:`shell_lookup` finds it."""
+    return (shell_lookup(unsafe_dirs).path or "/bin/sh", "-c", command)
+
+
+def shell_lookup(unsafe_dirs: Sequence[Path] = ()) -> ProgramLookup:
+    """bash by :func:`engine.programs.trusted_program`: never one in ``unsafe_dirs``, the folders commands can write."""
+    return _shell(tuple(unsafe_dirs), os.environ.get("PATH", os.defpath))
+
+
+def commands_can_write(options: SandboxOptions | None, cwd: Path) -> tuple[Path, ...]:
+    """The folders sandboxed commands started in ``cwd`` can write: its project, the options' project and roots."""
+    if options is None:
+        return (project_root(cwd),)
+    return writable_by_commands(project_root(cwd), options.project, *options.writable_roots)
+
+
+@functools.lru_cache(maxsize=32)
+def _shell(unsafe_dirs: tuple[Path, ...], search_path: str) -> ProgramLookup:
+    return trusted_program("bash", unsafe_dirs=unsafe_dirs, search_path=search_path)
 
 
 class NoSandbox:
@@ -69,7 +92,7 @@ class NoSandbox:
 
     def prepare(self, command: str, cwd: Path, env: Mapping[str, str]) -> Launch:
         """The plain shell launch."""
-        return Launch(argv=shell_argv(command), env=dict(env))
+        return Launch(argv=shell_argv(command, commands_can_write(None, cwd)), env=dict(env))
 
     def describe(self) -> str:
         """Says there is no sandbox."""

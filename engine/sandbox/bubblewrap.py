@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
+import os
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.sandbox.base import Launch, SandboxError, shell_argv
+from engine.sandbox.base import Launch, SandboxError, commands_can_write, shell_argv
 from engine.sandbox.bwrap import bwrap_argv
 from engine.sandbox.options import SandboxMode, SandboxOptions
 from engine.sandbox.probe import bubblewrap_availability
@@ -52,22 +55,36 @@ class BubblewrapSandbox:
 
     def prepare(self, command: str, cwd: Path, env: Mapping[str, str]) -> Launch:
         """The bwrap launch for ``command``; raises :class:`SandboxError` when bwrap cannot start here."""
-        availability = bubblewrap_availability(network=self.options.network, binary=self.binary)
+        unsafe = commands_can_write(self.options, cwd)
+        availability = bubblewrap_availability(network=self.options.network, binary=self.binary, unsafe_dirs=unsafe)
         if not availability.available or availability.binary is None:
             raise SandboxError(f"the sandbox cannot start here: {availability.reason}")
         # imported here: a session that runs no command never needs them
         from engine.sandbox.environment import sandbox_environment
+        from engine.sandbox.seccomp import program_fd, seccomp_program
 
         try:
             profile = self.profile(cwd, env)
-            argv = bwrap_argv(availability.binary, profile, shell_argv(command), empty_file=_empty_file())
+            empty_file = _empty_file()
+            sockets = allowed_sockets(self.options.unix_sockets, profile)
+            program = seccomp_program(refuse_unix_sockets=not self.options.allows_unix_sockets)
+            seccomp_fd = program_fd(program) if program is not None else None
         except OSError as exc:
             raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
+        argv = bwrap_argv(
+            availability.binary,
+            profile,
+            shell_argv(command, unsafe),
+            empty_file=empty_file,
+            seccomp_fd=seccomp_fd,
+            sockets=sockets,
+        )
         options = self.options
         return Launch(
             argv=argv,
             env=sandbox_environment(env, CHILD_ENV, network=options.network, passed=options.env),
-            after=functools.partial(_after, profile.watch, self._first_time(profile.note)),
+            after=functools.partial(_finish, seccomp_fd, profile.watch, self._first_time(profile.note)),
+            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
         )
 
     def _first_time(self, note: str) -> tuple[str, ...]:
@@ -93,19 +110,43 @@ class BubblewrapSandbox:
 
     def problem(self) -> str | None:
         """Why bwrap cannot start here (probed once per process), or None."""
-        availability = bubblewrap_availability(network=self.options.network, binary=self.binary)
+        unsafe = commands_can_write(self.options, self.options.project or Path.cwd())
+        availability = bubblewrap_availability(network=self.options.network, binary=self.binary, unsafe_dirs=unsafe)
         return None if availability.available else availability.reason
 
     def describe(self) -> str:
         """E.g. ``bubblewrap sandbox: workspace-write, network off``."""
         network = "network on" if self.options.network else "network off"
         extra = f", {len(self.options.writable_roots)} extra writable folders" if self.options.writable_roots else ""
-        return f"bubblewrap sandbox: {self.mode}, {network}{extra}"
+        sockets = ", unix sockets allowed" if self.options.allows_unix_sockets else ""
+        return f"bubblewrap sandbox: {self.mode}, {network}{extra}{sockets}"
 
 
-def _after(watch: tuple[Path, ...], notes: tuple[str, ...]) -> tuple[str, ...]:
+def allowed_sockets(paths: tuple[Path, ...], profile: Profile) -> tuple[Path, ...]:
+    """The socket files of ``sandbox.allow_unix_sockets`` to show, at their real paths.
+
+    Only sockets that exist now; one inside a folder the profile hides stays hidden.
+    """
+    covered = [mount.path for mount in profile.mounts if mount.kind in ("hide", "guard") and mount.directory]
+    shown = []
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        try:
+            is_socket = stat.S_ISSOCK(real.stat().st_mode)
+        except OSError:
+            continue
+        if is_socket and not any(folder in real.parents for folder in covered):
+            shown.append(real)
+    return tuple(dict.fromkeys(shown))
+
+
+def _finish(seccomp_fd: int | None, watch: tuple[Path, ...], notes: tuple[str, ...]) -> tuple[str, ...]:
+    """After a command: close its filter's descriptor, remove what it must not have made; ``notes`` first."""
     from engine.sandbox.watch import remove_created
 
+    if seccomp_fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(seccomp_fd)
     return (*notes, *remove_created(watch))
 
 

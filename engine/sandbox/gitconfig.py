@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import subprocess
+import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,7 +29,10 @@ KEPT_SECTIONS = frozenset(
 """The sections copied; ``credential``, ``url``, ``http``, ``include``, ``sendemail``, ``gpg``... are not."""
 _USER_KEYS = frozenset({"user.name", "user.email"})
 _DROPPED_CORE = frozenset({"core.sshcommand", "core.askpass", "core.hookspath", "core.fsmonitor", "core.gitproxy"})
-_TIMEOUT = 10.0
+_NAME = re.compile(r"[a-z][a-z0-9-]*")
+_HEADER = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_ESCAPED = re.compile(r"\\(.)")
+_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", '"': '"', "\\": "\\"}
 _lock = threading.Lock()
 _made: dict[tuple[object, ...], Path | None] = {}
 
@@ -69,48 +71,107 @@ def _stamp(path: Path) -> tuple[int, int]:
     return (st.st_mtime_ns, st.st_size)
 
 
-def _kept(sources: tuple[Path, ...]) -> list[tuple[str, str]]:
-    entries: list[tuple[str, str]] = []
+def _kept(sources: tuple[Path, ...]) -> list[tuple[str, str | None]]:
+    entries: list[tuple[str, str | None]] = []
     for source in sources:
         entries += [(key, value) for key, value in _entries(source) if _keep(key, value)]
     return entries
 
 
-def _entries(source: Path) -> list[tuple[str, str]]:
-    """``(key, value)`` pairs of one file, in order (``include`` is not followed: git's default for one file)."""
-    git = shutil.which("git")
-    if git is None or not source.is_file():
-        return []
+def _entries(source: Path) -> list[tuple[str, str | None]]:
+    """``(key, value)`` pairs of one file, in order (None: a bare name, a true boolean); ``include`` is not
+    followed, and an entry git would reject is left out.
+
+    Read here as git reads it rather than by ``git config``: hive never runs git itself.
+    """
     try:
-        done = subprocess.run(
-            [git, "config", "--file", str(source), "--null", "--list"],
-            capture_output=True,
-            timeout=_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        text = source.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    except OSError:
         return []
-    if done.returncode != 0:
-        return []
-    pairs = []
-    for record in done.stdout.decode("utf-8", "replace").split("\0"):
-        key, _, value = record.partition("\n")
-        if key:
-            pairs.append((key, value))
-    return pairs
+    entries: list[tuple[str, str | None]] = []
+    section: str | None = None
+    position = 0
+    while position < len(text):
+        end = _line_end(text, position)
+        line = text[position:end].strip()
+        if line.startswith("["):
+            section = _section(line)
+        elif line and line[0] not in "#;":
+            name, equals, _ = line.partition("=")
+            name = name.strip().lower()
+            value, rejected = None, False
+            if equals:
+                value, end = _value(text, text.index("=", position) + 1)
+                rejected = value is None
+            if section is not None and _NAME.fullmatch(name) and not rejected:
+                entries.append((f"{section}.{name}", value))
+        position = end + 1
+    return entries
 
 
-def _keep(key: str, value: str) -> bool:
+def _line_end(text: str, position: int) -> int:
+    end = text.find("\n", position)
+    return len(text) if end < 0 else end
+
+
+def _section(line: str) -> str | None:
+    """``[core]`` -> ``core``, ``[remote "origin"]`` -> ``remote.origin``, ``[a.B]`` -> ``a.b``; None if malformed."""
+    match = _HEADER.fullmatch(line.split("]", 1)[0] + "]")
+    if match is None:
+        return None
+    head, sub = match.group(1).lower(), match.group(2)
+    if sub is None:
+        return head
+    return head + "." + _ESCAPED.sub(r"\1", sub)
+
+
+def _value(text: str, position: int) -> tuple[str | None, int]:
+    """The value starting at ``position`` and where its line ends, as git parses it: whitespace outside quotes
+    trimmed at the ends and each one a space inside, quotes and escapes undone, a backslash at the end of a
+    line continuing it, a comment dropped; None for what git rejects (an unknown escape, an open quote)."""
+    out: list[str] = []
+    spaces, quoted, comment = 0, False, False
+    while position < len(text):
+        char = text[position]
+        position += 1
+        if char == "\n":
+            return (None if quoted else "".join(out)), position - 1
+        if comment:
+            continue
+        if char.isspace() and not quoted:
+            spaces += 1 if out else 0
+            continue
+        if char in "#;" and not quoted:
+            comment = True
+            continue
+        out.append(" " * spaces)
+        spaces = 0
+        if char == "\\":
+            following = text[position] if position < len(text) else ""
+            position += 1
+            if following == "\n":
+                continue
+            if following not in _ESCAPES:
+                return None, _line_end(text, position - 1)
+            out.append(_ESCAPES[following])
+        elif char == '"':
+            quoted = not quoted
+        else:
+            out.append(char)
+    return (None if quoted else "".join(out)), len(text)
+
+
+def _keep(key: str, value: str | None) -> bool:
     section = key.split(".", 1)[0].lower()
     lowered = key.lower()
     if section not in KEPT_SECTIONS or lowered in _DROPPED_CORE:
         return False
     if section == "user" and lowered not in _USER_KEYS:
         return False
-    return not is_secret(key.replace(".", "_"), value)
+    return not is_secret(key.replace(".", "_"), value or "")
 
 
-def _write(entries: list[tuple[str, str]], folder: Path) -> Path | None:
+def _write(entries: list[tuple[str, str | None]], folder: Path) -> Path | None:
     if not entries:
         return None
     text = _render(entries)
@@ -124,7 +185,7 @@ def _write(entries: list[tuple[str, str]], folder: Path) -> Path | None:
     return path
 
 
-def _render(entries: list[tuple[str, str]]) -> str:
+def _render(entries: list[tuple[str, str | None]]) -> str:
     lines: list[str] = []
     current = ""
     for key, value in entries:
@@ -132,7 +193,7 @@ def _render(entries: list[tuple[str, str]]) -> str:
         if section != current:
             lines.append(_header(section))
             current = section
-        lines.append(f"\t{name} = {_quoted(value)}")
+        lines.append(f"\t{name}" if value is None else f"\t{name} = {_quoted(value)}")
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,8 @@ from engine.validation import StrictRecord
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 _LOOSENESS: dict[SandboxMode, int] = {"read-only": 0, "workspace-write": 1, "off": 2}
+INSIDE = "inside"
+"""The ``sandbox.allow_unix_sockets`` entry for unix sockets made and used inside the sandbox."""
 
 
 class SandboxOptions(Struct, frozen=True, kw_only=True):
@@ -22,7 +24,11 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     ``network``: whether commands may use the network. ``writable_roots``: more folders that
     commands may write to in ``workspace-write`` mode. ``read_paths``: more paths shown read-only
     in the hidden home (see :mod:`engine.sandbox.toolchains`). ``env``: more environment variables
-    passed to commands as they are (see :mod:`engine.sandbox.environment`).
+    passed to commands as they are (see :mod:`engine.sandbox.environment`). ``unix_sockets``: the
+    socket files commands may reach, and ``unix_sockets_inside``: whether they may make their own;
+    either lifts the seccomp rule against ``socket(AF_UNIX)`` (see :mod:`engine.sandbox.seccomp`).
+    ``project``: the project root the options were made for (None: the project of each command's
+    folder), where hive never looks for a program.
     """
 
     mode: SandboxMode = "workspace-write"
@@ -30,6 +36,14 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     writable_roots: tuple[Path, ...] = ()
     read_paths: tuple[Path, ...] = ()
     env: tuple[str, ...] = ()
+    unix_sockets: tuple[Path, ...] = ()
+    unix_sockets_inside: bool = False
+    project: Path | None = None
+
+    @property
+    def allows_unix_sockets(self) -> bool:
+        """Whether commands may open unix sockets (``sandbox.allow_unix_sockets`` is set)."""
+        return bool(self.unix_sockets) or self.unix_sockets_inside
 
 
 VariableName = Annotated[str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
@@ -52,6 +66,17 @@ class SandboxSettings(StrictRecord, frozen=True):
     """More paths commands may read in the hidden home (``~/bin``); only the user's settings may set them."""
     env: tuple[VariableName, ...] = ()
     """More environment variables commands get, as they are; only the user's settings may set them."""
+    allow_unix_sockets: tuple[str, ...] = ()
+    """Unix socket files commands may connect to (absolute, or under ``~``), and ``inside`` for sockets
+    commands make themselves; the user's settings only. Setting it lets every command open unix sockets."""
+
+    def __post_init__(self) -> None:
+        for entry in self.allow_unix_sockets:
+            if entry != INSIDE and not Path(entry).expanduser().is_absolute():
+                raise ValueError(
+                    f"allow_unix_sockets: {entry!r} should be the absolute path of a socket file (or start with ~), "
+                    f"or {INSIDE!r}"
+                )
 
     def options(self, project_root: Path, mode: SandboxMode | None = None) -> SandboxOptions:
         """The options these settings give (``mode`` from ``--sandbox`` wins), with the roots resolved."""
@@ -62,11 +87,18 @@ class SandboxSettings(StrictRecord, frozen=True):
             writable_roots=roots,
             read_paths=self.shown_paths(project_root),
             env=self.env,
+            unix_sockets=self.socket_paths(),
+            unix_sockets_inside=INSIDE in self.allow_unix_sockets,
         )
 
     def shown_paths(self, project_root: Path) -> tuple[Path, ...]:
         """``read_paths`` made absolute (``~`` expanded), links not resolved: they are shown where the home has them."""
         return tuple(Path(os.path.normpath(project_root / Path(raw).expanduser())) for raw in self.read_paths)
+
+    def socket_paths(self) -> tuple[Path, ...]:
+        """The socket files of ``allow_unix_sockets``, with ``~`` expanded."""
+        paths = (Path(entry).expanduser() for entry in self.allow_unix_sockets if entry != INSIDE)
+        return tuple(dict.fromkeys(paths))
 
 
 def sandbox_section(value: Any) -> Any:
@@ -87,9 +119,9 @@ def layered_options(
     """The user's sandbox as the project's settings tighten it, and what the project asked for in vain.
 
     The sandbox is the wall around what a repository's own files and text can get done, so those files
-    cannot lower it: a looser mode, the network, a writable folder outside the project, more paths to
-    read in the hidden home or more environment variables come only from the user's settings (or
-    ``--sandbox``, ``mode``, which wins as it always has).
+    cannot lower it: a looser mode, the network, a writable folder outside the project, unix sockets,
+    more paths to read in the hidden home or more environment variables come only from the user's
+    settings (or ``--sandbox``, ``mode``, which wins as it always has).
     """
     refused: list[str] = []
     chosen: SandboxMode = user.mode or "workspace-write"
@@ -117,11 +149,16 @@ def layered_options(
         if path not in shown
     ]
     refused += [f"env {name}" for name in project.env if name not in user.env]
+    if project.allow_unix_sockets:
+        refused.append(f"allow_unix_sockets: {', '.join(project.allow_unix_sockets)}")
     options = SandboxOptions(
         mode=mode or chosen,
         network=network,
         writable_roots=tuple(dict.fromkeys(roots)),
         read_paths=shown,
         env=user.env,
+        unix_sockets=user.socket_paths(),
+        unix_sockets_inside=INSIDE in user.allow_unix_sockets,
+        project=project_root.resolve(),
     )
     return options, tuple(refused)

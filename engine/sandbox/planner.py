@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from engine.paths import project_root, user_config_dir, user_data_dir
+from engine.sandbox.install import hive_install
 from engine.sandbox.options import SandboxOptions
 from engine.sandbox.profile import Profile, ProfileInputs, build_profile
 from engine.sandbox.scan import ScanResult, shared_scanner
@@ -54,6 +55,7 @@ class ProfilePlanner:
                 env=env,
                 git_config=self._git_config(env),
                 hide_home=self.hide_home,
+                hive_install=hive_install(),
             )
         )
 

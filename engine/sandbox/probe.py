@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from msgspec import Struct
 
+from engine.programs import trusted_program
 from engine.sandbox.bwrap import BASE_MOUNTS, bwrap_candidates, namespace_args
 
 PROBE_TIMEOUT = 10.0
@@ -32,11 +33,16 @@ class Availability(Struct, frozen=True):
     reason: str = ""
 
 
-def bubblewrap_availability(*, network: bool, binary: Path | None = None) -> Availability:
-    """Probe ``binary`` (else each program :func:`bwrap_candidates` finds, best first) once per process."""
+def bubblewrap_availability(
+    *, network: bool, binary: Path | None = None, unsafe_dirs: Sequence[Path] = ()
+) -> Availability:
+    """Probe ``binary`` (else each program :func:`bwrap_candidates` finds, best first) once per process.
+
+    ``unsafe_dirs``: the folders sandboxed commands can write; no bwrap there is ever run.
+    """
     if not sys.platform.startswith("linux"):
         return Availability(False, reason=f"bubblewrap needs Linux, this is {sys.platform}")
-    candidates = (binary,) if binary is not None else bwrap_candidates()
+    candidates = (binary,) if binary is not None else bwrap_candidates(unsafe_dirs)
     return _probe(candidates, network)
 
 
@@ -55,7 +61,7 @@ def _probe(candidates: tuple[Path, ...], network: bool) -> Availability:
 
 
 def _try(binary: Path, network: bool) -> str | None:
-    true = shutil.which("true") or "/bin/true"
+    true = trusted_program("true", unsafe_dirs=()).path or "/bin/true"  # it runs inside bwrap
     argv = [str(binary), *namespace_args(network=network), *BASE_MOUNTS, "--tmpfs", "/tmp", "--", true]
     try:
         done = subprocess.run(

@@ -15,8 +15,8 @@ the secret itself. The steps, in the order the mounts are applied:
 * ``pin``: a ``.git`` folder bound onto itself, so it cannot be renamed away from its protected
   ``hooks`` and ``config``;
 * ``read-only``: ``.ironhive``, ``.mcp.json``, each ``.git/hooks``, ``.git/config``,
-  ``.git/commondir`` and every ``.git`` file inside a writable root; and the filtered git
-  configuration shown as ``~/.gitconfig`` (a mount with a ``source``);
+  ``.git/commondir`` and every ``.git`` file inside a writable root, and hive's own install there;
+  and the filtered git configuration shown as ``~/.gitconfig`` (a mount with a ``source``);
 * ``guard``: a missing ``.ironhive`` or ``.git/hooks``, held as an empty read-only folder so it
   cannot be created;
 * ``hide``: secrets shown empty: the project's secret files and folders (the list of
@@ -76,6 +76,8 @@ class ProfileInputs(Struct, frozen=True, kw_only=True):
     """A filtered copy of the user's git configuration, shown as ``~/.gitconfig`` in a hidden home."""
     hide_home: bool = True
     """Hide the homes (bubblewrap); False where the sandbox cannot mount (macOS): only their credential stores."""
+    hive_install: tuple[Path, ...] = ()
+    """hive's own files (its venv, its packages, the bundled bwrap): read-only where they lie in a writable root."""
 
 
 class Profile(Struct, frozen=True, kw_only=True):
@@ -119,6 +121,7 @@ def build_profile(inputs: ProfileInputs) -> Profile:
     watch: list[Path] = []
     if writable:
         mounts += _protections(inputs, project, writable, watch)
+        mounts += _hive_install(inputs.hive_install, project, writable)
     mounts += _hidden(inputs, (project, cwd))
     mounts += [Mount("hide", path, directory=os.path.isdir(path)) for path in view.secrets]
     seen = (*writable, *shown, *view.shown)
@@ -168,6 +171,15 @@ def _protections(inputs: ProfileInputs, project: Path, writable: tuple[Path, ...
         mounts.append(Mount("guard", ironhive))
     mounts += _existing_read_only(project / ".mcp.json")
     return [m for m in mounts if _inside_any(m.path, writable)]
+
+
+def _hive_install(paths: tuple[Path, ...], project: Path, writable: tuple[Path, ...]) -> list[Mount]:
+    """hive's own files inside a writable root, read-only (unless one holds the whole project), each once."""
+    mounts: list[Mount] = []
+    for path in sorted({_real(path) for path in paths}, key=lambda path: len(path.parts)):
+        if not _inside_any(project, (path,)) and not _inside_any(path, tuple(m.path for m in mounts)):
+            mounts += [m for m in _existing_read_only(path) if _inside_any(m.path, writable)]
+    return mounts
 
 
 def _git_dir(git_dir: Path, watch: list[Path], *, pin: bool) -> list[Mount]:

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from engine.sandbox.base import Launch, SandboxError, shell_argv
+from engine.sandbox.base import Launch, SandboxError, commands_can_write, shell_argv
 from engine.sandbox.environment import sandbox_environment
 from engine.sandbox.options import SandboxMode, SandboxOptions
 from engine.sandbox.planner import ProfilePlanner
@@ -94,8 +94,10 @@ class SeatbeltSandbox:
         except OSError as exc:
             raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
         extra = {"TMPDIR": str(temp_dir), "HIVE_SANDBOX": "seatbelt"}
-        env = sandbox_environment(env, extra, network=self.options.network, passed=self.options.env)
-        return Launch(argv=(str(SANDBOX_EXEC), "-p", text, *shell_argv(command)), env=env)
+        return Launch(
+            argv=(str(SANDBOX_EXEC), "-p", text, *shell_argv(command, commands_can_write(self.options, cwd))),
+            env=sandbox_environment(env, extra, network=self.options.network, passed=self.options.env),
+        )
 
     def problem(self) -> str | None:
         """Why sandbox-exec cannot run here, or None."""

@@ -8,15 +8,17 @@ import os
 import secrets
 import signal
 import socket
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 from msgspec import Struct
 
 from engine.paths import project_root
-from engine.sandbox.base import Sandbox, SandboxError, create_sandbox
+from engine.sandbox.base import Launch, Sandbox, SandboxError, create_sandbox
 from engine.sandbox.environment import is_secret
 from engine.sandbox.options import SandboxOptions
+from engine.sandbox.seccomp import seccomp_program
 
 CHECK_TIMEOUT = 10.0
 _CANARY = "HIVE_SELF_TEST_API_KEY"
@@ -49,7 +51,8 @@ async def self_test(
 
     The checks: it starts; the project is writable (only in ``workspace-write``); a write to the
     home folder is refused; ``~/.ssh`` looks empty; a loopback TCP port opened here is out of reach
-    (reachable when the network is on); a secret environment variable does not reach the command.
+    (reachable when the network is on); a secret environment variable does not reach the command;
+    a unix socket cannot be opened (it can when ``sandbox.allow_unix_sockets`` is set).
     """
     sandbox = sandbox or create_sandbox(options)
     tester = _Tester(sandbox, cwd, home or Path.home())
@@ -65,11 +68,20 @@ async def self_test(
         await tester.ssh_hidden(),
         await tester.network(options.network),
         await tester.secrets_absent(),
+        await tester.unix_sockets(options.allows_unix_sockets),
     )
     return SelfTestReport(sandbox.describe(), checks)
 
 
-_LATER_CHECKS = ("project_writable", "outside_write_refused", "ssh_hidden", "network", "secrets_absent")
+_LATER_CHECKS = (
+    "project_writable",
+    "outside_write_refused",
+    "ssh_hidden",
+    "network",
+    "secrets_absent",
+    "unix_sockets",
+)
+_OPEN_UNIX_SOCKET = "python3 -c 'import socket; socket.socket(socket.AF_UNIX).close()'"
 
 
 class _Tester:
@@ -124,24 +136,39 @@ class _Tester:
         leaked = canary in output or any(value in output for value in values)
         return Check("secrets_absent", not leaked, "secrets " + ("visible" if leaked else "absent") + " inside")
 
+    async def unix_sockets(self, allowed: bool) -> Check:
+        if not sys.platform.startswith("linux") or seccomp_program() is None:
+            return Check("unix_sockets", None, "no seccomp filter here: unix sockets are not refused")
+        code, output = await self._run(_OPEN_UNIX_SOCKET)
+        if code == 127:
+            return Check("unix_sockets", None, "no python3 inside to try it with")
+        opened = code == 0
+        detail = f"opening a unix socket: {'allowed' if opened else 'refused'}"
+        if allowed:
+            detail += " (sandbox.allow_unix_sockets is set)"
+        elif opened or "Operation not permitted" not in output:
+            detail += f" ({output.strip().splitlines()[-1] if output.strip() else f'exit status {code}'})"
+        return Check("unix_sockets", opened == allowed, detail)
+
     async def _run(self, command: str, extra_env: Mapping[str, str] | None = None) -> tuple[int, str]:
         try:
             launch = self.sandbox.prepare(command, self.cwd, {**self.env, **(extra_env or {})})
         except SandboxError as exc:
             return -1, str(exc)
         try:
-            return await _communicate(launch.argv, launch.env, self.cwd)
+            return await _communicate(launch, self.cwd)
         except OSError as exc:
             return -1, exc.strerror or str(exc)
         finally:
             launch.after()
 
 
-async def _communicate(argv: tuple[str, ...], env: Mapping[str, str], cwd: Path) -> tuple[int, str]:
+async def _communicate(launch: Launch, cwd: Path) -> tuple[int, str]:
     proc = await asyncio.create_subprocess_exec(
-        *argv,
+        *launch.argv,
         cwd=cwd,
-        env=dict(env),
+        env=dict(launch.env),
+        pass_fds=launch.pass_fds,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from msgspec import Struct
 
 from engine.sandbox.base import NoSandbox, Sandbox, create_sandbox
@@ -45,6 +47,11 @@ class SandboxStatus(Struct, frozen=True, kw_only=True):
                 f"the sandbox ({self.mode}) cannot start here: {self.problem}. Every shell command will be asked, "
                 "and an allowed one runs unconfined; set `sandbox: off` to say that is what you want."
             )
+        if self.confined and sys.platform.startswith("linux"):
+            from engine.sandbox.seccomp import missing_filter_notice
+
+            if missing := missing_filter_notice():
+                said.append(missing)
         return "\n".join(said) or None
 
 

@@ -33,6 +33,8 @@ class ToolSpec(Struct, frozen=True, kw_only=True):
     """"tool", "mcp" (``mcp__{server}__{tool}``) or "agent" (a delegated agent run)."""
     source: str | None = None
     """The MCP server or agent behind the tool, for reports and labels."""
+    added_later: bool = False
+    """An MCP tool its server added after the session first listed its tools: each call is asked."""
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI ``tools`` entry for this spec."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.tools.base import Tool
@@ -15,14 +17,17 @@ if TYPE_CHECKING:
     from engine.sandbox.base import Sandbox
 
 
-def builtin_tools(todo_store: TodoStore | None = None, *, sandbox: Sandbox | None = None) -> list[Tool]:
+def builtin_tools(
+    todo_store: TodoStore | None = None, *, sandbox: Sandbox | None = None, unsafe_dirs: Sequence[Path] = ()
+) -> list[Tool]:
     """Fresh instances of every built-in tool.
 
     Order: read_file, write_file, edit_file, list_directory, glob_files, grep_files, execute_command,
     todo_write. ``todo_store`` receives the todo list (a new store when omitted); the search tools use
-    ripgrep when it is installed; ``sandbox`` confines execute_command (None: no sandbox).
+    ripgrep when it is installed (never one in ``unsafe_dirs``, the folders sandboxed commands can write);
+    ``sandbox`` confines execute_command (None: no sandbox).
     """
-    backend = default_search_backend()
+    backend = default_search_backend(unsafe_dirs)
     return [
         ReadFileTool(),
         WriteFileTool(),

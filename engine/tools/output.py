@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
-from engine.paths import ensure_scratch_dir, project_root
+from engine.paths import project_root
+from engine.scratch import open_scratch_file
 
 OUTPUT_BUDGET = 30_000
 """Bytes of output shown in full; beyond it the first and last half of this are shown."""
@@ -45,6 +46,7 @@ class CommandOutput:
         self._recent = b""
         self._spill: BinaryIO | None = None
         self._spill_error = ""
+        self._moved = ""
         self._over_budget = False
         self._unsaved = bytearray()
 
@@ -87,9 +89,10 @@ class CommandOutput:
             + _clean(tail.decode("utf-8", errors="replace"))
         )
         if self.spill_path is not None:
+            moved = f" ({self._moved})" if self._moved else ""
             where = (
-                f"the full output is saved in {self._shown_spill_path()}; read it with read_file (offset/limit) or search "
-                "it with grep_files on that path"
+                f"the full output is saved in {self._shown_spill_path()}{moved}; read it with read_file (offset/limit) "
+                "or search it with grep_files on that path"
             )
         else:
             where = f"the full output could not be saved: {self._spill_error}"
@@ -114,12 +117,12 @@ class CommandOutput:
             await asyncio.to_thread(self._write_spill, chunk)
 
     def _start_spill(self, written: bytes) -> None:
+        name = f"{self.kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
         try:
-            ensure_scratch_dir(self.spill_dir)
-            path = self.spill_dir / f"{self.kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
-            self._spill = path.open("wb")
+            opened = open_scratch_file(self.spill_dir, name)
+            self._spill = opened.handle
             self._spill.write(written)
-            self.spill_path = path
+            self.spill_path, self._moved = opened.path, opened.moved
         except OSError as exc:
             self._spill_error = str(exc)
 

@@ -8,12 +8,12 @@ import contextlib
 import functools
 import json
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.programs import ProgramLookup, TrustedProgram, trusted_program
 from engine.tools.ignore import IgnoreRules
 from engine.tools.search_backend import MAX_FILE_SIZE, GrepMatch, GrepQuery, PythonSearchBackend, SearchError
 
@@ -33,16 +33,27 @@ _ARGS_PER_CHUNK = 64 * 1024
 """Bytes of file names passed to one rg run when searching an explicit list of files."""
 
 
-@functools.cache
-def find_ripgrep() -> str | None:
-    """The ``rg`` executable: on ``PATH``, or next to the Python interpreter (the ``ripgrep`` wheel)."""
-    found = shutil.which("rg")
-    if found:
+def find_ripgrep(unsafe_dirs: Sequence[Path] = ()) -> str | None:
+    """The ``rg`` executable, or None: see :func:`ripgrep_lookup`."""
+    return ripgrep_lookup(unsafe_dirs).path
+
+
+def ripgrep_lookup(unsafe_dirs: Sequence[Path] = ()) -> ProgramLookup:
+    """The ``rg`` to run: one on ``PATH`` that :func:`engine.programs.trusted_program` accepts (never one in
+    ``unsafe_dirs``, the folders sandboxed commands can write), else the one of hive's own environment (the
+    ``ripgrep`` wheel, beside the Python interpreter); with what was passed over."""
+    return _ripgrep(tuple(unsafe_dirs), os.environ.get("PATH", os.defpath))
+
+
+@functools.lru_cache(maxsize=32)
+def _ripgrep(unsafe_dirs: tuple[Path, ...], search_path: str) -> ProgramLookup:
+    found = trusted_program("rg", unsafe_dirs=unsafe_dirs, search_path=search_path)
+    own = Path(sys.executable).parent / ("rg.exe" if os.name == "nt" else "rg")
+    if found.program is not None or not (own.is_file() and os.access(own, os.X_OK)):
         return found
-    beside = Path(sys.executable).parent / ("rg.exe" if os.name == "nt" else "rg")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return None
+    real = Path(os.path.realpath(own))
+    skipped = tuple(skip for skip in found.skipped if Path(os.path.realpath(skip.path)) != real)
+    return ProgramLookup(name="rg", program=TrustedProgram(own, real), skipped=skipped)
 
 
 class RipgrepBackend:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -35,9 +36,9 @@ GREP_LINE_CHARS = 500
 """Longer matching lines are cut to this many characters."""
 
 
-def default_search_backend() -> SearchBackend:
-    """Ripgrep when ``rg`` can be found, otherwise the pure-Python backend."""
-    executable = find_ripgrep()
+def default_search_backend(unsafe_dirs: Sequence[Path] = ()) -> SearchBackend:
+    """Ripgrep when ``rg`` can be found (never in ``unsafe_dirs``), otherwise the pure-Python backend."""
+    executable = find_ripgrep(unsafe_dirs)
     return RipgrepBackend(executable) if executable else PythonSearchBackend()
 
 

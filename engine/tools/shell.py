@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import time
 from collections.abc import Mapping
@@ -103,7 +102,7 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         cwd = working_directory(ctx)
         env = {**inherited_environment(), **_ENV_OVERRIDES}
         if self.sandbox is None or ctx.outside_sandbox:
-            return await self._run(_shell_argv(args.command), env, cwd, args, ctx)
+            return await self._run(_unconfined_argv(args.command, cwd, self.sandbox), env, cwd, args, ctx)
         from engine.sandbox.base import SandboxError
 
         try:
@@ -111,19 +110,25 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         except SandboxError as exc:
             return ToolResult.error(f"The command was not run: {exc}")
         try:
-            result = await self._run(launch.argv, launch.env, cwd, args, ctx)
+            result = await self._run(launch.argv, launch.env, cwd, args, ctx, launch.pass_fds)
         finally:
             notes = launch.after()
         return _with_notes(result, notes, self.sandbox)
 
     async def _run(
-        self, argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, args: ExecuteCommandArgs, ctx: ToolContext
+        self,
+        argv: tuple[str, ...],
+        env: Mapping[str, str],
+        cwd: Path,
+        args: ExecuteCommandArgs,
+        ctx: ToolContext,
+        pass_fds: tuple[int, ...] = (),
     ) -> ToolResult:
         read_fd, write_fd = os.pipe()
         transport, reader = await _open_reader(read_fd)
         try:
             try:
-                proc = await _spawn(argv, env, cwd, write_fd)
+                proc = await _spawn(argv, env, cwd, write_fd, pass_fds)
             finally:
                 os.close(write_fd)  # the child has its copy; EOF comes when every process closes it
         except OSError as exc:
@@ -208,12 +213,17 @@ def _with_notes(result: ToolResult, notes: tuple[str, ...], sandbox: Sandbox) ->
     return ToolResult(end_line(result.output) + "\n".join(lines), result.success)
 
 
-def _shell_argv(command: str) -> tuple[str, ...]:
-    return (shutil.which("bash") or "/bin/sh", "-c", command)
+def _unconfined_argv(command: str, cwd: Path, sandbox: Sandbox | None) -> tuple[str, ...]:
+    """bash outside the sandbox: never one from a folder the sandbox lets commands write."""
+    from engine.sandbox.base import commands_can_write, shell_argv
+    from engine.sandbox.options import SandboxOptions
+
+    options = getattr(sandbox, "options", None)
+    return shell_argv(command, commands_can_write(options if isinstance(options, SandboxOptions) else None, cwd))
 
 
 async def _spawn(
-    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, output_fd: int
+    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, output_fd: int, pass_fds: tuple[int, ...]
 ) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         *argv,
@@ -223,6 +233,7 @@ async def _spawn(
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,  # a new session: no terminal, and one process group to stop
         env=dict(env),
+        pass_fds=pass_fds,
     )
 
 

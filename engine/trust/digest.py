@@ -9,7 +9,9 @@ the project, no FIFO or device, a size bound), so the digest is of the bytes hiv
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +22,8 @@ from engine.paths import PROJECT_DIR_NAME
 from engine.safe_read import UnsafeFile, read_bounded
 from engine.workspace import CAPABILITY_FILES
 
-LISTED_FOLDERS = (f"{PROJECT_DIR_NAME}/agents", f"{PROJECT_DIR_NAME}/commands", ".claude/commands")
-"""Folders of markdown files that change what hive offers (agents, slash commands)."""
+LISTED_FOLDERS = ((PROJECT_DIR_NAME, "*"), (".claude/commands", "*.md"))
+"""Folders whose every file counts: all of ``.ironhive`` (agents, commands, skills, hook scripts) and Claude's commands."""
 _MAX_FILE = 1024 * 1024
 _MAX_LISTED = 500
 
@@ -30,7 +32,8 @@ def configuration_files(root: Path) -> dict[str, str]:
     """Relative path -> ``sha256:<hex>``, ``absent`` or ``refused: <why>``, for every file the digest covers."""
     files = {name: file_digest(root / name, root, limit=CONFIG_FILE_LIMIT) for name in CAPABILITY_FILES}
     for name in _listed(root):
-        files[name] = file_digest(root / name, root)
+        if name not in files:
+            files[name] = file_digest(root / name, root)
     for named in named_files(root):
         files.setdefault(named.path, named.digest)
     return files
@@ -54,17 +57,22 @@ def file_digest(path: Path, root: Path, *, limit: int = _MAX_FILE) -> str:
 
 
 def _listed(root: Path) -> Iterator[str]:
+    """The files of the listed folders, in a stable order, never following a link, at most ``_MAX_LISTED``."""
     count = 0
-    for folder in LISTED_FOLDERS:
+    for folder, pattern in LISTED_FOLDERS:
         base = root / folder
         if not base.is_dir() or base.is_symlink():
             continue
-        for path in sorted(base.rglob("*.md")):
-            count += 1
-            if count > _MAX_LISTED:
-                yield f"{folder}/(more than {_MAX_LISTED} files)"
-                return
-            yield _shown(path, root)
+        for here, folders, files in os.walk(base):  # links to folders are listed as files, never entered
+            folders.sort()
+            for name in sorted(files + [f for f in folders if os.path.islink(os.path.join(here, f))]):
+                if not fnmatch.fnmatch(name, pattern):
+                    continue
+                count += 1
+                if count > _MAX_LISTED:
+                    yield f"{folder}/(more than {_MAX_LISTED} files)"
+                    return
+                yield _shown(Path(here) / name, root)
 
 
 def named_files(root: Path) -> list[NamedFile]:

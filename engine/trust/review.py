@@ -9,13 +9,14 @@ that list to the person before the first model call; ``hive trust`` does the sam
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from engine.mcp.config import McpServers, ServerConfig
-from engine.workspace import Workspace
+from engine.workspace import COMMAND_FOLDERS, Workspace
 
 if TYPE_CHECKING:
     from engine.trust.store import TrustRecord
@@ -48,14 +49,36 @@ class TrustReview(Struct, frozen=True, kw_only=True):
         )
 
 
-def trust_items(settings: tuple[str, ...], permissions: tuple[str, ...], servers: McpServers) -> tuple[str, ...]:
+def trust_items(
+    settings: tuple[str, ...], permissions: tuple[str, ...], servers: McpServers, commands: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     """Everything an untrusted project asked for in vain, in the order a person reads it."""
     waiting = tuple(
         f"MCP server {server.name} ({server.source.name}): {_launch(server)}"
         for server in servers.servers
         if server.awaiting_approval
     )
-    return (*settings, *permissions, *waiting)
+    return (*settings, *permissions, *waiting, *commands)
+
+
+def command_items(workspace: Workspace) -> tuple[str, ...]:
+    """The project's slash commands that name a model or a mode: what they would change once trusted."""
+    if workspace.trust == "no-config" or not any((workspace.root / f).is_dir() for f in COMMAND_FOLDERS):
+        return ()
+    from engine.custom_commands import discover_commands
+
+    items = []
+    for command in discover_commands(workspace.cwd).commands.values():
+        if command.scope != "project":
+            continue
+        changes = [f"model {command.model}"] * bool(command.model) + [f"mode {command.mode}"] * bool(command.mode)
+        if changes:
+            items.append(f"command /{command.name} ({_shown(command.path, workspace.root)}): {', '.join(changes)}")
+    return tuple(items)
+
+
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _launch(server: ServerConfig) -> str:
@@ -78,7 +101,8 @@ def review(workspace: Workspace) -> TrustReview:
     permissions = load_permissions(untrusted)
     merged = settings.merged()
     servers = load_servers(untrusted, merged.mcp) if merged.mcp.enabled else McpServers()
-    return TrustReview(workspace=workspace, items=trust_items(settings.ignored, permissions.ignored, servers))
+    items = trust_items(settings.ignored, permissions.ignored, servers, command_items(untrusted))
+    return TrustReview(workspace=workspace, items=items)
 
 
 def trust_project(review: TrustReview) -> TrustRecord:

@@ -21,6 +21,7 @@ from typing import Any
 from msgspec import Struct
 
 from engine.paths import user_config_dir
+from engine.private_files import private_dir
 
 TRUST_FILE = "trust.json"
 _LOCK_FILE = ".trust.lock"
@@ -79,17 +80,9 @@ def forget_trust(root: Path) -> bool:
     return True
 
 
-def private_folder(folder: Path) -> Path:
-    """``folder`` created (with its parents) readable by its owner only."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with contextlib.suppress(OSError):
-        folder.chmod(0o700)
-    return folder
-
-
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
-    folder = private_folder(trust_file().parent)
+    folder = private_dir(trust_file().parent)
     descriptor = os.open(folder / _LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)

@@ -174,6 +174,7 @@ RULES: dict[str, Rule] = {
     "sandbox.writable_roots": SANDBOX,
     "sandbox.read_paths": SANDBOX,
     "sandbox.env": SANDBOX,
+    "sandbox.allow_unix_sockets": SANDBOX,
     "hooks": IGNORE,
 }
 """Every setting's rule, by dotted key."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hive_cli.terminal_text import visible
+
 if TYPE_CHECKING:  # annotations only: the REPL's status line uses these helpers before the prompt is up
     from engine.events import RunResult, ToolCall, ToolOutcome, Usage
 
@@ -14,11 +16,11 @@ SHOWN_WAIT_S = 0.05
 
 
 def key_argument(call: ToolCall) -> str:
-    """The one argument that best says what a call does (command, path, pattern...)."""
+    """The one argument that best says what a call does (command, path, pattern...), its control characters shown."""
     for name in KEY_ARGUMENTS:
         value = call.arguments.get(name)
         if isinstance(value, str) and value:
-            value = value.replace("\n", " ⏎ ")
+            value = visible(value, keep_newlines=True).replace("\n", " ⏎ ")
             return value if len(value) <= MAX_KEY_CHARS else value[: MAX_KEY_CHARS - 1] + "…"
     return ""
 

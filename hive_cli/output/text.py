@@ -64,7 +64,7 @@ class TextRenderer:
             case Retrying(message=message, delay_s=delay):
                 self._log(f"hive: {message}; retrying in {delay:.1f}s")
             case ApprovalResolved(allowed=False, reason=reason):
-                self._log(f"  refused: {reason}")
+                self._log(f"  refused: {visible(reason)}")
             case ErrorEvent(message=message, fix=fix):
                 self._log(f"hive: {message}" + (f"\n  to fix: {fix}" if fix else ""))
             case ModeChanged(previous="hitl") | ModeChanged(current="hitl"):

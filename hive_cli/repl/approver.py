@@ -11,6 +11,10 @@ once the question is on screen answers it: keys typed earlier are discarded.
 The question is asked while a run is in progress, so its prompt leaves SIGINT alone: prompt-toolkit
 would otherwise replace the run's handler with its own and remove it when the prompt closes, after
 which Ctrl-C would do nothing for the rest of the run.
+
+What is shown is what will happen: every control character, escape sequence, carriage return and
+bidi override in a command, a diff or a rule is shown as a visible escape (``\\x1b[2K``, ``␍``,
+``\\u202e``), never obeyed by the terminal, and a command is shown whole, however long.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from rich.text import Text
 from engine.events import ROOT_AGENT
 from engine.policy.gate import ApprovalRequest, Decision
 from engine.policy.local_rules import LastingRule
+from hive_cli.terminal_text import visible
 
 MAX_DIFF_LINES = 60
 
@@ -112,7 +117,7 @@ def discard_type_ahead(terminal: Input) -> None:
 def question(request: ApprovalRequest) -> HTML:
     """The question put to the person, with the keys that answer it."""
     asked = QUESTIONS.get(request.call.name, "allow this call?")
-    always = f" · <b>a</b> yes, always: <i>{_escape(request.remember)}</i>" if request.remember else ""
+    always = f" · <b>a</b> yes, always: <i>{_escape(visible(request.remember))}</i>" if request.remember else ""
     project = f" · <b>p</b> always in this project (saved in {LOCAL_FILE})" if request.lasting else ""
     deny = " · <b>d</b> deny always in this project" if request.lasting_deny else ""
     return HTML(
@@ -122,28 +127,25 @@ def question(request: ApprovalRequest) -> HTML:
 
 
 def _rules(rules: tuple[LastingRule, ...]) -> str:
-    return ", ".join(rule.describe() for rule in rules)
+    return visible(", ".join(rule.describe() for rule in rules))
 
 
 def describe(request: ApprovalRequest) -> RenderableType:
-    """What will happen if the call is allowed."""
+    """What will happen if the call is allowed: the whole command, or the path and the diff, every character shown."""
     header = Text("? ", style="bold magenta")
     header.append(f"{request.call.name}", style="bold")
     if request.agent != ROOT_AGENT:
-        header.append(f" for the {request.agent} agent")
+        header.append(f" for the {visible(request.agent)} agent")
     if request.reason:
-        header.append(f"  ({request.reason})", style="dim")
+        header.append(f"  ({visible(request.reason)})", style="dim")
     parts: list[RenderableType] = [header]
     if request.call.name == "execute_command":
-        parts.append(Syntax(request.summary, "bash", theme="ansi_dark", word_wrap=True, background_color="default"))
+        command = visible(request.summary, keep_newlines=True, keep_tabs=True)
+        parts.append(Syntax(command, "bash", theme="ansi_dark", word_wrap=True, background_color="default"))
     else:
-        parts.append(Text("  " + request.summary))
+        parts.append(Text("  " + visible(request.summary)))
     if request.diff:
-        lines = request.diff.splitlines()
-        shown = "\n".join(lines[:MAX_DIFF_LINES])
-        parts.append(Syntax(shown, "diff", theme="ansi_dark", background_color="default"))
-        if len(lines) > MAX_DIFF_LINES:
-            parts.append(Text(f"  … {len(lines) - MAX_DIFF_LINES} more diff lines", style="dim"))
+        parts += _diff(request.diff)
     if request.person_only:
         parts.append(Text(f"  {PERSON_ONLY_NOTE}", style="dim"))
     if request.lasting:
@@ -151,6 +153,19 @@ def describe(request: ApprovalRequest) -> RenderableType:
     if request.lasting_deny:
         parts.append(Text(f"  d saves: deny {_rules(request.lasting_deny)} (exact)", style="dim"))
     return Group(*parts)
+
+
+def _diff(diff: str) -> list[RenderableType]:
+    """The diff's first lines, escaped before they are split: a carriage return is shown, not made a line break."""
+    lines = visible(diff, keep_newlines=True, keep_tabs=True).split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    shown: list[RenderableType] = [
+        Syntax("\n".join(lines[:MAX_DIFF_LINES]), "diff", theme="ansi_dark", background_color="default")
+    ]
+    if len(lines) > MAX_DIFF_LINES:
+        shown.append(Text(f"  … {len(lines) - MAX_DIFF_LINES} more diff lines", style="dim"))
+    return shown
 
 
 class Surface(Protocol):
@@ -200,7 +215,7 @@ class ReplApprover:
         if answer == "yes":
             return Decision(allowed=True, reason="allowed once by the user")
         if answer == "always":
-            self.view.print(Text(f"  allowed for this session: {request.remember}", style="dim"))
+            self.view.print(Text(f"  allowed for this session: {visible(request.remember or '')}", style="dim"))
             return Decision(allowed=True, reason="allowed for this session", remember=request.remember)
         if answer == "project":
             self.view.print(

@@ -56,7 +56,10 @@ def custom_help(cwd: Path) -> Table | None:
         table.add_row(Text("/" + command.name, style="bold cyan"), describe(command))
     for hidden in found.shadowed:
         by = "a built-in command" if hidden.by is None else str(hidden.by)
-        table.add_row(Text("/" + hidden.name, style="dim"), Text(f"{hidden.hidden} is shadowed by {by}", style="dim"))
+        offered = f"; offered as /{hidden.offered_as}" if hidden.offered_as else ""
+        table.add_row(
+            Text("/" + hidden.name, style="dim"), Text(f"{hidden.hidden} is shadowed by {by}{offered}", style="dim")
+        )
     for problem in found.problems:
         table.add_row(Text("!", style="yellow"), Text(problem, style="yellow"))
     return table

@@ -248,12 +248,24 @@ class Repl:
         await self._run_turn(line)
 
     async def _run_custom(self, command: CustomCommand, arguments: str) -> None:
-        """Send a custom command's request, in its mode and (for this request only) with its model."""
-        if command.mode in ("plan", "work"):
-            self.state.choose_mode("plan" if command.mode == "plan" else "work")
-        previous = self.state.model_name if command.model else None
-        if command.model:
-            self.state.choose_model(command.model)
+        """Send a custom command's request, in its mode and (for this request only) with its model.
+
+        A project's command changes the model and the mode only in a trusted project, and only towards plan.
+        """
+        from engine.custom_commands import command_settings
+
+        config = await self.state.ready() if command.scope == "project" else None
+        trusted = config is None or config.trust is None or config.trust.workspace.trusted
+        settings = command_settings(command, trusted=trusted, current_mode=self.state.mode)
+        if settings.ignored:
+            why = "the project is not trusted (hive trust)" if not trusted else "it may only tighten"
+            shown = visible(", ".join(settings.ignored))
+            self.view.print(Text(f"  /{command.name}: ignored {shown}: {why}", style="yellow"))
+        if settings.mode in ("plan", "work"):
+            self.state.choose_mode("plan" if settings.mode == "plan" else "work")
+        previous = self.state.model_name if settings.model else None
+        if settings.model:
+            self.state.choose_model(settings.model)
         try:
             await self._run_turn(command.expand(arguments))
         finally:

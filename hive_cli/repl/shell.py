@@ -19,6 +19,7 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from engine.paths import project_root, unusable_user_dir, user_data_dir
+from engine.private_files import open_private, private_dir
 
 MAX_PATH_COMPLETIONS = 50
 
@@ -66,7 +67,8 @@ def history_file(cwd: Path) -> Path:
     digest = hashlib.sha256(root.encode()).hexdigest()[:16]
     path = user_data_dir() / "history" / f"{digest}.txt"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        open_private(path, "a").close()  # what was typed (a password, once) is the person's alone
     except OSError as error:
         raise unusable_user_dir(path.parent, error) from error
     return path

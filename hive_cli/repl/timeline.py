@@ -21,6 +21,7 @@ from rich.text import Text
 
 from engine.events import ToolCall, ToolOutcome, ToolProgress
 from hive_cli.output.summaries import key_argument, timing
+from hive_cli.terminal_text import visible
 
 PREVIEW_LINES = 2
 PREVIEW_WIDTH = 100
@@ -138,7 +139,7 @@ def finished_line(
 
 
 def _preview(output: str, depth: int) -> Text | None:
-    lines = [line.expandtabs(4).rstrip() for line in output.splitlines() if line.strip()]
+    lines = [visible(line.expandtabs(4)).rstrip() for line in output.splitlines() if line.strip()]
     if not lines:
         return None
     shown = [line[:PREVIEW_WIDTH] for line in textwrap.dedent("\n".join(lines[:PREVIEW_LINES])).splitlines()]

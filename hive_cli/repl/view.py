@@ -40,6 +40,7 @@ from hive_cli.output.summaries import cost_text, tokens_text
 from hive_cli.render.markdown_stream import MarkdownStream, TextStream
 from hive_cli.render.plain_stream import PlainTextStream
 from hive_cli.repl.timeline import Timeline
+from hive_cli.terminal_text import visible
 
 REFRESH_PER_SECOND = 12
 
@@ -217,7 +218,7 @@ class ReplView:
     def _on_approval_resolved(self, event: ApprovalResolved) -> None:
         self.timeline.decided(event.call_id)
         if not event.allowed:
-            self.print(Text(f"  ✗ not allowed: {event.reason}", style="red"))
+            self.print(Text(f"  ✗ not allowed: {visible(event.reason)}", style="red"))
         elif NOT_SAVED in event.reason:
             self.print(Text(f"  ✗ {event.reason}", style="red"))
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.custom_commands import discover_commands
+from engine.custom_commands import CommandSettings, command_settings, discover_commands
 from engine.paths import user_config_dir
 
 
@@ -35,13 +35,35 @@ def test_project_user_and_claude_commands_with_namespaces_and_shadowing(project:
 
     found = discover_commands(project / "src", frozenset({"help"}), home=home)
 
-    assert sorted(found.commands) == ["git:log", "review", "standup"]
+    assert sorted(found.commands) == ["git:log", "project:review", "review", "standup"]
     review = found.commands["review"]
-    assert (review.body, review.scope, review.path) == ("Review (project).", "project", project_review)
+    assert (review.body, review.scope, review.path) == ("Review (hive, user).", "user", hive_user)
+    theirs = found.commands["project:review"]
+    assert (theirs.body, theirs.scope, theirs.path) == ("Review (project).", "project", project_review)
     assert found.commands["standup"].scope == "user"
-    hidden = [(s.name, s.hidden, s.by) for s in found.shadowed]
-    assert ("review", claude_user, hive_user) in hidden and ("review", hive_user, project_review) in hidden
-    assert ("help", project / ".ironhive" / "commands" / "help.md", None) in hidden
+    hidden = [(s.name, s.hidden, s.by, s.offered_as) for s in found.shadowed]
+    assert ("review", claude_user, hive_user, None) in hidden
+    assert ("review", project_review, hive_user, "project:review") in hidden
+    assert ("help", project / ".ironhive" / "commands" / "help.md", None, None) in hidden
+
+
+def test_a_project_commands_model_and_mode_count_only_when_trusted_and_mode_only_tightens(project: Path) -> None:
+    write(project / ".ironhive" / "commands" / "go.md", "---\nmode: work\nmodel: openai/x\n---\nGo.")
+    write(project / ".ironhive" / "commands" / "look.md", "---\nmode: plan\n---\nLook.")
+    write(user_config_dir() / "commands" / "mine.md", "---\nmode: work\nmodel: openai/mine\n---\nMine.")
+    found = discover_commands(project).commands
+    go, look, mine = found["go"], found["look"], found["mine"]
+
+    assert command_settings(go, trusted=False, current_mode="work") == CommandSettings(
+        ignored=("model: openai/x", "mode: work")
+    )
+    assert command_settings(go, trusted=True, current_mode="work") == CommandSettings(model="openai/x", mode="work")
+    planned = command_settings(go, trusted=True, current_mode="plan")
+    assert (planned.model, planned.mode) == ("openai/x", None) and "may not leave plan mode" in planned.ignored[0]
+    assert command_settings(look, trusted=True, current_mode="work").mode == "plan"
+    assert command_settings(mine, trusted=False, current_mode="plan") == CommandSettings(
+        model="openai/mine", mode="work"
+    )
 
 
 def test_arguments_fill_the_placeholders_or_are_appended(project: Path, tmp_path: Path) -> None:

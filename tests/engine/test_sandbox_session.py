@@ -85,6 +85,15 @@ def test_a_person_may_run_a_blocked_command_once_outside_and_nobody_else_can(
     assert "The sandbox may have blocked this" in outputs(events)[0]
 
 
+def test_a_refused_unix_socket_is_offered_to_a_person_as_well(llm_server: LLMServer, tmp_path: Path) -> None:
+    command = "python3 -c 'import socket; socket.socket(socket.AF_UNIX).close()'"
+    llm_server.script(tool_calls(call("execute_command", {"command": command})), text("ok"))
+    person = Person()
+    events = run(config_for(llm_server, tmp_path), person, tmp_path)
+    assert "looks like it needed a unix socket" in person.requests[-1].reason
+    assert outputs(events)[0].startswith("[Run again outside the sandbox, as the user allowed once.]")
+
+
 def test_when_the_sandbox_cannot_start_every_command_asks_and_the_session_says_so(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:

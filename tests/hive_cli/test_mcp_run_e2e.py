@@ -86,30 +86,46 @@ def test_hive_run_offers_the_servers_tools_from_the_first_call_and_streams_its_p
     assert gone_within(marker, 5)
 
 
-def test_without_a_rule_an_mcp_tool_is_refused_but_a_read_only_one_runs(llm_server: LLMServer, tmp_path: Path) -> None:
-    root = project(tmp_path, f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}']\n")
-    llm_server.script(
-        tool_calls(
-            call("mcp__py__echo", {"text": "asked"}, id="echo"), call("mcp__py__peek", {"text": "hi"}, id="peek")
-        ),
-        text("done"),
-    )
-    done = hive_run(llm_server, root)
+def user_rules(hive_home: Path, text_: str) -> None:
+    (hive_home / "config").mkdir(parents=True, exist_ok=True)
+    (hive_home / "config" / "permissions.yaml").write_text("permissions:\n  include_defaults: true\n" + text_)
 
-    assert done.returncode == 0, done.stderr
-    results = {m["tool_call_id"]: m["content"] for m in llm_server.chat_requests[1].messages if m["role"] == "tool"}
+
+def results_of(server: LLMServer, request: int = 1) -> dict[str, str]:
+    return {m["tool_call_id"]: m["content"] for m in server.chat_requests[request].messages if m["role"] == "tool"}
+
+
+def test_a_servers_read_only_label_allows_nothing_until_the_users_rules_say_so(
+    llm_server: LLMServer, tmp_path: Path, isolated_hive: Path
+) -> None:
+    root = project(tmp_path, f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}']\n")
+    both = tool_calls(
+        call("mcp__py__echo", {"text": "asked"}, id="echo"), call("mcp__py__peek", {"text": "hi"}, id="peek")
+    )
+    llm_server.script(both, text("done"), both, text("done"))
+
+    assert hive_run(llm_server, root).returncode == 0
+    refused = results_of(llm_server)
+    assert "mcp__py__peek" in refused["peek"] and refused["peek"] != "HI"  # its readOnlyHint is only a claim
+    user_rules(isolated_hive, "  mcp_read_only: allow\n")
+    assert hive_run(llm_server, root).returncode == 0
+
+    results = results_of(llm_server, 3)
     assert results["peek"] == "HI"
     assert results["echo"] != "asked" and "mcp__py__echo" in results["echo"]
 
 
-def test_plan_mode_offers_only_the_read_only_mcp_tools(llm_server: LLMServer, tmp_path: Path) -> None:
+def test_plan_mode_offers_only_the_mcp_tools_the_users_rules_call_read_only(
+    llm_server: LLMServer, tmp_path: Path, isolated_hive: Path
+) -> None:
     root = project(tmp_path, f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}']\n")
-    llm_server.script(text("planned"))
-    done = hive_run(llm_server, root, "--mode", "plan")
+    llm_server.script(text("planned"), text("planned again"))
+    assert hive_run(llm_server, root, "--mode", "plan").returncode == 0
+    assert [name for name in offered(llm_server, 0) if name.startswith("mcp__")] == []
+    user_rules(isolated_hive, "  read_only_tools: [mcp__py__peek]\n")
 
-    assert done.returncode == 0, done.stderr
-    mcp_tools = [name for name in offered(llm_server, 0) if name.startswith("mcp__")]
-    assert mcp_tools == ["mcp__py__peek"]
+    assert hive_run(llm_server, root, "--mode", "plan").returncode == 0
+    assert [name for name in offered(llm_server, 1) if name.startswith("mcp__")] == ["mcp__py__peek"]
 
 
 def test_a_server_that_cannot_start_is_a_notice_and_the_run_goes_on(llm_server: LLMServer, tmp_path: Path) -> None:
@@ -166,11 +182,12 @@ def test_stopping_hive_mid_call_leaves_no_server_process(
     assert gone_within(marker, 5), f"{sent.name} left the MCP server running"
 
 
-def test_a_server_from_mcp_json_is_offered_too(llm_server: LLMServer, tmp_path: Path) -> None:
+def test_a_server_from_mcp_json_is_offered_too(llm_server: LLMServer, tmp_path: Path, isolated_hive: Path) -> None:
     (tmp_path / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"py": {"command": sys.executable, "args": [str(PY_SERVER)]}}})
     )
     approve_project_servers(tmp_path)
+    user_rules(isolated_hive, "  mcp_tools: [{pattern: 'mcp__py__peek', action: allow}]\n")
     llm_server.script(tool_calls(call("mcp__py__peek", {"text": "json"}, id="peek")), text("done"))
     done = hive_run(llm_server, tmp_path)
 

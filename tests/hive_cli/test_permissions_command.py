@@ -111,7 +111,7 @@ def test_show_lists_the_rules_in_force_with_their_sources(tmp_path: Path, isolat
     bash = shown["rules"]["bash"]
     assert bash[0] == {"pattern": "docker *", "action": "deny", "priority": 0, "reason": "", "source": f"{user}:3"}
     assert {"pattern": "git *", "action": "table", "source": "built-in defaults"}.items() <= bash[1].items()
-    assert shown["sandboxed"] is True and shown["mcp_read_only"] == "allow (built-in defaults)"
+    assert shown["sandboxed"] is True and shown["mcp_read_only"] is None  # a server's readOnlyHint decides nothing
     text = run_hive("permissions", "show", "-C", str(tmp_path)).stdout
     assert "deny  docker *" in text and f"[{user}:3]" in text
 

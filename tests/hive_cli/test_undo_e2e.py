@@ -80,3 +80,41 @@ def test_checkpoints_switched_off_in_the_settings_keep_nothing(llm_server: LLMSe
     one_turn(llm_server, tmp_path, ("write_file", {"path": "a.txt", "content": "x"}))
     listed = run_hive("checkpoints", "list", "-C", str(tmp_path))
     assert listed.returncode == 0 and listed.stdout == "" and "No checkpoints" in listed.stderr
+
+
+def test_hive_undo_never_deletes_through_a_folder_a_turn_swapped_for_a_link(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "f.txt").write_text("precious")
+    one_turn(
+        llm_server,
+        project,
+        ("write_file", {"path": "src/d/f.txt", "content": "made"}),
+        ("execute_command", {"command": f"rm src/d/f.txt && rmdir src/d && ln -s {outside} src/d"}),
+    )
+    assert (project / "src" / "d").is_symlink()
+    assert run_hive("undo", "--yes", "-C", str(project)).returncode == 0
+    assert (outside / "f.txt").read_text() == "precious"
+    assert picture(project) == {}
+
+
+def test_hive_undo_refuses_a_path_under_a_folder_since_swapped_for_a_link_and_says_why(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    one_turn(llm_server, project, ("write_file", {"path": "src/d/f.txt", "content": "same"}))
+    (outside / "f.txt").write_text("same")  # the bytes hive wrote: only the link tells them apart
+    (project / "src" / "d" / "f.txt").unlink()
+    (project / "src" / "d").rmdir()
+    (project / "src" / "d").symlink_to(outside)
+    refused = run_hive("undo", "--yes", "-C", str(project))
+    assert refused.returncode == 1
+    assert f"{project / 'src' / 'd'} is a symbolic link; undo never follows a link" in refused.stderr
+    forced = run_hive("undo", "--yes", "--force", "-C", str(project))
+    assert forced.returncode == 0 and "not restored: src/d/f.txt" in forced.stdout
+    assert (outside / "f.txt").read_text() == "same"

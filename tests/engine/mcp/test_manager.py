@@ -17,6 +17,7 @@ from engine.events import ToolCall
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.manager import McpManager
 from engine.mcp.tools import exposed_name
+from engine.policy.config import PermissionConfig
 from engine.policy.guards import Allow, Block
 from engine.tools.base import ToolContext, ToolResult
 from tests.support.mcp_servers import EVERYTHING, FILESYSTEM, python_server, stdio
@@ -189,6 +190,40 @@ def test_a_changed_tool_list_is_listed_again(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline, "the new tool never appeared"
                 await asyncio.sleep(0.02)
             assert await call(manager, "mcp__py__fresh", context(tmp_path)) == ToolResult("fresh says hi")
+
+    run(body)
+
+
+def test_a_tool_added_after_the_first_listing_is_marked_and_asked_even_where_its_server_is_allowed(
+    tmp_path: Path,
+) -> None:
+    from engine.events import ToolCall
+    from engine.policy.gate import Judgement
+    from engine.policy.permissions import PermissionPolicy
+    from engine.policy.rules import Layer, Rule, RuleBook
+
+    allowed = PermissionConfig(
+        book=RuleBook(
+            (Layer(source="mine", rules=(Rule(category="mcp_tools", pattern="mcp__py__*", action="allow"),)),)
+        )
+    )
+
+    async def body() -> None:
+        async with running(python_server(), tmp_path=tmp_path) as manager:
+            await call(manager, "mcp__py__grow", context(tmp_path), name="fresh")
+            deadline = time.monotonic() + 5
+            while "mcp__py__fresh" not in {s.name for s in manager.specs()}:
+                assert time.monotonic() < deadline, "the new tool never appeared"
+                await asyncio.sleep(0.02)
+            specs = {s.name: s for s in manager.specs()}
+            assert specs["mcp__py__fresh"].added_later and not specs["mcp__py__echo"].added_later
+            policy = PermissionPolicy(allowed)
+            def judge(name: str) -> Judgement:
+                return policy.judge_call(ToolCall(id="c", name=name, arguments={}), context(tmp_path), specs[name])
+
+            assert judge("mcp__py__echo").verdict == "allow"
+            late = judge("mcp__py__fresh")
+            assert late.verdict == "ask" and "added mcp__py__fresh after the session started" in late.reason
 
     run(body)
 

@@ -97,7 +97,8 @@ def test_the_files_a_command_names_are_found_with_their_use(line: str, expected:
         ("git checkout main", "imports"),
         ("git restore --source HEAD~1 a.py", "imports"),
         ("git reset HEAD~1", "write"),
-        ("git reset --hard", "imports"),
+        ("git reset --hard", "write"),  # its --hard asks (see test_destructive_git.py)
+        ("git rebase main", "ask"),
         ("git remote", "read"),
         ("git remote -v", "read"),
         ("git remote add x y", "ask"),

@@ -411,10 +411,10 @@ def test_a_rule_may_count_only_when_commands_run_in_the_sandbox(project: Path, c
 
 def test_read_only_mcp_tools_follow_mcp_read_only_and_rules_override_it(project: Path, ctx: ToolContext) -> None:
     spec = ToolSpec(name="mcp__docs__search", description="", parameters={}, read_only=True, kind="mcp")
-    assert make_judge(load_permissions(project), ctx, spec)("mcp__docs__search").verdict == "allow"
-    project_rules(project, "permissions:\n  include_defaults: true\n  mcp_read_only: ask\n")
-    asked = make_judge(load_permissions(project), ctx, spec)("mcp__docs__search")
-    assert asked.verdict == "ask" and "read-only" in asked.reason
+    assert make_judge(load_permissions(project), ctx, spec)("mcp__docs__search").verdict == "ask"  # a claim only
+    project_rules(project, "permissions:\n  include_defaults: true\n  mcp_read_only: allow\n")
+    allowed = make_judge(load_permissions(project), ctx, spec)("mcp__docs__search")
+    assert allowed.verdict == "allow" and "read-only" in allowed.reason
     project_rules(project, "permissions:\n  mcp_tools: [{pattern: 'mcp__other__*', action: allow}]\n")
     assert make_judge(load_permissions(project), ctx, spec)("mcp__docs__search").verdict == "ask", "no mcp_read_only"
     project_rules(

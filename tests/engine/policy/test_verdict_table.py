@@ -154,9 +154,9 @@ OTHER_TOOLS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 MCP_TOOLS: list[tuple[str, bool, str, str]] = [
-    # (tool, read_only from the server's readOnlyHint, ToolSpec.kind, verdict)
-    ("mcp__github__issue_list", True, "mcp", A),
-    ("mcp__github__search_code", True, "mcp", A),
+    # (tool, read_only from the server's readOnlyHint, ToolSpec.kind, verdict): the hint decides nothing
+    ("mcp__github__issue_list", True, "mcp", Q),
+    ("mcp__github__search_code", True, "mcp", Q),
     ("mcp__github__issue_get", False, "mcp", Q),
     ("mcp__github__list", False, "mcp", Q),
     ("mcp__db__drop_table", False, "mcp", Q),
@@ -615,8 +615,8 @@ SANDBOX_OFF_ASKED = [
     "git checkout main",
     "git switch main",
     "git merge feature",
-    "git rebase main",
-    "git reset --hard HEAD~1",
+    "git cherry-pick abc1234",
+    "git revert HEAD",
     "git restore --source HEAD~1 src/app.py",
 ]
 
@@ -669,7 +669,7 @@ def test_without_the_sandbox_what_runs_project_code_is_asked(command: str, expec
 
 
 @pytest.mark.parametrize(("tool", "read_only", "kind", "expected"), MCP_TOOLS, ids=[r[0] for r in MCP_TOOLS])
-def test_mcp_tools_are_allowed_by_their_servers_read_only_mark_not_by_their_names(
+def test_mcp_tools_are_asked_whatever_their_servers_read_only_mark_or_their_names(
     tool: str, read_only: bool, kind: str, expected: str, ctx: ToolContext
 ) -> None:
     spec = ToolSpec(name=tool, description="", parameters={}, read_only=read_only, kind=kind)

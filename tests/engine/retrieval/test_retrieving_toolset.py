@@ -125,6 +125,9 @@ def test_each_request_of_a_session_carries_the_tools_retrieval_chose(llm_server:
     (tmp_path / ".ironhive" / "settings.yaml").write_text(
         "tool_retrieval:\n  max_tools: 2\n  min_scored_slots: 1\n  always_include: [mcp__gh__search_code]\n"
     )
+    (tmp_path / ".ironhive" / "permissions.yaml").write_text(
+        "permissions:\n  include_defaults: true\n  mcp_tools: [{pattern: 'mcp__gh__*', action: allow}]\n"
+    )
     trust(tmp_path)
     overrides = Overrides(model="openai/test-model", api_base=llm_server.base_url, api_key="k")
     config = load_config(tmp_path, overrides, persist=False)

@@ -73,12 +73,14 @@ def test_the_home_is_a_scratch_folder_and_the_shown_toolchains_are_read_only(run
     assert not (canaries / "scratch").exists() and not (canaries / ".m2" / "repository" / "new").exists()
 
 
-def test_a_socket_under_the_home_is_out_of_reach(run: Runner, credential_daemon: Path) -> None:
-    probe = (
-        f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(credential_daemon)!r}); print('connected')"
-    )
-    result = run(f"python3 -c {_quoted(probe)}")
-    assert "connected" not in result.output and "FileNotFoundError" in result.output
+def test_a_socket_under_the_home_is_out_of_reach_even_with_unix_sockets_allowed(
+    run: Runner, credential_daemon: Path
+) -> None:
+    assert run(f"test -e {credential_daemon} && echo visible || echo absent").output.rstrip().endswith("absent")
+    probe = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(credential_daemon)!r}); print('talked')"
+    lifted = run.with_options(SandboxOptions(unix_sockets_inside=True))  # the seccomp rule off: the path decides
+    result = lifted(f"python3 -c {_quoted(probe)}")
+    assert "talked" not in result.output and "FileNotFoundError" in result.output
 
 
 def test_another_project_in_the_home_is_hidden_from_a_project_in_the_home(base: Path, canaries: Path) -> None:

@@ -43,7 +43,9 @@ def test_the_self_test_passes_here(project: Path, home: Path) -> None:
         ("ssh_hidden", True),
         ("network", True),
         ("secrets_absent", True),
+        ("unix_sockets", True),
     ]
+    assert report.checks[-1].detail == "opening a unix socket: refused"
     assert report.ok and report.sandbox == "bubblewrap sandbox: workspace-write, network off"
     assert not list(project.glob(".hive-sandbox-check-*")) and not list(home.glob(".hive-sandbox-check-*"))
 
@@ -54,6 +56,19 @@ def test_the_self_test_expects_what_the_options_say(project: Path, home: Path) -
     details = {check.name: (check.ok, check.detail) for check in report.checks}
     assert details["project_writable"][0] is True and "refused" in details["project_writable"][1]
     assert details["network"] == (True, "a TCP port on 127.0.0.1 outside: reached")
+    assert details["unix_sockets"] == (True, "opening a unix socket: refused")
+
+
+def test_the_self_test_expects_unix_sockets_when_they_are_allowed(project: Path, home: Path) -> None:
+    require_bwrap()
+    report = asyncio.run(self_test(SandboxOptions(unix_sockets_inside=True), project, home=home))
+    details = {check.name: (check.ok, check.detail) for check in report.checks}
+    assert details["unix_sockets"] == (True, "opening a unix socket: allowed (sandbox.allow_unix_sockets is set)")
+    checked_wrongly = BubblewrapSandbox(SandboxOptions())  # refuses them, but the options say they are allowed
+    mismatch = asyncio.run(
+        self_test(SandboxOptions(unix_sockets_inside=True), project, home=home, sandbox=checked_wrongly)
+    )
+    assert mismatch.ok is False and mismatch.checks[-1].ok is False
 
 
 def test_the_self_test_reports_a_sandbox_that_cannot_start(project: Path) -> None:

@@ -1,0 +1,64 @@
+"""hive's own files are the person's alone, whatever the umask: folders 0700, files 0600.
+
+Session transcripts can hold a password typed into the prompt, MCP server logs a token, the memory
+database notes, the trust record decisions: none of it is for other local users. Every folder hive
+makes for itself goes through :func:`private_dir` and every file it creates there through
+:func:`open_private` (or is narrowed with :func:`make_private`). hive's three root folders (config,
+data, cache) are narrowed to 0700 when hive writes under them, since earlier versions made them 0755.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Literal, TextIO
+
+from engine.paths import user_cache_dir, user_config_dir, user_data_dir
+
+_FLAGS = {
+    "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+    "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+}
+
+
+def private_dir(folder: Path) -> Path:
+    """``folder``, made (with any missing parents) readable by its owner only; hive's root folders are narrowed."""
+    missing: list[Path] = []
+    step = folder
+    while not step.exists() and step != step.parent:
+        missing.append(step)
+        step = step.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+        make_private(path)
+    for root in (user_config_dir(), user_data_dir(), user_cache_dir()):
+        if folder == root or root in folder.parents:
+            make_private(root)
+    return folder
+
+
+def open_private(path: Path, mode: Literal["a", "w", "x"] = "a") -> TextIO:
+    """``path`` opened for writing text, created 0600 (an existing file of ours is narrowed to 0600)."""
+    return os.fdopen(_private_descriptor(path, mode), mode, encoding="utf-8")
+
+
+def _private_descriptor(path: Path, mode: Literal["a", "w", "x"]) -> int:
+    descriptor = os.open(path, _FLAGS[mode] | os.O_CLOEXEC, 0o600)
+    with contextlib.suppress(OSError):
+        if os.fstat(descriptor).st_uid == os.getuid():
+            os.fchmod(descriptor, 0o600)
+    return descriptor
+
+
+def make_private(path: Path) -> None:
+    """Narrow ``path`` (ours) to its owner: 0700 for a folder, 0600 for a file; a failure is not an error."""
+    with contextlib.suppress(OSError):
+        info = os.stat(path, follow_symlinks=False)
+        if info.st_uid != os.getuid():
+            return
+        wanted = 0o700 if os.path.isdir(path) and not os.path.islink(path) else 0o600
+        if info.st_mode & 0o777 != wanted:
+            os.chmod(path, wanted, follow_symlinks=False)
