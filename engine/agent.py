@@ -216,7 +216,7 @@ def build_agent(
         toolsets.append(recall_toolset(lambda: history.messages))
     tools = CombinedToolset(toolsets)
     offered = retrieving(tools, config.tool_retrieval, conversation)
-    guards = (*result_guards(config.permissions.guards), *extensions.result_guards)
+    guards = (*result_guards(config.permissions.guards, (config.model.api_key,)), *extensions.result_guards)
     sandbox = config.sandbox
     confined = sandbox.options if sandbox.confined else None
     policy = gate_policy(config.permissions, sandbox.problem if sandbox.failed else None, confined=confined)
@@ -230,6 +230,7 @@ def build_agent(
         approved_call_wrappers=(*hook_wrappers, *extensions.approved_call_wrappers),
         gate_policy=policy,
         retry_offer=RunOutsideOnce() if config.sandbox.confined else None,
+        known_secrets=(config.model.api_key,),
     )
     max_result = config.context.max_tool_result_chars
     toolset = ResultCap(toolset, lambda: result_limit(windows.of(loop.client.model).tokens, max_result))

@@ -26,6 +26,7 @@ from engine.events import (
     ToolProgress,
     TurnCompleted,
 )
+from engine.redaction.marker import redaction_note
 from hive_cli.output import RunInfo
 from hive_cli.output.summaries import key_argument, timing, usage_line
 from hive_cli.terminal_text import visible
@@ -53,7 +54,9 @@ class TextRenderer:
             case ToolCallFinished(outcome=outcome, scope=scope):
                 mark = {True: "✓", False: "✗", None: "?"}[outcome.success]
                 detail = "" if outcome.success else f": {_first_line(outcome.output)}"
-                self._log(f"{_indent(scope)}  {mark} {_shown(outcome.call.name, scope)} ({timing(outcome)}){detail}")
+                note = redaction_note(outcome.output)
+                took = f"{timing(outcome)}, {note}" if note else timing(outcome)
+                self._log(f"{_indent(scope)}  {mark} {_shown(outcome.call.name, scope)} ({took}){detail}")
             case ToolProgress(status=status, scope=scope):
                 if status:
                     self._log(f"{_indent(scope)}    {status}")

@@ -2,9 +2,9 @@
 
 A running call shows a spinner, its name and key argument, its latest status and a progress bar when
 the tool reports numbers. A finished call becomes one line with a check or a cross, its run time and,
-when it asked, how long it waited for the person's decision, plus a short, dim preview of what it
-returned. Nested calls are indented under their parent by their scope depth (a call inside a tool, or
-a sub-agent's call, looks like any other).
+when it asked, how long it waited for the person's decision, how many secrets were redacted from
+its result, plus a short, dim preview of what it returned. Nested calls are indented under their
+parent by their scope depth (a call inside a tool, or a sub-agent's call, looks like any other).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.events import ToolCall, ToolOutcome, ToolProgress
+from engine.redaction.marker import redaction_note
 from hive_cli.output.summaries import key_argument, timing
 from hive_cli.terminal_text import visible
 
@@ -132,6 +133,9 @@ def finished_line(
     if detail:
         line.append(" " + detail)
     line.append(f"  {took}", style="dim")
+    note = redaction_note(output)
+    if note:
+        line.append(f"  {note}", style="yellow")
     line.no_wrap = True
     line.overflow = "ellipsis"
     preview = _preview(output, depth)

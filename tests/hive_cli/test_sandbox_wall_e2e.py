@@ -2,7 +2,7 @@
 
 The model runs ``make`` targets (allowed without a question: they run in the sandbox) that try to
 read the home's secrets, the project's secret files and secret variables. Nothing of them reaches
-the model server; the toolchain the allow-list shows and the variable the user's ``sandbox.env``
+the model server, and not because the redaction of tool output caught it; the toolchain the allow-list shows and the variable the user's ``sandbox.env``
 names do. A project whose walk stops early gets its command asked, and says why.
 """
 
@@ -87,6 +87,8 @@ def test_nothing_of_the_home_the_project_secrets_or_secret_variables_reaches_the
     (leak, build), _ = hive(llm_server, home, project, "make leak", "make build")
     assert leak["success"] == "True", leak["output"]
     assert leak["output"].count("No such file or directory") == len(HOME_SECRETS)
+    # the sandbox kept them out, not the redaction of tool output: no variable of theirs, nothing redacted
+    assert not [name for name in SECRET_VARIABLES if name in leak["output"]] and "redacted" not in leak["output"]
     assert build["success"] == "True", build["output"]
     assert "fake cargo builds" in build["output"] and "deploying to staging-target" in build["output"]
 

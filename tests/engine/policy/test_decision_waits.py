@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from msgspec import Struct
 
 from engine.events import ToolCall, ToolOutcome
@@ -13,6 +14,7 @@ from engine.policy.compose import guarded_toolset
 from engine.policy.config import default_permissions
 from engine.policy.gate import ApprovalRequest, ApproveEverything, Approver, Decision
 from engine.policy.modes import ModeManager
+from engine.redaction.scan import default_rules
 from engine.tools.base import ArgsTool, ToolContext, ToolResult, Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry
@@ -21,6 +23,13 @@ from tests.support.agents import client_for, run_events
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 
 THINKING_S = 0.4
+
+
+@pytest.fixture(autouse=True)
+def redaction_rules_loaded() -> None:
+    """The secret redaction builds its rules at a process's first tool result (0.1-0.3 s, in that call's run
+    time); built before, a call's run time here is the tool's own, well under the person's thinking time."""
+    default_rules()
 
 
 class SlowPerson:

@@ -35,3 +35,13 @@ def test_a_finished_call_gives_its_run_time_and_apart_its_wait_for_a_person() ->
     unasked = ToolOutcome(call=COMMAND, output="hi", success=True, duration_s=0.012)
     assert log_of([ToolCallFinished(outcome=unasked)]) == "  ✓ execute_command (0.01s)\n"
     assert outcome_dict(waited)["waited_s"] == 15.89 and outcome_dict(waited)["duration_s"] == 0.012
+
+
+def test_a_call_whose_result_had_secrets_redacted_says_how_many_on_its_line() -> None:
+    output = "AWS_KEY=[redacted: aws-access-token]\nTOKEN=[redacted: $DEPLOY_TOKEN]\n"
+    redacted = ToolOutcome(call=COMMAND, output=output, success=True, duration_s=0.012)
+    assert log_of([ToolCallFinished(outcome=redacted)]) == "  ✓ execute_command (0.01s, redacted 2 secrets)\n"
+    failed = ToolOutcome(call=COMMAND, output="fatal: [redacted: github-pat] refused", success=False)
+    assert log_of([ToolCallFinished(outcome=failed)]) == (
+        "  ✗ execute_command (0.00s, redacted 1 secret): fatal: [redacted: github-pat] refused\n"
+    )
