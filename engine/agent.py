@@ -217,7 +217,9 @@ def build_agent(
     tools = CombinedToolset(toolsets)
     offered = retrieving(tools, config.tool_retrieval, conversation)
     guards = (*result_guards(config.permissions.guards, (config.model.api_key,)), *extensions.result_guards)
-    policy = gate_policy(config.permissions, config.sandbox.problem if config.sandbox.failed else None)
+    sandbox = config.sandbox
+    confined = sandbox.options if sandbox.confined else None
+    policy = gate_policy(config.permissions, sandbox.problem if sandbox.failed else None, confined=confined)
     hooks, hook_wrappers = configured_hooks(config, agent_id, approver, modes)
     toolset = guarded_toolset(
         offered,

@@ -101,7 +101,9 @@ def judge(
         )
     ctx = ToolContext(cwd=cwd, data_dir=cwd)
     problem = sandbox.problem if sandbox is not None and sandbox.failed else None
-    return gate_policy(config, problem).judge(spec, ToolCall(id="check", name=spec.name, arguments=arguments), ctx)
+    confined = sandbox.options if sandbox is not None and sandbox.confined else None
+    policy = gate_policy(config, problem, confined=confined)
+    return policy.judge(spec, ToolCall(id="check", name=spec.name, arguments=arguments), ctx)
 
 
 def _sandbox_line(status: SandboxStatus) -> str:

@@ -62,4 +62,6 @@ def build_hooks(
     sandbox: Sandbox = sandbox_for(status)
     if status.failed:
         sandbox = UnavailableSandbox(status.mode, status.problem or "unknown")
-    return Hooks(specs, HookRunner(sandbox, cwd), agent_id=agent_id)
+    options = status.options
+    runner = HookRunner(sandbox, cwd, passed=options.env, network=options.network or options.mode == "off")
+    return Hooks(specs, runner, agent_id=agent_id)

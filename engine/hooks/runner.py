@@ -3,7 +3,9 @@
 The answer is the exit status plus optional JSON on stdout: exit 0 is ok (the JSON, if any, may carry
 ``decision``, ``reason``, ``context``, ``note``, ``continue``); exit 2 is a deny (or block) with stderr
 as the reason; any other status, output that starts like JSON but is not, a command that cannot be
-started or one that outlives its timeout is a failure. The child's environment has no secrets in it.
+started or one that outlives its timeout is a failure. The child's environment is the one sandboxed
+commands get (the documented list of :mod:`engine.sandbox.environment`, plus the user's ``sandbox.env``),
+whatever the sandbox mode, and ``HIVE_HOOK_EVENT`` and ``HIVE_PROJECT_DIR``.
 """
 
 from __future__ import annotations
@@ -55,24 +57,38 @@ class HookOutcome(Struct, frozen=True, kw_only=True):
 
 
 class HookRunner:
-    """Runs hooks in ``cwd`` through ``sandbox`` (the one shell commands use)."""
+    """Runs hooks in ``cwd`` through ``sandbox`` (the one shell commands use).
 
-    def __init__(self, sandbox: Sandbox, cwd: Path, *, kill_grace: float = KILL_GRACE) -> None:
+    ``passed``: the variables the user's ``sandbox.env`` names; ``network``: whether the hooks may use
+    the network (the proxy variables pass only then).
+    """
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        cwd: Path,
+        *,
+        kill_grace: float = KILL_GRACE,
+        passed: tuple[str, ...] = (),
+        network: bool = False,
+    ) -> None:
         self.sandbox = sandbox
         self.cwd = cwd
         self.kill_grace = kill_grace
+        self.passed = passed
+        self.network = network
 
     async def run(self, hook: HookSpec, payload: Mapping[str, Any]) -> HookOutcome:
         """Run ``hook`` with ``payload`` on its stdin; never raises for anything the hook does."""
-        env = sandbox_environment(
-            inherited_environment(), {"HIVE_HOOK_EVENT": hook.event, "HIVE_PROJECT_DIR": str(self.cwd)}
-        )
+        env = sandbox_environment(inherited_environment(), network=self.network, passed=self.passed)
         try:
             launch = await asyncio.to_thread(self.sandbox.prepare, hook.command, self.cwd, env)
         except SandboxError as exc:
             return HookOutcome(hook=hook, failure=f"not run: {exc}")
+        own = {"HIVE_HOOK_EVENT": hook.event, "HIVE_PROJECT_DIR": str(self.cwd)}
         try:
-            outcome = await self._spawned(hook, launch, json.dumps(payload).encode())
+            with_own = structs.replace(launch, env={**launch.env, **own})  # after the list: hive's own, for the hook
+            outcome = await self._spawned(hook, with_own, json.dumps(payload).encode())
         except BaseException:
             launch.after()
             raise

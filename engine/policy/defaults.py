@@ -3,13 +3,15 @@
 Commands are allowed by what they can do, not by their first word: the command tables
 (``tables_*.py``, judged by :class:`~engine.policy.command_verdicts.TableJudge`) decide for git and
 the test and build tools, and what runs the project's own code is allowed only when commands run
-in the sandbox (``sandboxed``). Secret files are matched whatever the case of their names.
+in the sandbox (``sandboxed``). Secret files are matched whatever the case of their names; their
+patterns are :mod:`engine.secret_files`, the one list the sandbox hides too.
 """
 
 from __future__ import annotations
 
 from engine.policy.command_verdicts import TableJudge
 from engine.policy.rules import Action, Category, Layer, Rule
+from engine.secret_files import SECRET_ASKS, SECRET_DENIES
 
 DEFAULT_SOURCE = "built-in defaults"
 
@@ -31,53 +33,6 @@ _MEMORY_RULES: tuple[tuple[str, Action, str], ...] = (
 
 _SECRET = "this file usually holds credentials"
 _CREDENTIAL_STORE = "a credential store or private key: never shown to the model"
-SECRET_ASKS = (
-    ".env*",
-    ".npmrc",
-    ".pypirc",
-    ".yarnrc*",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "credentials*",
-    "**/.aws/**",
-    "**/.ssh/**",
-    "**/.gnupg/**",
-    "**/.docker/config.json",
-    "**/.kube/config",
-    "**/.config/gh/hosts.yml",
-    "**/.config/gcloud/**",
-    "**/.azure/**",
-    "*.tfstate*",
-    ".terraformrc",
-    ".my.cnf",
-    ".htpasswd",
-)
-"""Read only after a question (matched whatever the case)."""
-SECRET_DENIES = (
-    "**/secrets/**",
-    ".git-credentials",
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    "*.kdbx",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-    "id_ecdsa_sk",
-    "id_ed25519_sk",
-    "**/.aws/credentials",
-    ".vault-token",
-)
-"""Never read (matched whatever the case)."""
 SECRET_TOOL_NAMES = ("*secret*", "*password*", "*passwd*", "*credential*", "*token*", "*api_key*", "*apikey*")
 """MCP tools whose names say they hand out secrets ask even when their server marks them read-only."""
 

@@ -1,4 +1,5 @@
-"""The policy's side of the sandbox: commands asked when it cannot start, and a way out for one blocked command."""
+"""The policy's side of the sandbox: commands asked when it cannot start or cannot hide every secret, and a way
+out for one blocked command."""
 
 from __future__ import annotations
 
@@ -8,19 +9,27 @@ from engine.events import ToolCall
 from engine.policy.config import PermissionConfig
 from engine.policy.gate import Judgement, Policy, RetryPlan
 from engine.policy.permissions import PermissionPolicy
+from engine.sandbox.options import SandboxOptions
 from engine.tools.base import ToolContext, ToolResult, ToolSpec
+from engine.tools.paths import working_directory
 
 SHELL_TOOLS = frozenset({"execute_command"})
 _NEEDS = {"filesystem": "a write the sandbox refuses", "network": "the network", "unix_socket": "a unix socket"}
 
 
-def gate_policy(permissions: PermissionConfig, sandbox_problem: str | None) -> Policy:
-    """The policy the approval gate uses: the rules, and every command asked when a sandbox asked for cannot start.
+def gate_policy(
+    permissions: PermissionConfig, sandbox_problem: str | None, *, confined: SandboxOptions | None = None
+) -> Policy:
+    """The policy the approval gate uses: the rules, and the shell commands the sandbox cannot fully contain asked.
 
-    ``sandbox_problem`` is why the sandbox cannot start (None when it runs, or when it is off on purpose).
+    ``sandbox_problem`` is why the sandbox cannot start (None when it runs, or when it is off on purpose):
+    then every command is asked. ``confined``: the options of the sandbox commands run in (None when
+    they do not run in one): a command is asked where that sandbox's walk of the project stopped early.
     """
-    policy = PermissionPolicy(permissions)
-    return policy if sandbox_problem is None else AskUnconfinedCommands(policy, sandbox_problem)
+    policy: Policy = PermissionPolicy(permissions)
+    if sandbox_problem is not None:
+        return AskUnconfinedCommands(policy, sandbox_problem)
+    return policy if confined is None else AskWhereTheWalkStopped(policy, confined)
 
 
 class AskUnconfinedCommands:
@@ -40,6 +49,31 @@ class AskUnconfinedCommands:
             return judgement
         reason = f"the sandbox cannot start here ({self.problem}), so the command would run unconfined"
         return replace(judgement, verdict="ask", reason=reason, source="hive's sandbox")
+
+
+class AskWhereTheWalkStopped:
+    """A policy over ``inner`` that asks about a shell command ``inner`` would allow where the sandbox cannot
+    hide every secret file: its walk of the project (or of a writable root) stopped at its bounds.
+
+    The sandbox hides the secret files its walk finds (see :mod:`engine.sandbox.scan`); past 20,000
+    entries or 12 levels it finds no more, so a command there could read them. The walk is the sandbox's
+    own (shared), done again before each command, so a project that grew past the bounds is asked at once.
+    """
+
+    def __init__(self, inner: Policy, options: SandboxOptions) -> None:
+        self.inner = inner
+        self.options = options
+
+    def judge(self, spec: ToolSpec, call: ToolCall, ctx: ToolContext) -> Judgement:
+        judgement = self.inner.judge(spec, call, ctx)
+        if call.name not in SHELL_TOOLS or judgement.verdict != "allow" or ctx.outside_sandbox:
+            return judgement
+        from engine.sandbox.planner import walk_stopped  # imported here: only a shell command needs the walk
+
+        reason = walk_stopped(self.options, working_directory(ctx))
+        if reason is None:
+            return judgement
+        return replace(judgement, verdict="ask", reason=reason, source="hive's sandbox", lasting=())
 
 
 class RunOutsideOnce:

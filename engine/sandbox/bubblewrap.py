@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from engine.sandbox.planted import Check, PlantedGuard
     from engine.sandbox.profile import Profile
 
-CHILD_ENV = {"TMPDIR": "/tmp", "HIVE_SANDBOX": "bubblewrap"}
+CHILD_ENV = {
+    "TMPDIR": "/tmp",
+    "GOCACHE": "/tmp/go-build",
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "HIVE_SANDBOX": "bubblewrap",
+}
+"""Set for every command: temporary files and go's build cache in the private /tmp, no pager, no prompts."""
 
 
 class BubblewrapSandbox:
@@ -40,6 +48,7 @@ class BubblewrapSandbox:
         self._planner: ProfilePlanner | None = None
         self._planner_lock = threading.Lock()
         self._guard: PlantedGuard | None = None
+        self._said: set[str] = set()
 
     @property
     def mode(self) -> SandboxMode:
@@ -73,12 +82,21 @@ class BubblewrapSandbox:
             seccomp_fd=seccomp_fd,
             sockets=sockets,
         )
+        options = self.options
         return Launch(
             argv=argv,
-            env=sandbox_environment(env, CHILD_ENV),
-            after=functools.partial(_finish, seccomp_fd, profile.watch, check),
+            env=sandbox_environment(env, CHILD_ENV, network=options.network, passed=options.env),
+            after=functools.partial(_finish, seccomp_fd, profile.watch, self._first_time(profile.note), check),
             pass_fds=() if seccomp_fd is None else (seccomp_fd,),
         )
+
+    def _first_time(self, note: str) -> tuple[str, ...]:
+        """``note``, the first time this sandbox has it to say (nothing after)."""
+        with self._planner_lock:
+            if not note or note in self._said:
+                return ()
+            self._said.add(note)
+            return (note,)
 
     def profile(self, cwd: Path, env: Mapping[str, str]) -> Profile:
         """What a command started in ``cwd`` may see and write."""
@@ -90,7 +108,7 @@ class BubblewrapSandbox:
             if self._planner is None:
                 from engine.sandbox.planner import ProfilePlanner
 
-                self._planner = ProfilePlanner(self.options, private_dirs=_private_dirs())
+                self._planner = ProfilePlanner(self.options, private_dirs=_private_dirs(), private_files=_empty_dir())
             return self._planner
 
     def _planted_check(self, profile: Profile, env: Mapping[str, str]) -> Check | None:
@@ -139,14 +157,16 @@ def allowed_sockets(paths: tuple[Path, ...], profile: Profile) -> tuple[Path, ..
     return tuple(dict.fromkeys(shown))
 
 
-def _finish(seccomp_fd: int | None, watch: tuple[Path, ...], check: Check | None) -> tuple[str, ...]:
-    """After a command: close its filter's descriptor, remove what it must not have made, undo its plants."""
+def _finish(
+    seccomp_fd: int | None, watch: tuple[Path, ...], notes: tuple[str, ...], check: Check | None
+) -> tuple[str, ...]:
+    """After a command: close its filter's descriptor, remove what it must not have made, undo its plants; ``notes`` first."""
     from engine.sandbox.watch import remove_created
 
     if seccomp_fd is not None:
         with contextlib.suppress(OSError):
             os.close(seccomp_fd)
-    return (*remove_created(watch), *(check.after() if check is not None else ()))
+    return (*notes, *remove_created(watch), *(check.after() if check is not None else ()))
 
 
 def _private_dirs() -> tuple[Path, ...]:

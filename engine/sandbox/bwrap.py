@@ -116,8 +116,14 @@ def mount_args(mount: Mount, empty_file: Path) -> list[str]:
     match mount.kind:
         case "private":
             return ["--tmpfs", path]
+        case "home":
+            return ["--perms", "0700", "--tmpfs", path]
+        case "shown":
+            return ["--ro-bind-try", path, path]
         case "writable" | "pin":
             return ["--bind", path, path]
+        case "read-only" if mount.source is not None:
+            return ["--ro-bind", str(mount.source), path]
         case "visible" | "read-only":
             return ["--ro-bind", path, path]
         case "hide" if not mount.directory:

@@ -1,8 +1,12 @@
-"""Which paths hold secrets: credential stores in the user's home, and secret files in a project."""
+"""The credential stores in a user's home, hidden from sandboxed commands wherever the home itself is not.
+
+A project's secret files are :mod:`engine.secret_files`, the list the read rules use too.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 HOME_CREDENTIALS = (
@@ -50,11 +54,20 @@ def home_credentials(home: Path) -> tuple[str, ...]:
     return tuple(prefix + name for name in HOME_CREDENTIALS)
 
 
-def is_secret_file_name(name: str) -> bool:
-    """``.env``, ``.env.local``, ``.envrc``...: files that hold a project's secrets."""
-    return name.startswith(".env")
+SOCKET_FOLDERS = (
+    "/var/lib/lxd",
+    "/var/snap/lxd/common/lxd",
+    "/var/lib/incus",
+    "/var/lib/docker",
+    "/var/run/docker.sock",
+    "/var/run/podman",
+)
+"""Places outside ``/run`` and the home where daemons listening on unix sockets keep them (``/var/run``
+is usually a link to the private ``/run``; where it is a folder the sandbox makes it private too)."""
 
 
-def is_secret_dir_name(name: str) -> bool:
-    """A ``secrets`` folder: everything below it is hidden."""
-    return name == "secrets"
+def socket_places(env: Mapping[str, str]) -> tuple[Path, ...]:
+    """The existing socket places, and the session's runtime folder (``$XDG_RUNTIME_DIR``) wherever it is."""
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    candidates = (*SOCKET_FOLDERS, *([runtime] if os.path.isabs(runtime) else []))
+    return tuple(Path(place) for place in candidates if os.path.exists(place))

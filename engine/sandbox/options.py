@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from msgspec import Struct
+from msgspec import Meta, Struct
 
 from engine.validation import StrictRecord
 
@@ -21,16 +22,20 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     ``mode``: ``workspace-write`` (the project and ``writable_roots`` writable), ``read-only``
     (nothing on disk writable but a private temporary folder) or ``off`` (no sandbox).
     ``network``: whether commands may use the network. ``writable_roots``: more folders that
-    commands may write to in ``workspace-write`` mode. ``unix_sockets``: the socket files commands
-    may reach, and ``unix_sockets_inside``: whether they may make their own; either lifts the seccomp
-    rule against ``socket(AF_UNIX)`` (see :mod:`engine.sandbox.seccomp`). ``project``: the project
-    root the options were made for (None: the project of each command's folder), where hive never
-    looks for a program.
+    commands may write to in ``workspace-write`` mode. ``read_paths``: more paths shown read-only
+    in the hidden home (see :mod:`engine.sandbox.toolchains`). ``env``: more environment variables
+    passed to commands as they are (see :mod:`engine.sandbox.environment`). ``unix_sockets``: the
+    socket files commands may reach, and ``unix_sockets_inside``: whether they may make their own;
+    either lifts the seccomp rule against ``socket(AF_UNIX)`` (see :mod:`engine.sandbox.seccomp`).
+    ``project``: the project root the options were made for (None: the project of each command's
+    folder), where hive never looks for a program.
     """
 
     mode: SandboxMode = "workspace-write"
     network: bool = False
     writable_roots: tuple[Path, ...] = ()
+    read_paths: tuple[Path, ...] = ()
+    env: tuple[str, ...] = ()
     unix_sockets: tuple[Path, ...] = ()
     unix_sockets_inside: bool = False
     project: Path | None = None
@@ -39,6 +44,9 @@ class SandboxOptions(Struct, frozen=True, kw_only=True):
     def allows_unix_sockets(self) -> bool:
         """Whether commands may open unix sockets (``sandbox.allow_unix_sockets`` is set)."""
         return bool(self.unix_sockets) or self.unix_sockets_inside
+
+
+VariableName = Annotated[str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
 
 class SandboxSettings(StrictRecord, frozen=True):
@@ -54,6 +62,10 @@ class SandboxSettings(StrictRecord, frozen=True):
     """Let commands use the network (off when no file sets it)."""
     writable_roots: tuple[str, ...] = ()
     """More folders commands may write to; relative ones are taken from the project root."""
+    read_paths: tuple[str, ...] = ()
+    """More paths commands may read in the hidden home (``~/bin``); only the user's settings may set them."""
+    env: tuple[VariableName, ...] = ()
+    """More environment variables commands get, as they are; only the user's settings may set them."""
     allow_unix_sockets: tuple[str, ...] = ()
     """Unix socket files commands may connect to (absolute, or under ``~``), and ``inside`` for sockets
     commands make themselves; the user's settings only. Setting it lets every command open unix sockets."""
@@ -73,9 +85,15 @@ class SandboxSettings(StrictRecord, frozen=True):
             mode=mode or self.mode or "workspace-write",
             network=bool(self.network),
             writable_roots=roots,
+            read_paths=self.shown_paths(project_root),
+            env=self.env,
             unix_sockets=self.socket_paths(),
             unix_sockets_inside=INSIDE in self.allow_unix_sockets,
         )
+
+    def shown_paths(self, project_root: Path) -> tuple[Path, ...]:
+        """``read_paths`` made absolute (``~`` expanded), links not resolved: they are shown where the home has them."""
+        return tuple(Path(os.path.normpath(project_root / Path(raw).expanduser())) for raw in self.read_paths)
 
     def socket_paths(self) -> tuple[Path, ...]:
         """The socket files of ``allow_unix_sockets``, with ``~`` expanded."""
@@ -101,8 +119,9 @@ def layered_options(
     """The user's sandbox as the project's settings tighten it, and what the project asked for in vain.
 
     The sandbox is the wall around what a repository's own files and text can get done, so those files
-    cannot lower it: a looser mode, the network, a writable folder outside the project or unix sockets
-    come only from the user's settings (or ``--sandbox``, ``mode``, which wins as it always has).
+    cannot lower it: a looser mode, the network, a writable folder outside the project, unix sockets,
+    more paths to read in the hidden home or more environment variables come only from the user's
+    settings (or ``--sandbox``, ``mode``, which wins as it always has).
     """
     refused: list[str] = []
     chosen: SandboxMode = user.mode or "workspace-write"
@@ -123,12 +142,21 @@ def layered_options(
             roots.append(root)
         elif root not in roots:
             refused.append(f"writable root {raw}")
+    shown = user.shown_paths(project_root)
+    refused += [
+        f"read path {raw}"
+        for raw, path in zip(project.read_paths, project.shown_paths(project_root), strict=True)
+        if path not in shown
+    ]
+    refused += [f"env {name}" for name in project.env if name not in user.env]
     if project.allow_unix_sockets:
         refused.append(f"allow_unix_sockets: {', '.join(project.allow_unix_sockets)}")
     options = SandboxOptions(
         mode=mode or chosen,
         network=network,
         writable_roots=tuple(dict.fromkeys(roots)),
+        read_paths=shown,
+        env=user.env,
         unix_sockets=user.socket_paths(),
         unix_sockets_inside=INSIDE in user.allow_unix_sockets,
         project=project_root.resolve(),

@@ -5,17 +5,23 @@ the project that points outside cannot make the outside writable, and a link to 
 the secret itself. The steps, in the order the mounts are applied:
 
 * ``private``: an empty writable folder of its own (``/tmp``, ``/run``);
+* ``home``: each home folder, empty and private (see :mod:`engine.sandbox.home`), unless the
+  project is the home or contains it;
+* ``shown``: what the hidden home shows again, read-only, when it exists: toolchains, caches and
+  the user's ``sandbox.read_paths``;
 * ``writable``: the project and the extra writable roots (``workspace-write`` only);
-* ``visible``: a path under a private folder shown read-only again (the project in
-  ``read-only`` mode, the DNS configuration when the network is on);
+* ``visible``: a path under a private folder or a hidden home shown read-only again (the project
+  in ``read-only`` mode, the DNS configuration when the network is on);
 * ``pin``: a ``.git`` folder bound onto itself, so it cannot be renamed away from its protected
   ``hooks`` and ``config``;
 * ``read-only``: ``.ironhive``, ``.mcp.json``, each ``.git/hooks``, ``.git/config``,
   ``.git/commondir`` and every ``.git`` file inside a writable root, and hive's own install there;
+  and the filtered git configuration shown as ``~/.gitconfig`` (a mount with a ``source``);
 * ``guard``: a missing ``.ironhive`` or ``.git/hooks``, held as an empty read-only folder so it
   cannot be created;
-* ``hide``: secrets shown empty: the project's ``.env*`` files and ``secrets`` folders, the
-  user's credential stores, hive's own config and data folders.
+* ``hide``: secrets shown empty: the project's secret files and folders (the list of
+  :mod:`engine.secret_files`), credential files inside shown toolchains, the user's credential
+  stores, known socket folders, hive's own config and data folders.
 
 ``watch`` lists paths that must not appear but cannot be guarded without breaking git (a
 ``commondir`` file would redirect git to another config): the launch removes them afterwards.
@@ -24,29 +30,33 @@ the secret itself. The steps, in the order the mounts are applied:
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from engine.paths import PROJECT_DIR_NAME
 from engine.sandbox.base import SandboxError
-from engine.sandbox.credentials import home_credentials
+from engine.sandbox.credentials import home_credentials, socket_places
+from engine.sandbox.home import HomeView, home_view
 from engine.sandbox.options import SandboxMode, SandboxOptions
 from engine.sandbox.scan import ScanResult
 
-MountKind = Literal["private", "writable", "visible", "pin", "read-only", "guard", "hide"]
+MountKind = Literal["private", "home", "shown", "writable", "visible", "pin", "read-only", "guard", "hide"]
 PRIVATE_DIRS = (Path("/tmp"), Path("/run"))
 _DNS_CONFIG = Path("/etc/resolv.conf")
-_ORDER: tuple[MountKind, ...] = ("private", "writable", "visible", "pin", "read-only", "guard", "hide")
+_ORDER: tuple[MountKind, ...] = ("private", "home", "shown", "writable", "visible", "pin", "read-only", "guard", "hide")
+_VIEWS: tuple[MountKind, ...] = ("private", "home", "shown", "writable", "visible")
 
 
 class Mount(Struct, frozen=True):
-    """One path and what the sandbox does with it."""
+    """One path and what the sandbox does with it (``source``: the file shown there, when it is another one)."""
 
     kind: MountKind
     path: Path
     directory: bool = True
+    source: Path | None = None
 
 
 class ProfileInputs(Struct, frozen=True, kw_only=True):
@@ -60,6 +70,12 @@ class ProfileInputs(Struct, frozen=True, kw_only=True):
     scans: tuple[ScanResult, ...]
     """One scan of each writable root (of the project alone in ``read-only`` mode)."""
     private_dirs: tuple[Path, ...] = PRIVATE_DIRS
+    env: Mapping[str, str] = field(default_factory=dict)
+    """The command's environment (where toolchains and the runtime folder are, when variables move them)."""
+    git_config: Path | None = None
+    """A filtered copy of the user's git configuration, shown as ``~/.gitconfig`` in a hidden home."""
+    hide_home: bool = True
+    """Hide the homes (bubblewrap); False where the sandbox cannot mount (macOS): only their credential stores."""
     hive_install: tuple[Path, ...] = ()
     """hive's own files (its venv, its packages, the bundled bwrap): read-only where they lie in a writable root."""
 
@@ -75,6 +91,8 @@ class Profile(Struct, frozen=True, kw_only=True):
     watch: tuple[Path, ...] = ()
     truncated: bool = False
     """The project walk stopped at its bounds: secrets or repositories deeper down are not covered."""
+    note: str = ""
+    """What a person should know about this profile (the home could not be hidden), or empty."""
 
     def paths(self, kind: MountKind) -> tuple[Path, ...]:
         """The paths mounted one way."""
@@ -87,9 +105,16 @@ def build_profile(inputs: ProfileInputs) -> Profile:
     project, cwd = _real(inputs.project), _real(inputs.cwd)
     private = tuple(_real(path) for path in inputs.private_dirs)
     writable = _writable_roots(options, project)
+    view = HomeView()
+    if inputs.hide_home:
+        roots = writable or (project,)
+        view = home_view(inputs.homes, roots, inputs.env, options.read_paths, git_config=inputs.git_config is not None)
+    dark = (*private, *view.hidden)
     mounts = [Mount("private", path) for path in private]
+    mounts += [Mount("home", path) for path in view.hidden]
+    mounts += [Mount("shown", path) for path in view.shown]
     mounts += [Mount("writable", root) for root in writable]
-    shown = writable or ((project,) if _inside_any(project, private) else ())
+    shown = writable or ((project,) if _inside_any(project, dark) else ())
     mounts += [Mount("visible", path) for path in shown if path not in writable]
     if options.network and _inside_any(dns := _real(_DNS_CONFIG), private) and dns.is_file():
         mounts.append(Mount("visible", dns, directory=False))
@@ -98,17 +123,25 @@ def build_profile(inputs: ProfileInputs) -> Profile:
         mounts += _protections(inputs, project, writable, watch)
         mounts += _hive_install(inputs.hive_install, project, writable)
     mounts += _hidden(inputs, (project, cwd))
-    seen = (*writable, *shown)
-    kept = [m for m in mounts if m.kind in ("private", "writable", "visible") or _shown(m.path, private, seen)]
+    mounts += [Mount("hide", path, directory=os.path.isdir(path)) for path in view.secrets]
+    seen = (*writable, *shown, *view.shown)
+    kept = [m for m in mounts if m.kind in _VIEWS or _shown(m.path, dark, seen)]
     return Profile(
         mode=options.mode,
         network=options.network,
         cwd=cwd,
         project=project,
-        mounts=_ordered(kept),
+        mounts=_ordered([*kept, *_git_config(view, inputs.git_config)]),
         watch=tuple(dict.fromkeys(path for path in watch if _inside_any(path, writable))),
         truncated=any(scan.truncated for scan in inputs.scans),
+        note=view.note,
     )
+
+
+def _git_config(view: HomeView, source: Path | None) -> list[Mount]:
+    if view.git_config is None or source is None:
+        return []
+    return [Mount("read-only", view.git_config, directory=False, source=source)]
 
 
 def _writable_roots(options: SandboxOptions, project: Path) -> tuple[Path, ...]:
@@ -206,6 +239,8 @@ def _hidden(inputs: ProfileInputs, keep: tuple[Path, ...]) -> list[Mount]:
         candidates += [p for p in map(_real, scan.paths("secret_dir")) if p.is_dir()]
     for home in inputs.homes:
         candidates += [Path(path) for path in home_credentials(home) if os.path.lexists(path)]
+    private = tuple(_real(path) for path in inputs.private_dirs)
+    candidates += [place for place in socket_places(inputs.env) if not _inside_any(_real(place), private)]
     candidates += inputs.hive_dirs
     mounts = []
     for path in dict.fromkeys(_real(path) for path in candidates if os.path.lexists(path)):

@@ -1,14 +1,14 @@
 """A bounded walk of a project that finds what the sandbox must protect or hide, cached between commands.
 
 The walk looks for ``.git`` folders and files (of the project and of nested repositories),
-``.ironhive`` folders, ``.env*`` files, ``secrets`` folders, and the other files and folders a
-command may not change (``steering``: what instructs agents or an editor runs, see
-:func:`engine.policy.protected.is_protected_name`). It skips heavy folders (``node_modules``,
-``.venv``...), does not follow symbolic links to folders, and stops after :data:`MAX_ENTRIES`
-entries or :data:`MAX_DEPTH` levels (the result says so). The next scan of the same root stats every
-folder seen and lists again only those whose change time moved, so a repeated scan costs one
-``stat`` per folder. The change time, not the modification time: a command can set a folder's
-modification time back (``touch -d``) to hide what it added, never its change time.
+``.ironhive`` folders, the secret files and folders of :mod:`engine.secret_files` (``.env*``,
+``*.pem``, ``secrets/``...), and the other files and folders a command may not change (``steering``:
+what instructs agents or an editor runs, see :func:`engine.policy.protected.is_protected_name`). It
+skips heavy folders (``node_modules``, ``.venv``...), does not follow symbolic links to folders, and
+stops after :data:`MAX_ENTRIES` entries or :data:`MAX_DEPTH` levels (the result says so). The next
+scan of the same root stats every folder seen and lists again only those whose change time moved, so
+a repeated scan costs one ``stat`` per folder. The change time, not the modification time: a command
+can set a folder's modification time back (``touch -d``) to hide what it added, never its change time.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from msgspec import Struct, field
 
 from engine.paths import SKIPPED_DIRS
 from engine.policy.protected import is_protected_name
-from engine.sandbox.credentials import is_secret_dir_name, is_secret_file_name
+from engine.secret_files import is_secret_file, is_secret_folder
 
 MAX_DEPTH = 12
 MAX_ENTRIES = 20_000
@@ -44,6 +44,8 @@ class ScanResult(Struct, frozen=True):
     truncated: bool = False
     """True when the walk stopped at its bounds: something deeper may not be protected or hidden."""
     entries: int = 0
+    stopped: str = ""
+    """Where the walk stopped when it did (``at 20,000 entries``, ``12 levels deep``), for people."""
 
     def paths(self, kind: FindingKind) -> tuple[Path, ...]:
         """The paths found of one kind."""
@@ -63,6 +65,7 @@ class _Folder(Struct):
 class _Budget(Struct):
     left: int
     truncated: bool = False
+    too_deep: bool = False
 
     def take(self, count: int) -> bool:
         self.left -= count
@@ -95,9 +98,21 @@ class ProjectScanner:
             findings: list[tuple[FindingKind, Path]] = []
             if self._last is not None:
                 _collect(self._last, findings)
-            entries = self.max_entries - max(budget.left, 0)
-            self._latest = ScanResult(self.root, tuple(findings), budget.truncated, entries)
+            self._latest = ScanResult(
+                self.root,
+                tuple(findings),
+                budget.truncated,
+                self.max_entries - max(budget.left, 0),
+                self._stopped(budget),
+            )
             return self._latest
+
+    def _stopped(self, budget: _Budget) -> str:
+        if not budget.truncated:
+            return ""
+        if budget.too_deep and budget.left > 0:
+            return f"at {self.max_depth} levels deep"
+        return f"at {self.max_entries:,} entries"
 
     def latest(self) -> ScanResult:
         """The result of the last scan (a scan now when there was none)."""
@@ -117,7 +132,8 @@ class ProjectScanner:
         else:
             folder = _list(path, st, budget, settled)
         if depth >= self.max_depth:
-            budget.truncated = budget.truncated or bool(folder.subfolders)
+            if folder.subfolders:
+                budget.truncated = budget.too_deep = True
             return folder
         previous = old.children if old is not None else {}
         for name in folder.subfolders:
@@ -160,23 +176,25 @@ def _classify(
         is_dir = entry.is_dir(follow_symlinks=False)
     except OSError:
         return
-    kind = _kind(name, parent, is_link, is_dir)
+    kind = _kind(name, entry.path, is_link, is_dir)
     if kind is not None:
         findings.append((kind, Path(entry.path)))
     if kind in _WALKED_INTO and is_dir and not is_link and name not in SKIPPED_DIRS:
         subfolders.append(name)
 
 
-def _kind(name: str, parent: str, is_link: bool, is_dir: bool) -> FindingKind | None:
+def _kind(name: str, path: str, is_link: bool, is_dir: bool) -> FindingKind | None:
     if name == ".git":
         return "git_link" if is_link else "git_dir" if is_dir else "git_file"
     if name == ".ironhive":
         return "ironhive"
-    if is_secret_dir_name(name) and (is_dir or is_link):
-        return "secret_dir"
-    if is_secret_file_name(name) and not is_dir:
-        return "secret_file"
-    if is_protected_name(name, parent):
+    if is_dir:
+        if is_secret_folder(path):
+            return "secret_dir"
+    elif is_secret_file(path):
+        # a link may lead to a folder: the profile hides whichever it finds at the end
+        return "secret_dir" if is_link and os.path.isdir(path) else "secret_file"
+    if is_protected_name(name, os.path.basename(os.path.dirname(path))):
         return "steering"
     return None
 
@@ -185,3 +203,22 @@ def _collect(folder: _Folder, into: list[tuple[FindingKind, Path]]) -> None:
     into.extend(folder.findings)
     for child in folder.children.values():
         _collect(child, into)
+
+
+_SHARED_ROOTS = 32
+_shared: dict[str, ProjectScanner] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_scanner(root: Path) -> ProjectScanner:
+    """The scanner of ``root`` (its real path) for this process: every sandbox and the policy share its walk.
+
+    The scanners of the :data:`_SHARED_ROOTS` roots used last are kept.
+    """
+    real = os.path.realpath(root)
+    with _shared_lock:
+        scanner = _shared.pop(real, None) or ProjectScanner(Path(real))
+        _shared[real] = scanner  # last used last
+        while len(_shared) > _SHARED_ROOTS:
+            del _shared[next(iter(_shared))]
+        return scanner

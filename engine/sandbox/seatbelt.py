@@ -75,7 +75,7 @@ class SeatbeltSandbox:
 
     def __init__(self, options: SandboxOptions) -> None:
         self.options = options
-        self._planner = ProfilePlanner(options, private_dirs=())
+        self._planner = ProfilePlanner(options, private_dirs=(), hide_home=False)  # no mounts: the home stays
         self._temp_dir: Path | None = None
 
     @property
@@ -96,7 +96,7 @@ class SeatbeltSandbox:
         extra = {"TMPDIR": str(temp_dir), "HIVE_SANDBOX": "seatbelt"}
         return Launch(
             argv=(str(SANDBOX_EXEC), "-p", text, *shell_argv(command, commands_can_write(self.options, cwd))),
-            env=sandbox_environment(env, extra),
+            env=sandbox_environment(env, extra, network=self.options.network, passed=self.options.env),
         )
 
     def problem(self) -> str | None:

@@ -70,8 +70,9 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
     )
     sandboxed_note = (
         " Commands run in a sandbox ({sandbox}): writes it does not allow fail (workspace-write: only the project "
-        "and /tmp are writable), secrets are not in their environment, and every process a command starts ends "
-        "with it, so start a server and use it within the same command."
+        "and /tmp are writable), the home folder is empty but for toolchains and package caches (read-only: "
+        "builds work offline from what is already fetched), secret files and variables are hidden, and every "
+        "process a command starts ends with it, so start a server and use it within the same command."
     )
     args_model = ExecuteCommandArgs
     read_only = False

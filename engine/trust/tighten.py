@@ -172,6 +172,8 @@ RULES: dict[str, Rule] = {
     "sandbox.mode": SANDBOX,
     "sandbox.network": SANDBOX,
     "sandbox.writable_roots": SANDBOX,
+    "sandbox.read_paths": SANDBOX,
+    "sandbox.env": SANDBOX,
     "sandbox.allow_unix_sockets": SANDBOX,
     "hooks": IGNORE,
 }

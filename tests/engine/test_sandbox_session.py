@@ -13,6 +13,7 @@ from msgspec.structs import replace
 
 from engine.agent import build_agent
 from engine.config import Overrides, SessionConfig, load_config
+from engine.errors import ConfigError
 from engine.events import ApprovalRequested, RunFinished
 from engine.paths import user_config_dir
 from engine.policy.gate import ApprovalRequest, ApproveEverything, Decision
@@ -156,3 +157,33 @@ def test_the_projects_settings_may_tighten_the_sandbox_but_never_loosen_it(
     loosened_by_the_user = config_for(llm_server, project).sandbox
     assert (loosened_by_the_user.mode, loosened_by_the_user.options.network) == ("off", False)
     assert loosened_by_the_user.refused == ()
+
+
+def test_user_settings_show_read_paths_and_pass_variables_and_a_bad_name_is_a_config_error(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    settings = user_config_dir() / "settings.yaml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("sandbox:\n  read_paths: ['~/bin', /opt/tools]\n  env: [DEPLOY_TARGET]\n")
+    options = config_for(llm_server, tmp_path).sandbox.options
+    assert options.read_paths == (Path.home() / "bin", Path("/opt/tools")) and options.env == ("DEPLOY_TARGET",)
+    settings.write_text("sandbox:\n  env: ['NOT A NAME']\n")
+    with pytest.raises(ConfigError, match="env"):
+        config_for(llm_server, tmp_path)
+
+
+def test_a_command_where_the_walk_stopped_early_is_asked_with_the_reason(llm_server: LLMServer, tmp_path: Path) -> None:
+    deep = tmp_path.joinpath(*[f"d{level}" for level in range(14)])
+    deep.mkdir(parents=True)
+    (deep / ".env").write_text("TOKEN=deep\n")
+    llm_server.script(tool_calls(call("execute_command", {"command": "git status"})), text("ok"))
+    person = Person()
+    run(config_for(llm_server, tmp_path), person, tmp_path)
+    assert len(person.requests) == 1
+    assert "walk of" in person.requests[0].reason and "stopped at 12 levels deep" in person.requests[0].reason
+    assert person.requests[0].lasting == ()  # saving an allow would not lift it
+
+    llm_server.script(tool_calls(call("execute_command", {"command": "git status"})), text("ok"))
+    off = Person()
+    run(config_for(llm_server, tmp_path, sandbox="off"), off, tmp_path)
+    assert not any("walk" in request.reason for request in off.requests)  # nothing is hidden, nothing pretended

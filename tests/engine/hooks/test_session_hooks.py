@@ -167,7 +167,7 @@ def test_hooks_run_in_the_sandbox_without_secrets(
     if not availability.available:
         pytest.skip(f"bubblewrap cannot start here: {availability.reason}")
     monkeypatch.setenv("DEPLOY_API_KEY", "kept-out-of-hooks")
-    outside = Path.home() / f"hive-hook-escape-{tmp_path.name}"
+    outside = Path("/var/tmp") / f"hive-hook-escape-{tmp_path.name}"  # read-only inside (the home is a scratch one)
     config = configured(
         llm_server,
         tmp_path,

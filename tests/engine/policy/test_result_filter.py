@@ -13,6 +13,8 @@ from engine.events import ToolCall
 from engine.policy.compose import guarded_toolset
 from engine.policy.config import default_permissions
 from engine.policy.modes import ModeManager
+from engine.policy.permissions import PermissionPolicy
+from engine.policy.subjects import SKILL_FILE_PROBE
 from engine.skills.discovery import discover_skills
 from engine.skills.model import SkillRoot
 from engine.skills.options import SkillOptions
@@ -115,3 +117,40 @@ def test_load_skill_of_a_skill_inside_a_denied_folder_is_kept_back(project: Path
     )
     result = run([tool], ctx, "load_skill", name="vault")
     assert "hunter2" not in result.output and "is not shown" in result.output
+
+
+SKILL_SECRETS = (
+    ".env.production",
+    "secrets/token.txt",
+    "secrets.yaml",
+    ".dev.vars",
+    "service-account-ci.json",
+    "kubeconfig",
+    "credentials.json",
+    "deploy/terraform.tfstate",
+    "keys/tls.key",
+)
+
+
+@pytest.mark.parametrize("where", ["in-the-project", "user-root-outside"])
+def test_load_skill_judges_the_files_of_the_one_secret_list_as_read_file_does(
+    project: Path, tmp_path: Path, ctx: ToolContext, where: str
+) -> None:
+    root = project / ".ironhive" / "skills" if where == "in-the-project" else tmp_path / "user-skills"
+    folder = root / "ops"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: ops\ndescription: A skill.\n---\nThe ops body.\n")
+    for relative in SKILL_SECRETS:
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(f"hunter2 in {relative}\n")
+    tool = LoadSkillTool(select_skills(discover_skills([SkillRoot(root, "user")]), SkillOptions()))
+    policy = PermissionPolicy(default_permissions())
+    for relative in SKILL_SECRETS:
+        result = run([tool], ctx, "load_skill", name="ops", path=relative)
+        assert "hunter2" not in result.output and "is not shown" in result.output, relative
+        probe = ToolCall(id="p", name=SKILL_FILE_PROBE, arguments={"path": str(folder / relative)})
+        read = ToolCall(id="r", name="read_file", arguments={"path": str(folder / relative)})
+        verdict = policy.judge_call(probe, ctx).verdict
+        assert verdict in ("ask", "deny"), relative
+        if where == "in-the-project":
+            assert verdict == policy.judge_call(read, ctx).verdict, relative

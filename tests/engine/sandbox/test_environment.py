@@ -1,4 +1,4 @@
-"""The child's environment: secrets out, everything else kept."""
+"""The child's environment: the documented names pass (their values screened), everything else is dropped."""
 
 from __future__ import annotations
 
@@ -63,11 +63,74 @@ def test_ordinary_values() -> None:
     assert not is_secret("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
 
 
-def test_the_environment_keeps_the_rest_and_adds_extras() -> None:
-    env = {"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "LANG": "C.UTF-8", "PAGER": "cat"}
-    assert sandbox_environment(env, {"TMPDIR": "/tmp"}) == {
+def test_only_listed_names_pass_and_extras_go_on_top() -> None:
+    env = {"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "LANG": "C.UTF-8", "LC_ALL": "C", "MY_THING": "x", "PAGER": "less"}
+    assert sandbox_environment(env, {"TMPDIR": "/tmp", "PAGER": "cat"}) == {
         "PATH": "/bin",
         "LANG": "C.UTF-8",
-        "PAGER": "cat",
+        "LC_ALL": "C",
         "TMPDIR": "/tmp",
+        "PAGER": "cat",
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("REDIS_URL", "redis://:pw-1234567@cache:6379/0"),
+        ("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc123=="),
+        ("CI_JOB_JWT", "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.sig"),
+        ("DATABASE_URL", "postgres://db/app?user=app&password=pw-1234567"),
+        ("MY_THING", "https://host/x?password=pw-1234567"),
+        ("SSH_AUTH_SOCK", "/run/user/0/ssh-agent.sock"),
+        ("DISPLAY", ":0"),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/0/bus"),
+        ("GIT_ASKPASS", "/usr/bin/askpass"),
+        ("LD_PRELOAD", "/var/tmp/evil.so"),
+    ],
+)
+def test_anything_not_on_the_list_is_dropped_whatever_it_is_called(name: str, value: str) -> None:
+    assert sandbox_environment({name: value, "PATH": "/bin"}) == {"PATH": "/bin"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("PIP_INDEX_URL", "https://me:pw-1234567@pypi.example.invalid/simple"),
+        ("NPM_CONFIG__AUTHTOKEN", "npm_abcdefghijklmnop"),
+        ("UV_INDEX_PRIVATE_PASSWORD", "pw-1234567"),
+        ("GOPROXY", "https://me:pw-1234567@proxy.example.invalid"),
+    ],
+)
+def test_a_listed_name_with_a_secret_in_its_name_or_value_is_dropped(name: str, value: str) -> None:
+    assert sandbox_environment({name: value}) == {}
+
+
+def test_build_variables_of_each_group_pass() -> None:
+    env = {
+        "VIRTUAL_ENV": "/p/.venv",
+        "PIP_INDEX_URL": "https://pypi.example.invalid/simple",
+        "NODE_OPTIONS": "--max-old-space-size=4096",
+        "npm_config_cache": "/c/npm",
+        "CARGO_HOME": "/c/cargo",
+        "GOFLAGS": "-mod=mod",
+        "JAVA_HOME": "/usr/lib/jvm/java-17",
+        "GEM_HOME": "/g",
+        "CMAKE_BUILD_TYPE": "Release",
+        "SSL_CERT_FILE": "/etc/ssl/certs/ca.crt",
+    }
+    assert sandbox_environment(env) == env
+
+
+def test_proxies_pass_only_with_the_network_on() -> None:
+    env = {"HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost", "HTTP_PROXY": "http://u:pw@proxy:3128"}
+    assert sandbox_environment(env) == {}
+    assert sandbox_environment(env, network=True) == {"HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost"}
+
+
+def test_the_users_own_names_pass_as_they_are() -> None:
+    env = {"DEPLOY_TOKEN": "tok-1234567", "OTHER_TOKEN": "tok-7654321", "MY_SETTING": "x"}
+    assert sandbox_environment(env, passed=("DEPLOY_TOKEN", "MY_SETTING")) == {
+        "DEPLOY_TOKEN": "tok-1234567",
+        "MY_SETTING": "x",
     }

@@ -95,9 +95,8 @@ def test_a_symlink_already_in_the_project_is_no_writable_hole(run: Runner, proje
 def test_credential_stores_in_home_are_hidden(run: Runner, home: Path) -> None:
     read = run(f"cat {home}/.ssh/id_rsa {home}/.aws/credentials {home}/.netrc {home}/.config/gh/hosts.yml")
     assert SECRET not in read.output
-    listed = run(f"ls -A {home}/.ssh {home}/.aws {home}/.config/gh")
-    assert listed.success is True
-    assert "id_rsa" not in listed.output and "credentials" not in listed.output and "hosts" not in listed.output
+    listed = run(f"ls -A {home}")
+    assert listed.output == "Exit code: 0\n(no output)"  # an empty home: the fake one holds no toolchain
 
 
 def test_project_secrets_are_hidden_also_through_a_symlink(run: Runner, project: Path, outside: Path) -> None:
@@ -132,11 +131,11 @@ def test_secret_environment_variables_do_not_reach_the_command(run: Runner, monk
     }
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("KEEP_ME", "visible-value")
+    monkeypatch.setenv("LANG", "C.UTF-8")
     result = run("env; echo ---; tr '\\0' '\\n' < /proc/self/environ; echo ---; cat /proc/1/environ | tr '\\0' '\\n'")
     for value in secrets.values():
         assert value not in result.output
-    assert "KEEP_ME=visible-value" in result.output
+    assert "LANG=C.UTF-8" in result.output
     assert f"PATH={os.environ['PATH']}" in result.output and "HOME=" in result.output
     assert "PAGER=cat" in result.output and "GIT_PAGER=cat" in result.output
 

@@ -38,6 +38,7 @@ def test_a_typical_project(project: Path, home: Path) -> None:
     assert profile.mounts == (
         Mount("private", Path("/tmp")),
         Mount("private", Path("/run")),
+        Mount("home", home),
         Mount("writable", project),
         Mount("pin", git),
         Mount("read-only", project / ".ironhive"),
@@ -45,10 +46,6 @@ def test_a_typical_project(project: Path, home: Path) -> None:
         Mount("read-only", git / "config", directory=False),
         Mount("hide", project / ".env", directory=False),
         Mount("hide", project / "secrets"),
-        Mount("hide", home / ".ssh"),
-        Mount("hide", home / ".aws"),
-        Mount("hide", home / ".netrc", directory=False),
-        Mount("hide", home / ".config" / "gh"),
     )
     assert profile.watch == (git / "commondir",)
     assert profile.truncated is False
@@ -89,7 +86,7 @@ def test_a_virtualenv_named_env_is_not_hidden(project: Path, home: Path) -> None
 
 def test_read_only_mode_writes_nothing_and_protects_nothing(project: Path, home: Path) -> None:
     profile = _profile(project, home, SandboxOptions(mode="read-only"))
-    assert {mount.kind for mount in profile.mounts} == {"private", "hide"}
+    assert {mount.kind for mount in profile.mounts} == {"private", "home", "hide"}
     assert profile.watch == ()
 
 
@@ -115,13 +112,13 @@ def test_extra_writable_roots_and_hives_folders(project: Path, home: Path, outsi
 
 
 def test_nothing_is_mounted_inside_a_hidden_folder(project: Path, home: Path) -> None:
-    (home / ".docker").mkdir()
-    (home / ".docker" / "config.json").write_text("{}")
+    (project / ".ironhive" / "secrets").mkdir()
+    (project / ".ironhive" / "secrets" / "token").write_text("x")
     (project / "secrets" / "sub").mkdir()
     (project / "secrets" / "sub" / ".env").write_text("x")
     hidden = _profile(project, home).paths("hide")
-    assert home / ".docker" in hidden and home / ".docker" / "config.json" not in hidden
-    assert project / "secrets" / "sub" / ".env" not in hidden
+    assert project / "secrets" in hidden and project / "secrets" / "sub" / ".env" not in hidden
+    assert project / ".ironhive" / "secrets" in hidden
 
 
 def test_a_project_inside_a_hidden_folder_is_an_error(home: Path) -> None:
@@ -187,3 +184,42 @@ def test_a_writable_root_that_is_a_git_folder_keeps_its_hooks_and_config_read_on
     profile = _profile(project, home, SandboxOptions(writable_roots=(main / ".git",)))
     assert main / ".git" in profile.paths("writable")
     assert {main / ".git" / "hooks", main / ".git" / "config"} <= set(profile.paths("read-only"))
+
+
+def test_where_the_home_cannot_be_hidden_its_credential_stores_still_are(project: Path, home: Path) -> None:
+    options = SandboxOptions()
+    inputs = ProfileInputs(
+        options=options,
+        cwd=project,
+        project=project,
+        homes=(home,),
+        hive_dirs=(),
+        scans=(ProjectScanner(project).scan(),),
+        hide_home=False,  # macOS: nothing can be mounted over the home
+    )
+    profile = build_profile(inputs)
+    assert profile.paths("home") == ()
+    assert {home / ".ssh", home / ".aws", home / ".netrc", home / ".config" / "gh"} <= set(profile.paths("hide"))
+
+
+def test_the_hidden_home_shows_toolchains_read_paths_and_the_filtered_git_config(
+    project: Path, home: Path, base: Path
+) -> None:
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    (home / "bin").mkdir()
+    copy = base / "gitconfig-copy"
+    copy.write_text("[user]\n\tname = Me\n")
+    inputs = ProfileInputs(
+        options=SandboxOptions(read_paths=(home / "bin",)),
+        cwd=project,
+        project=project,
+        homes=(home,),
+        hive_dirs=(),
+        scans=(ProjectScanner(project).scan(),),
+        git_config=copy,
+    )
+    mounts = build_profile(inputs).mounts
+    kinds = [mount.kind for mount in mounts]
+    assert kinds.index("home") < kinds.index("shown") < kinds.index("writable")
+    assert {m.path for m in mounts if m.kind == "shown"} == {home / ".cargo" / "bin", home / "bin"}
+    assert Mount("read-only", home / ".gitconfig", directory=False, source=copy) in mounts

@@ -44,7 +44,14 @@ def test_every_setting_has_a_rule_and_every_rule_a_setting() -> None:
 
 def test_every_rule_but_the_sandboxs_declares_an_order() -> None:
     without = sorted(key for key, rule in RULES.items() if rule.order is None)
-    assert without == ["sandbox.allow_unix_sockets", "sandbox.mode", "sandbox.network", "sandbox.writable_roots"]
+    assert without == [
+        "sandbox.allow_unix_sockets",
+        "sandbox.env",
+        "sandbox.mode",
+        "sandbox.network",
+        "sandbox.read_paths",
+        "sandbox.writable_roots",
+    ]
     assert {rule.relation for key, rule in RULES.items() if key.startswith("sandbox.")} == {"sandbox"}
 
 

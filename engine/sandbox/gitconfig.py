@@ -1,0 +1,209 @@
+"""The user's git configuration as a sandboxed command sees it: who commits, and how git behaves, without secrets.
+
+With the home hidden, ``~/.gitconfig`` is gone, and ``git commit`` would not know who commits. But the
+file can also hold credential helpers, ``url.*.insteadOf`` with tokens in them, ``http.extraHeader``
+and ``include`` paths. :func:`filtered_git_config` writes a copy with only the sections of
+:data:`KEPT_SECTIONS` (``user`` only ``name`` and ``email``; ``core`` without the settings that run
+programs), every value still screened by :func:`~engine.sandbox.environment.is_secret`; the sandbox
+shows it read-only as ``~/.gitconfig``. The copy is made again only when the user's files change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from engine.sandbox.environment import is_secret
+
+KEPT_SECTIONS = frozenset(
+    {
+        *("user", "core", "init", "color", "diff", "difftool", "merge", "mergetool", "pull", "push", "rebase"),
+        *("alias", "fetch", "status", "log", "format", "pretty", "commit", "tag", "branch", "advice", "filter"),
+        *("safe", "column", "grep", "help", "blame", "rerere", "submodule", "interactive", "feature", "lfs"),
+    }
+)
+"""The sections copied; ``credential``, ``url``, ``http``, ``include``, ``sendemail``, ``gpg``... are not."""
+_USER_KEYS = frozenset({"user.name", "user.email"})
+_DROPPED_CORE = frozenset({"core.sshcommand", "core.askpass", "core.hookspath", "core.fsmonitor", "core.gitproxy"})
+_NAME = re.compile(r"[a-z][a-z0-9-]*")
+_HEADER = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
+_ESCAPED = re.compile(r"\\(.)")
+_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", '"': '"', "\\": "\\"}
+_lock = threading.Lock()
+_made: dict[tuple[object, ...], Path | None] = {}
+
+
+def filtered_git_config(env: Mapping[str, str], folder: Path) -> Path | None:
+    """A file in ``folder`` with the kept part of the user's global git configuration, or None when it has none."""
+    sources = _sources(env)
+    key = tuple((str(path), *_stamp(path)) for path in sources)
+    with _lock:
+        if key in _made:
+            earlier = _made[key]
+            if earlier is None or earlier.is_file():  # made again if a cleaner removed it
+                return earlier
+        made = _write(_kept(sources), folder)
+        _made[key] = made
+        return made
+
+
+def _sources(env: Mapping[str, str]) -> tuple[Path, ...]:
+    """The global configuration files git reads, as :manpage:`git-config(1)` names them."""
+    if env.get("GIT_CONFIG_GLOBAL"):
+        return (Path(env["GIT_CONFIG_GLOBAL"]),)
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    found = [Path(xdg, "git", "config")] if xdg else []
+    if home:
+        found.append(Path(home, ".gitconfig"))
+    return tuple(found)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (0, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _kept(sources: tuple[Path, ...]) -> list[tuple[str, str | None]]:
+    entries: list[tuple[str, str | None]] = []
+    for source in sources:
+        entries += [(key, value) for key, value in _entries(source) if _keep(key, value)]
+    return entries
+
+
+def _entries(source: Path) -> list[tuple[str, str | None]]:
+    """``(key, value)`` pairs of one file, in order (None: a bare name, a true boolean); ``include`` is not
+    followed, and an entry git would reject is left out.
+
+    Read here as git reads it rather than by ``git config``: hive never runs git itself.
+    """
+    try:
+        text = source.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+    except OSError:
+        return []
+    entries: list[tuple[str, str | None]] = []
+    section: str | None = None
+    position = 0
+    while position < len(text):
+        end = _line_end(text, position)
+        line = text[position:end].strip()
+        if line.startswith("["):
+            section = _section(line)
+        elif line and line[0] not in "#;":
+            name, equals, _ = line.partition("=")
+            name = name.strip().lower()
+            value, rejected = None, False
+            if equals:
+                value, end = _value(text, text.index("=", position) + 1)
+                rejected = value is None
+            if section is not None and _NAME.fullmatch(name) and not rejected:
+                entries.append((f"{section}.{name}", value))
+        position = end + 1
+    return entries
+
+
+def _line_end(text: str, position: int) -> int:
+    end = text.find("\n", position)
+    return len(text) if end < 0 else end
+
+
+def _section(line: str) -> str | None:
+    """``[core]`` -> ``core``, ``[remote "origin"]`` -> ``remote.origin``, ``[a.B]`` -> ``a.b``; None if malformed."""
+    match = _HEADER.fullmatch(line.split("]", 1)[0] + "]")
+    if match is None:
+        return None
+    head, sub = match.group(1).lower(), match.group(2)
+    if sub is None:
+        return head
+    return head + "." + _ESCAPED.sub(r"\1", sub)
+
+
+def _value(text: str, position: int) -> tuple[str | None, int]:
+    """The value starting at ``position`` and where its line ends, as git parses it: whitespace outside quotes
+    trimmed at the ends and each one a space inside, quotes and escapes undone, a backslash at the end of a
+    line continuing it, a comment dropped; None for what git rejects (an unknown escape, an open quote)."""
+    out: list[str] = []
+    spaces, quoted, comment = 0, False, False
+    while position < len(text):
+        char = text[position]
+        position += 1
+        if char == "\n":
+            return (None if quoted else "".join(out)), position - 1
+        if comment:
+            continue
+        if char.isspace() and not quoted:
+            spaces += 1 if out else 0
+            continue
+        if char in "#;" and not quoted:
+            comment = True
+            continue
+        out.append(" " * spaces)
+        spaces = 0
+        if char == "\\":
+            following = text[position] if position < len(text) else ""
+            position += 1
+            if following == "\n":
+                continue
+            if following not in _ESCAPES:
+                return None, _line_end(text, position - 1)
+            out.append(_ESCAPES[following])
+        elif char == '"':
+            quoted = not quoted
+        else:
+            out.append(char)
+    return (None if quoted else "".join(out)), len(text)
+
+
+def _keep(key: str, value: str | None) -> bool:
+    section = key.split(".", 1)[0].lower()
+    lowered = key.lower()
+    if section not in KEPT_SECTIONS or lowered in _DROPPED_CORE:
+        return False
+    if section == "user" and lowered not in _USER_KEYS:
+        return False
+    return not is_secret(key.replace(".", "_"), value or "")
+
+
+def _write(entries: list[tuple[str, str | None]], folder: Path) -> Path | None:
+    if not entries:
+        return None
+    text = _render(entries)
+    path = folder / f"gitconfig-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+    if not path.is_file():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        partial.write_text(text, encoding="utf-8")
+        partial.chmod(0o444)
+        partial.replace(path)
+    return path
+
+
+def _render(entries: list[tuple[str, str | None]]) -> str:
+    lines: list[str] = []
+    current = ""
+    for key, value in entries:
+        section, name = key.rsplit(".", 1)
+        if section != current:
+            lines.append(_header(section))
+            current = section
+        lines.append(f"\t{name}" if value is None else f"\t{name} = {_quoted(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _header(section: str) -> str:
+    head, dot, sub = section.partition(".")
+    if not dot:
+        return f"[{head}]"
+    return f'[{head} "{sub.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"]'
+
+
+def _quoted(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{escaped}"'
