@@ -31,6 +31,8 @@ from engine.policy.config import load_permissions
 from engine.policy.gate import ApproveEverything
 from engine.policy.modes import ModeManager
 from engine.tools.base import ToolContext, Toolset
+from engine.trust.review import review, trust_project
+from engine.workspace import open_workspace
 
 CALLS = 400
 START_RUNS = 5
@@ -45,6 +47,8 @@ async def per_call(tmp: Path, quiet: TextIO) -> dict[str, list[float]]:
     (tmp / ".ironhive" / "permissions.yaml").write_text(
         "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
     )
+    os.environ["HIVE_HOME"] = str(tmp / "home")  # the project's rules count once the person trusts the project
+    trust_project(review(open_workspace(tmp)))
     server = ServerConfig(
         name="everything", transport="stdio", source=tmp, command=str(EVERYTHING), args=("stdio",), cwd=tmp
     )
