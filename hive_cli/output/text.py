@@ -89,7 +89,9 @@ class TextRenderer:
         self._log(usage_line(result, duration_s))
 
     def _answer(self, text: str) -> None:
-        self.out.write(text)
+        # The model's text is shown, never obeyed: an OSC 52 sequence in it would set the terminal's clipboard.
+        # Each control character is escaped on its own, so a sequence split across deltas is inert too.
+        self.out.write(visible(text, keep_newlines=True, keep_tabs=True))
         self.out.flush()
         self._out_at_line_start = text.endswith("\n")
 
