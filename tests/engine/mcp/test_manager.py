@@ -210,11 +210,10 @@ def test_a_tool_added_after_the_first_listing_is_marked_and_asked_even_where_its
 
     async def body() -> None:
         async with running(python_server(), tmp_path=tmp_path) as manager:
+            listed = asyncio.Event()
+            manager.listen(lambda: listed.set() if "mcp__py__fresh" in {s.name for s in manager.specs()} else None)
             await call(manager, "mcp__py__grow", context(tmp_path), name="fresh")
-            deadline = time.monotonic() + 5
-            while "mcp__py__fresh" not in {s.name for s in manager.specs()}:
-                assert time.monotonic() < deadline, "the new tool never appeared"
-                await asyncio.sleep(0.02)
+            await listed.wait()  # the server's list_changed was read and the tools listed again
             specs = {s.name: s for s in manager.specs()}
             assert specs["mcp__py__fresh"].added_later and not specs["mcp__py__echo"].added_later
             policy = PermissionPolicy(allowed)
