@@ -91,11 +91,6 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     trust: TrustReview | None = None
     """The project and its trust decision, with what its configuration asked for and did not get."""
 
-    @property
-    def workspace(self) -> Workspace:
-        """The project this session works in (resolved from ``cwd`` when the configuration was built by hand)."""
-        return self.trust.workspace if self.trust is not None else as_workspace(self.cwd)
-
 
 def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, persist: bool = True) -> SessionConfig:
     """Read every layer once and resolve the configuration of a session working in ``where``.

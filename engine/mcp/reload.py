@@ -18,6 +18,7 @@ from engine.errors import ConfigError
 from engine.mcp.config import MCP_JSON, PLUGINS_NAMES, McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
+from engine.private_files import private_dir
 
 Apply = Callable[[McpServers], None]
 Report = Callable[[str | None], None]
@@ -83,7 +84,7 @@ class ConfigWatcher:
         from watchfiles import awatch
 
         with contextlib.suppress(OSError):  # so that an approval given later, from another terminal, is seen
-            user_config_dir().mkdir(parents=True, exist_ok=True)
+            private_dir(user_config_dir())
         folders = sorted({str(f.parent) for f in self._files if f.parent.is_dir()})
         names = {f.name for f in self._files}
         if not folders:
