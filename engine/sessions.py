@@ -27,6 +27,7 @@ from engine.paths import unusable_user_dir
 from engine.private_files import open_private, private_dir
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+MAX_TITLE = 200
 Scrub = Callable[[str], str]
 """What every line passes before it is written (a ``Scrubber``: known secret values replaced)."""
 
@@ -94,7 +95,8 @@ class SessionWriter:
         message = first.get("message")
         if not header.get("title") and isinstance(message, dict) and message.get("role") == "user":
             content = message.get("content")
-            header["title"] = content[:200] if isinstance(content, str) else ""
+            header["title"] = content if isinstance(content, str) else ""
+        header["title"] = self._scrub(header.get("title") or "")[:MAX_TITLE]  # cut after: no part of a value is kept
         handle = _append(self.path)
         handle.write(self._scrub(json.dumps(header, ensure_ascii=False, default=str)) + "\n")
         return handle
@@ -133,7 +135,7 @@ class SessionStore:
         except OSError as error:
             raise unusable_user_dir(self.root, error) from error
         header = {"type": "session", "id": session_id, "cwd": str(cwd), "model": model, "created": time.time()}
-        return SessionWriter(self.root / f"{session_id}.jsonl", scrub, header | {"title": title[:200]})
+        return SessionWriter(self.root / f"{session_id}.jsonl", scrub, header | {"title": title})
 
     def reopen(self, session_id: str, *, scrub: Scrub) -> SessionWriter:
         """Append to an existing session (``--continue``, ``--resume``)."""

@@ -129,3 +129,13 @@ def test_tool_outcomes_are_kept_so_a_refusal_reads_back_as_one(tmp_path: Path) -
     loaded = store.load(writer.id)
     assert (loaded.succeeded("a"), loaded.succeeded("b"), loaded.succeeded("c")) == (True, False, None)
     assert [m["content"] for m in loaded.messages] == ["ok", "The x call was not run: no.", "host result"]
+
+
+def test_a_title_cut_short_keeps_no_part_of_a_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-proj-" + "Kq7Lm2Xz" * 6
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    writer = SessionStore(tmp_path).create(cwd=tmp_path, model="m", scrub=Scrubber.from_environment())
+    writer.append_message({"role": "user", "content": "x" * 190 + key})
+    writer.close()
+    assert key[:10] not in writer.path.read_text()
+    assert SessionStore(tmp_path).list()[0].title == "x" * 190 + "[redacted:"
