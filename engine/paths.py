@@ -78,15 +78,16 @@ def scratch_dir(cwd: Path) -> Path:
 
 
 def ensure_scratch_dir(folder: Path) -> Path:
-    """Create ``folder`` (if needed) holding a ``.gitignore`` of ``*``, so nothing in it is ever committed.
+    """Create ``folder`` (if needed, 0700) holding a ``.gitignore`` of ``*``, so nothing in it is ever committed.
 
     The folder appears with its ``.gitignore`` already inside (built under a temporary name, then renamed).
+    What it holds (command output) is the person's: the folder is 0700, the ``.gitignore`` 0600.
     """
     if not folder.is_dir():
         folder.parent.mkdir(parents=True, exist_ok=True)
         building = folder.with_name(f"{folder.name}.tmp-{secrets.token_hex(4)}")
-        building.mkdir()
-        (building / ".gitignore").write_text("*\n", encoding="utf-8")
+        building.mkdir(mode=0o700)
+        _write_ignore_file(building / ".gitignore")
         try:
             building.rename(folder)
         except OSError:  # someone else made it first
@@ -95,9 +96,15 @@ def ensure_scratch_dir(folder: Path) -> Path:
     ignore = folder / ".gitignore"
     if not ignore.is_file():
         partial = folder / f".gitignore.tmp-{secrets.token_hex(4)}"
-        partial.write_text("*\n", encoding="utf-8")
+        _write_ignore_file(partial)
         os.replace(partial, ignore)
     return folder
+
+
+def _write_ignore_file(path: Path) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as ignore:
+        ignore.write("*\n")
 
 
 def project_dir(cwd: Path) -> Path:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import BinaryIO, Literal, TextIO
 
 from engine.paths import user_cache_dir, user_config_dir, user_data_dir
 
@@ -43,6 +43,14 @@ def private_dir(folder: Path) -> Path:
 def open_private(path: Path, mode: Literal["a", "w", "x"] = "a") -> TextIO:
     """``path`` opened for writing text, created 0600 (an existing file of ours is narrowed to 0600)."""
     return os.fdopen(_private_descriptor(path, mode), mode, encoding="utf-8")
+
+
+def open_private_bytes(path: Path, mode: Literal["a", "w", "x"] = "a") -> BinaryIO:
+    """``path`` opened for writing bytes, created 0600 (an existing file of ours is narrowed to 0600)."""
+    descriptor = _private_descriptor(path, mode)
+    if mode == "a":
+        return os.fdopen(descriptor, "ab")
+    return os.fdopen(descriptor, "wb")  # the file is new or emptied already: only appending differs
 
 
 def _private_descriptor(path: Path, mode: Literal["a", "w", "x"]) -> int:

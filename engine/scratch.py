@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from engine.paths import SCRATCH_DIR_NAME, ensure_scratch_dir, user_data_dir
+from engine.private_files import private_dir
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -48,7 +49,7 @@ def open_scratch_file(folder: Path, name: str) -> ScratchFile:
     except OSError as exc:
         if exc.errno not in _NOT_PLAIN:
             raise
-    elsewhere = data_scratch_dir(anchor) / folder.name
+    elsewhere = private_dir(data_scratch_dir(anchor)) / folder.name
     ensure_scratch_dir(elsewhere)
     why = f"{anchor / SCRATCH_DIR_NAME} is not a plain folder of the project (a link?), so hive kept it in its data folder"
     return ScratchFile(_create(elsewhere, name), elsewhere / name, why)

@@ -22,7 +22,8 @@ from engine.model.types import CallOptions, Message, ModelClient
 from engine.paths import scratch_dir, user_data_dir
 from engine.policy.gate import Approver, Judgement
 from engine.policy.guards import apply_guards
-from engine.sessions import LoadedSession, Redactor, SessionStore, SessionWriter
+from engine.redaction.scrubber import Scrubber
+from engine.sessions import LoadedSession, SessionStore, SessionWriter
 from engine.tools.base import ToolResult
 from engine.usage import Usage
 
@@ -322,7 +323,7 @@ def _webhook_sender(config: SessionConfig) -> WebhookSender | None:
 
 def _open_writer(config: SessionConfig, title: str, resume: LoadedSession | None) -> SessionWriter:
     store = SessionStore(user_data_dir() / "sessions")
-    redact = Redactor((config.model.api_key,))
+    scrub = Scrubber.from_environment(known=[("model-api-key", config.model.api_key)])
     if resume is not None:
-        return store.reopen(resume.info.id, redact=redact)
-    return store.create(cwd=config.cwd, model=config.model.model, redact=redact, title=title)
+        return store.reopen(resume.info.id, scrub=scrub)
+    return store.create(cwd=config.cwd, model=config.model.model, scrub=scrub, title=title)

@@ -1,17 +1,20 @@
 """Sessions: one append-only JSONL file per conversation, flushed after every record.
 
-A killed process loses at most the record being written. Known secrets (the API key in use and
-the values of ``*_API_KEY``-style environment variables) are replaced before anything is written.
+A killed process loses at most the record being written. Known secret values (the API key in use
+and the values of the secret variables of hive's environment) are replaced by their markers before
+anything is written: the writer passes every line through its ``scrub`` (a
+:class:`engine.redaction.scrubber.Scrubber`), whatever the record holds (the person's prompt, the
+model's text, tool arguments and results).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,23 +27,9 @@ from engine.paths import unusable_user_dir
 from engine.private_files import open_private, private_dir
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|_SECRET|PASSWORD)$", re.IGNORECASE)
-REDACTED = "[REDACTED]"
-
-
-class Redactor:
-    """Replaces known secret values in text."""
-
-    def __init__(self, extra_secrets: tuple[str | None, ...] = ()) -> None:
-        values = {v for v in extra_secrets if v and len(v) >= 8}
-        values |= {v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8}
-        self._secrets = sorted(values, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
+MAX_TITLE = 200
+Scrub = Callable[[str], str]
+"""What every line passes before it is written (a ``Scrubber``: known secret values replaced)."""
 
 
 class SessionInfo(Struct, frozen=True, kw_only=True):
@@ -86,10 +75,10 @@ class SessionWriter:
     first message when it has no title), so a session nothing was said in leaves no file behind.
     """
 
-    def __init__(self, path: Path, redact: Redactor, header: dict[str, Any] | None = None) -> None:
+    def __init__(self, path: Path, scrub: Scrub, header: dict[str, Any] | None = None) -> None:
         self.path = path
         self.id = path.stem
-        self._redact = redact
+        self._scrub = scrub
         self._header = header
         self._file: IO[str] | None = None if header is not None else _append(path)
 
@@ -97,7 +86,7 @@ class SessionWriter:
         """Append one record and flush it to the operating system."""
         if self._file is None:
             self._file = self._start(record)
-        line = self._redact(json.dumps(record, ensure_ascii=False, default=str))
+        line = self._scrub(json.dumps(record, ensure_ascii=False, default=str))
         self._file.write(line + "\n")
         self._file.flush()
 
@@ -106,9 +95,10 @@ class SessionWriter:
         message = first.get("message")
         if not header.get("title") and isinstance(message, dict) and message.get("role") == "user":
             content = message.get("content")
-            header["title"] = content[:200] if isinstance(content, str) else ""
+            header["title"] = content if isinstance(content, str) else ""
+        header["title"] = self._scrub(header.get("title") or "")[:MAX_TITLE]  # cut after: no part of a value is kept
         handle = _append(self.path)
-        handle.write(self._redact(json.dumps(header, ensure_ascii=False, default=str)) + "\n")
+        handle.write(self._scrub(json.dumps(header, ensure_ascii=False, default=str)) + "\n")
         return handle
 
     def append_message(self, message: Message, success: bool | None = None) -> None:
@@ -135,7 +125,7 @@ class SessionStore:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def create(self, *, cwd: Path, model: str, redact: Redactor, title: str = "") -> SessionWriter:
+    def create(self, *, cwd: Path, model: str, scrub: Scrub, title: str = "") -> SessionWriter:
         """Start a new session file and write its header; ``UserError`` when the folder cannot be created or written."""
         session_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         try:
@@ -145,15 +135,15 @@ class SessionStore:
         except OSError as error:
             raise unusable_user_dir(self.root, error) from error
         header = {"type": "session", "id": session_id, "cwd": str(cwd), "model": model, "created": time.time()}
-        return SessionWriter(self.root / f"{session_id}.jsonl", redact, header | {"title": title[:200]})
+        return SessionWriter(self.root / f"{session_id}.jsonl", scrub, header | {"title": title})
 
-    def reopen(self, session_id: str, *, redact: Redactor) -> SessionWriter:
+    def reopen(self, session_id: str, *, scrub: Scrub) -> SessionWriter:
         """Append to an existing session (``--continue``, ``--resume``)."""
         path = self._path(session_id)
         if _read_info(path) is None:
             raise UserError(f"{path} is not a readable hive session file")
         _end_with_newline(path)  # a record cut short by a crash must not swallow the next one
-        writer = SessionWriter(path, redact)
+        writer = SessionWriter(path, scrub)
         writer.write({"type": "resumed", "ts": time.time()})
         return writer
 

@@ -8,6 +8,10 @@ Layout, per project (the project root's real path, hashed)::
 
 Nothing here uses the user's git, so checkpoints work in any folder. Every file is written under a
 temporary name and renamed into place, so a crash leaves either the old file or the new one.
+
+A blob is a copy of a file of the project (a credentials file, say): the store's folders are 0700
+and its files 0600 whatever the umask (:mod:`engine.private_files`), so no copy is ever readable by
+more people than its source. The source's own mode is kept in the manifest, and undo gives it back.
 """
 
 from __future__ import annotations
@@ -23,8 +27,10 @@ from typing import Any, Literal
 from msgspec import Struct, field
 
 from engine.paths import project_root, user_data_dir
+from engine.private_files import make_private, private_dir
 
 StateKind = Literal["file", "dir", "link", "unrecorded"]
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 MANIFEST_VERSION = 1
 
 
@@ -147,8 +153,22 @@ class CheckpointStore:
 
     @classmethod
     def for_project(cls, cwd: Path) -> CheckpointStore:
-        """The store of the project ``cwd`` belongs to."""
-        return cls(checkpoints_dir(cwd))
+        """The store of the project ``cwd`` belongs to (narrowed first, when an earlier version left it open)."""
+        store = cls(checkpoints_dir(cwd))
+        store.narrow()
+        return store
+
+    def narrow(self) -> None:
+        """A store an earlier version made under the umask (its root wider than 0700): every folder 0700, file 0600."""
+        try:
+            if os.stat(self.root, follow_symlinks=False).st_mode & 0o077 == 0:
+                return
+        except OSError:
+            return
+        for folder, _, files in os.walk(self.root):
+            make_private(Path(folder))
+            for name in files:
+                make_private(Path(folder, name))
 
     def blob_path(self, digest: str) -> Path:
         """Where the blob ``digest`` is (or would be) kept."""
@@ -158,9 +178,14 @@ class CheckpointStore:
         """Keep ``data`` (once, however often it is given); return its sha256."""
         digest = hashlib.sha256(data).hexdigest()
         target = self.blob_path(digest)
-        if not target.exists():
+        try:
+            kept = os.stat(target)
+        except OSError:
             # Not synced (a command may keep thousands): a blob a crash damaged fails its check on reading.
             _write_atomic(target, data, sync=False)
+        else:
+            if kept.st_mode & 0o077:  # kept by an earlier version, under the umask
+                make_private(target)
         return digest
 
     def read_blob(self, digest: str) -> bytes:
@@ -233,9 +258,15 @@ class CheckpointStore:
 
 
 def _write_atomic(target: Path, data: bytes, *, sync: bool = True) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """``data`` into ``target`` (0600, its missing folders 0700) through a temporary name and a rename."""
     partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-    with open(partial, "wb") as out:
+    try:
+        descriptor = os.open(partial, _NEW_FILE, 0o600)
+    except FileNotFoundError:
+        private_dir(target.parent)
+        descriptor = os.open(partial, _NEW_FILE, 0o600)
+    with os.fdopen(descriptor, "wb") as out:
+        os.fchmod(descriptor, 0o600)  # exactly 0600, whatever the umask took away or not
         out.write(data)
         if sync:
             out.flush()

@@ -19,10 +19,11 @@ from typing import Any, Literal, TextIO
 import anyio
 
 from engine.mcp.config import ServerConfig
+from engine.mcp.errlog import server_log
 from engine.mcp.errors import CallFailed, connection_lost, describe_connect_error
 from engine.mcp.listing import Listing, fetch_listing, fetch_tools
 from engine.mcp.transports import open_transport
-from engine.private_files import open_private, private_dir
+from engine.private_files import private_dir
 
 ServerState = Literal["starting", "ready", "failed", "stopped"]
 MODERN_PROTOCOL = "2026-07-28"
@@ -139,7 +140,7 @@ class ServerConnection:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 scope.deadline = anyio.current_time() + self.config.startup_timeout
-                with open_private(self.log_path, "a") as errlog:
+                async with server_log(self.log_path, self.config) as errlog:
                     await self._connect_and_serve(scope, errlog, started)
             if scope.cancelled_caught and self.state == "starting" and not self._stopping:
                 self._fail(f"did not connect within {self.config.startup_timeout:g} s")

@@ -21,6 +21,8 @@ from pydantic import ValidationError
 
 from engine.errors import UserError
 from engine.mcp.entries import PluginEntry, PluginsFile, Transport, check_server_name
+from engine.paths import user_config_dir
+from engine.private_files import private_dir
 
 _PLUGINS_LINE = re.compile(r"^plugins:\s*(#.*)?$")
 _PLAIN = re.compile(r"^[A-Za-z/._~][A-Za-z0-9/._~+@=:-]*(?<!:)$")
@@ -190,12 +192,16 @@ def _write_checked(path: Path, lines: list[str]) -> None:
         PluginsFile.model_validate(data or {})
     except (yaml.YAMLError, ValidationError) as exc:
         raise UserError(f"{path}: the edited file would not be valid ({_first_problem(exc)}); left unchanged") from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    users = path.parent == user_config_dir()  # the user's own file may hold tokens: 0600 in a 0700 folder
+    if users:
+        private_dir(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # made 0600
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        if path.exists():
+        if path.exists() and not users:
             os.chmod(temp, path.stat().st_mode & 0o777)
         os.replace(temp, path)
     except BaseException:

@@ -5,6 +5,8 @@ and updates it with each insert, so nothing is rebuilt or loaded at start-up. It
 span the whole file (every user and project); only the rows of the caller's scope are returned.
 With an embedder, each memory's vector is stored beside it (with the model that made it) and
 recall ranks the scope's memories by cosine similarity, embedding any that lack a vector first.
+Known secret values (hive's secret variables, the model's API key) are replaced by their markers
+before a memory is kept: the model may ``remember`` a token it saw.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 from engine.errors import UserError
 from engine.memory.service import Memory, MemoryScope
 from engine.private_files import make_private, private_dir
+from engine.redaction.scrubber import Scrubber
 
 if TYPE_CHECKING:
     from engine.model.embeddings import Embedder
@@ -69,7 +72,9 @@ class SqliteMemory:
         user: str | None = None,
         embedder: Embedder | None = None,
         embedding_model: str = "",
+        scrub: Callable[[str], str] | None = None,
     ) -> None:
+        """``scrub``: what every text passes before it is kept (by default the known secrets of hive's environment)."""
         self.path = path
         self.project = str(project)
         self.user = user or current_user()
@@ -77,10 +82,12 @@ class SqliteMemory:
         self._model = embedding_model
         """Stored with each vector: vectors of another model are made again."""
         self._ready = False
+        self._scrub = scrub or Scrubber.from_environment()
 
     def remember(self, text: str, scope: MemoryScope = "project", tags: Sequence[str] = ()) -> Memory:
         """Keep ``text`` (its vector too, when an embedder is set); the new memory."""
         project = self.project if scope == "project" else _USER_WIDE
+        text, tags = self._scrub(text), [self._scrub(tag) for tag in tags]
         vector = json.dumps(self._embed([text])[0]) if self._embed else None
         created = time.time()
         with self._connection() as db:

@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from engine.conversation import Conversation
-from engine.sessions import REDACTED, Redactor, SessionStore, SessionWriter
+from engine.redaction.scrubber import Scrubber
+from engine.sessions import SessionStore, SessionWriter
 
 
 def test_messages_are_on_disk_as_soon_as_they_are_appended(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    writer = store.create(cwd=tmp_path, model="m", redact=Redactor(), title="first task")
+    writer = store.create(cwd=tmp_path, model="m", scrub=Scrubber(()), title="first task")
     conversation = Conversation()
     conversation.record_to(writer)
     conversation.append({"role": "user", "content": "hello"})
@@ -25,7 +26,7 @@ def test_messages_are_on_disk_as_soon_as_they_are_appended(tmp_path: Path) -> No
 
 def test_a_line_cut_short_is_dropped_and_counted(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    writer = store.create(cwd=tmp_path, model="m", scrub=Scrubber(()))
     writer.append_message({"role": "user", "content": "one"})
     writer.append_message({"role": "assistant", "content": "two"})
     writer.close()
@@ -41,26 +42,27 @@ def test_secrets_from_the_environment_and_the_api_key_never_reach_the_file(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-abcdefghijklmnop")
     store = SessionStore(tmp_path)
-    writer = store.create(cwd=tmp_path, model="m", redact=Redactor(("sk-passed-on-the-command-line",)))
+    scrub = Scrubber.from_environment(known=[("model-api-key", "sk-passed-on-the-command-line")])
+    writer = store.create(cwd=tmp_path, model="m", scrub=scrub)
     writer.append_message({"role": "tool", "content": "env: sk-ant-abcdefghijklmnop and sk-passed-on-the-command-line"})
     writer.close()
     text = writer.path.read_text()
     assert "sk-ant-abcdefghijklmnop" not in text and "sk-passed-on-the-command-line" not in text
-    assert text.count(REDACTED) == 2
+    assert "[redacted: $ANTHROPIC_API_KEY]" in text and "[redacted: model-api-key]" in text
 
 
 def started(store: SessionStore, cwd: Path) -> SessionWriter:
-    writer = store.create(cwd=cwd, model="m", redact=Redactor())
+    writer = store.create(cwd=cwd, model="m", scrub=Scrubber(()))
     writer.append_message({"role": "user", "content": "hello"})
     return writer
 
 
 def test_a_session_nothing_was_said_in_leaves_no_file_and_the_first_message_titles_it(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions")
-    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    writer = store.create(cwd=tmp_path, model="m", scrub=Scrubber(()))
     writer.close()
     assert store.list() == [] and not writer.path.exists()
-    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    writer = store.create(cwd=tmp_path, model="m", scrub=Scrubber(()))
     writer.append_message({"role": "user", "content": "fix the flaky test"})
     assert [i.title for i in store.list()] == ["fix the flaky test"]
 
@@ -118,7 +120,7 @@ def test_an_id_that_is_a_path_is_not_a_session(tmp_path: Path) -> None:
 
 def test_tool_outcomes_are_kept_so_a_refusal_reads_back_as_one(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
-    writer = store.create(cwd=tmp_path, model="m", redact=Redactor())
+    writer = store.create(cwd=tmp_path, model="m", scrub=Scrubber(()))
     conversation = Conversation()
     conversation.record_to(writer)
     conversation.append({"role": "tool", "tool_call_id": "a", "content": "ok"}, True)
@@ -127,3 +129,13 @@ def test_tool_outcomes_are_kept_so_a_refusal_reads_back_as_one(tmp_path: Path) -
     loaded = store.load(writer.id)
     assert (loaded.succeeded("a"), loaded.succeeded("b"), loaded.succeeded("c")) == (True, False, None)
     assert [m["content"] for m in loaded.messages] == ["ok", "The x call was not run: no.", "host result"]
+
+
+def test_a_title_cut_short_keeps_no_part_of_a_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "sk-proj-" + "Kq7Lm2Xz" * 6
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    writer = SessionStore(tmp_path).create(cwd=tmp_path, model="m", scrub=Scrubber.from_environment())
+    writer.append_message({"role": "user", "content": "x" * 190 + key})
+    writer.close()
+    assert key[:10] not in writer.path.read_text()
+    assert SessionStore(tmp_path).list()[0].title == "x" * 190 + "[redacted:"

@@ -74,7 +74,7 @@ def test_what_a_person_is_shown_names_the_variable_never_its_value(tmp_path: Pat
     ]
     assert "runs: " in shown[1] and "${SOME_TOKEN}" in shown[1]  # listed while it waited for approval
     assert "cannot reach http://127.0.0.1:" in shown[4] and "/mcp?key=${SOME_TOKEN}" in shown[4]
-    assert "rejected token ${SOME_TOKEN}" in shown[-1]
+    assert "rejected token [redacted: $SOME_TOKEN]" in shown[-1]  # the log itself never held it
     for output in shown:
         assert value not in output
 

@@ -131,7 +131,7 @@ def test_the_session_is_saved_without_the_api_key(llm_server: LLMServer, tmp_pat
     assert records[0]["type"] == "session" and records[0]["cwd"] == str(tmp_path.resolve())
     assert [r["message"]["role"] for r in records[1:]] == ["user", "assistant"]
     assert SECRET_KEY not in session_file.read_text()
-    assert "[REDACTED]" in session_file.read_text()
+    assert "[redacted: model-api-key]" in session_file.read_text()
 
 
 def test_the_turn_limit_exits_with_status_3(llm_server: LLMServer, tmp_path: Path) -> None:
