@@ -7,7 +7,10 @@ spelling is covered as well as the project's own:
   servers hive starts);
 - git's own files: anything inside a ``.git`` folder (config, hooks, ``info/``, the ``modules/`` and
   ``worktrees/`` of submodules), a ``.git`` file (a gitfile points git at another repository), the
-  ``config`` and ``hooks/`` of a bare repository, git's global configuration and template folders;
+  ``config`` and ``hooks/`` of a bare repository, git's global configuration and template folders,
+  and what a repository's configuration points git at outside its ``.git`` folder: the folder
+  ``core.hooksPath`` names (``.husky/``) and every file ``include.path`` or ``includeIf.*.path`` names
+  (read by :mod:`engine.git_repository`, without running git);
 - what instructs coding agents (hive's next session reads some of it, other agents the rest):
   ``AGENTS.md``, ``AGENTS.override.md``, ``CLAUDE.md``, ``CLAUDE.local.md``, ``GEMINI.md``,
   ``.cursorrules``, ``.windsurfrules`` at any depth, ``.github/copilot-instructions.md`` and
@@ -32,6 +35,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePath
 
+from engine.git_repository import find_repository, global_hooks_path, steering_paths
 from engine.paths import PROJECT_DIR_NAME, user_config_dir
 
 _ASKED = "changing it is always asked of a person"
@@ -89,7 +93,7 @@ def protection(path: Path) -> str:
     parts = tuple(part.casefold() for part in path.parts)
     if _HIVE_NAMES.intersection(parts) or _under(path, _resolved(user_config_dir())):
         return f"{path} {HIVE}"
-    if ".git" in parts or _in_bare_repository(path) or _git_global(path):
+    if ".git" in parts or _in_bare_repository(path) or _git_global(path) or _steers_git(path):
         return f"{path} {GIT}"
     if _instructs_agents(parts):
         return f"{path} {AGENTS}"
@@ -158,6 +162,21 @@ def _git_global(path: Path) -> bool:
     if xdg:
         folders.append(_resolved(Path(xdg) / "git"))
     return any(_under(path, folder) for folder in folders)
+
+
+def _steers_git(path: Path) -> bool:
+    """Whether ``path`` is in a folder ``core.hooksPath`` names or is a file a repository's config includes,
+    for a repository ``path`` lies in (or, for the user's global ``core.hooksPath``, any)."""
+    for folder in path.parents:
+        if not os.path.lexists(folder / ".git"):
+            continue
+        repository = find_repository(folder)
+        if repository is not None and any(_under(path, steered) for steered in steering_paths(repository)):
+            return True
+    value = global_hooks_path(os.environ)
+    if value and (value.startswith(("/", "~/"))):
+        return _under(path, _resolved(Path(value)))
+    return False
 
 
 def _startup(path: Path) -> bool:

@@ -3,10 +3,11 @@
 Every command that runs is a ``bash`` subject (plus its bare program name when written with a
 path). Files named by options and operands that the command tables know (``cp a b``, ``git -C
 DIR``, ``pytest --junit-xml F``) and redirection targets are judged as reads or edits, relative to
-every directory a ``cd`` may have moved the command to, and a glob for the files it matches. A command a table knows that runs in another
-directory is a read of that directory too; git run where it would pick up a repository other than a
-``.git`` folder asks. A line that may create links and also writes files asks: the write could follow
-a link made a moment earlier.
+every directory a ``cd`` may have moved the command to, and a glob for the files it matches. A
+command a table knows that runs in another directory is a read of that directory too; git run where
+it would pick up a repository other than a ``.git`` folder asks, and so does git in a repository
+whose own configuration names programs git runs. A line that may create links and also writes files
+asks: the write could follow a link made a moment earlier.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ import itertools
 import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from msgspec import Struct, field
 
 from engine.policy.command_args import ParsedCommand, parse_command
+from engine.policy.git_config_risk import git_config_risk
 from engine.policy.patterns import render_words
 from engine.policy.protected import looks_like_git_dir
 from engine.policy.rules import Subject
@@ -152,18 +155,23 @@ def _expanded(raw: str, ctx: ToolContext, out: CallSubjects) -> list[str]:
 
 
 def _repository_check(directory: str, ctx: ToolContext, out: CallSubjects) -> None:
-    """Ask when git, run in ``directory``, would use a folder that is a repository without being a ``.git`` folder."""
+    """Ask when git, run in ``directory``, would use a folder that is a repository without being a ``.git`` folder,
+    or a repository whose configuration names programs git runs (:mod:`engine.policy.git_config_risk`)."""
     resolved = resolve_for_rules(directory or ".", ctx)
     if resolved is None:
         return
+    problem = _bare_repository(resolved) or git_config_risk(resolved)
+    if problem and problem not in out.problems:
+        out.problems.append(problem)
+
+
+def _bare_repository(resolved: Path) -> str:
     for folder in (resolved, *resolved.parents):
         if folder.name == ".git" or (folder / ".git").exists():
-            return
+            return ""
         if looks_like_git_dir(folder):
-            out.problems.append(
-                f"git would use {folder} as its repository: its config and hooks are files hive does not protect"
-            )
-            return
+            return f"git would use {folder} as its repository: its config and hooks are files hive does not protect"
+    return ""
 
 
 def _redirection_subjects(

@@ -6,12 +6,16 @@ name on the list is no guarantee: ``PIP_INDEX_URL`` may carry ``user:pass@``, ``
 ``_authToken``). The proxy variables pass only when the network is on. Everything else is dropped,
 whatever it is called: ``REDIS_URL``, ``DATABASE_URL``, ``CI_JOB_JWT``, an Azure connection string,
 ``SSH_AUTH_SOCK``, ``DISPLAY``... The user's ``sandbox.env`` names more variables, passed as they are.
+git's configuration through ``GIT_CONFIG_COUNT`` then switches off the programs a repository names by a
+fixed key (:mod:`engine.git_environment`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+
+from engine.git_environment import with_neutral_git
 
 PASSED_GROUPS: dict[str, tuple[str, ...]] = {
     "core": (
@@ -121,7 +125,9 @@ def sandbox_environment(
     network: bool = False,
     passed: Iterable[str] = (),
 ) -> dict[str, str]:
-    """The variables of ``env`` the list lets through, ``passed`` as they are, then ``extra`` on top.
+    """The variables of ``env`` the list lets through, ``passed`` as they are, then ``extra`` on top, then the
+    configuration that keeps git from running what a repository names by a fixed key
+    (:func:`engine.git_environment.with_neutral_git`).
 
     ``network``: whether commands may use the network (the proxy variables pass only then).
     ``passed``: the names the user's ``sandbox.env`` adds, passed whatever they hold.
@@ -132,4 +138,4 @@ def sandbox_environment(
         for name, value in env.items()
         if name in chosen or (is_passed(name, network=network) and not is_secret(name, value))
     }
-    return kept | dict(extra or {})
+    return with_neutral_git(kept | dict(extra or {}))

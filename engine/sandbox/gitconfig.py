@@ -11,12 +11,12 @@ shows it read-only as ``~/.gitconfig``. The copy is made again only when the use
 from __future__ import annotations
 
 import hashlib
-import os
-import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from engine.git_config import read_config_file
+from engine.git_repository import global_config_files
 from engine.sandbox.environment import is_secret
 
 KEPT_SECTIONS = frozenset(
@@ -29,17 +29,13 @@ KEPT_SECTIONS = frozenset(
 """The sections copied; ``credential``, ``url``, ``http``, ``include``, ``sendemail``, ``gpg``... are not."""
 _USER_KEYS = frozenset({"user.name", "user.email"})
 _DROPPED_CORE = frozenset({"core.sshcommand", "core.askpass", "core.hookspath", "core.fsmonitor", "core.gitproxy"})
-_NAME = re.compile(r"[a-z][a-z0-9-]*")
-_HEADER = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]')
-_ESCAPED = re.compile(r"\\(.)")
-_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", '"': '"', "\\": "\\"}
 _lock = threading.Lock()
 _made: dict[tuple[object, ...], Path | None] = {}
 
 
 def filtered_git_config(env: Mapping[str, str], folder: Path) -> Path | None:
     """A file in ``folder`` with the kept part of the user's global git configuration, or None when it has none."""
-    sources = _sources(env)
+    sources = global_config_files(env)
     key = tuple((str(path), *_stamp(path)) for path in sources)
     with _lock:
         if key in _made:
@@ -49,18 +45,6 @@ def filtered_git_config(env: Mapping[str, str], folder: Path) -> Path | None:
         made = _write(_kept(sources), folder)
         _made[key] = made
         return made
-
-
-def _sources(env: Mapping[str, str]) -> tuple[Path, ...]:
-    """The global configuration files git reads, as :manpage:`git-config(1)` names them."""
-    if env.get("GIT_CONFIG_GLOBAL"):
-        return (Path(env["GIT_CONFIG_GLOBAL"]),)
-    home = env.get("HOME", "")
-    xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
-    found = [Path(xdg, "git", "config")] if xdg else []
-    if home:
-        found.append(Path(home, ".gitconfig"))
-    return tuple(found)
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -79,86 +63,9 @@ def _kept(sources: tuple[Path, ...]) -> list[tuple[str, str | None]]:
 
 
 def _entries(source: Path) -> list[tuple[str, str | None]]:
-    """``(key, value)`` pairs of one file, in order (None: a bare name, a true boolean); ``include`` is not
-    followed, and an entry git would reject is left out.
-
-    Read here as git reads it rather than by ``git config``: hive never runs git itself.
-    """
-    try:
-        text = source.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
-    except OSError:
-        return []
-    entries: list[tuple[str, str | None]] = []
-    section: str | None = None
-    position = 0
-    while position < len(text):
-        end = _line_end(text, position)
-        line = text[position:end].strip()
-        if line.startswith("["):
-            section = _section(line)
-        elif line and line[0] not in "#;":
-            name, equals, _ = line.partition("=")
-            name = name.strip().lower()
-            value, rejected = None, False
-            if equals:
-                value, end = _value(text, text.index("=", position) + 1)
-                rejected = value is None
-            if section is not None and _NAME.fullmatch(name) and not rejected:
-                entries.append((f"{section}.{name}", value))
-        position = end + 1
-    return entries
-
-
-def _line_end(text: str, position: int) -> int:
-    end = text.find("\n", position)
-    return len(text) if end < 0 else end
-
-
-def _section(line: str) -> str | None:
-    """``[core]`` -> ``core``, ``[remote "origin"]`` -> ``remote.origin``, ``[a.B]`` -> ``a.b``; None if malformed."""
-    match = _HEADER.fullmatch(line.split("]", 1)[0] + "]")
-    if match is None:
-        return None
-    head, sub = match.group(1).lower(), match.group(2)
-    if sub is None:
-        return head
-    return head + "." + _ESCAPED.sub(r"\1", sub)
-
-
-def _value(text: str, position: int) -> tuple[str | None, int]:
-    """The value starting at ``position`` and where its line ends, as git parses it: whitespace outside quotes
-    trimmed at the ends and each one a space inside, quotes and escapes undone, a backslash at the end of a
-    line continuing it, a comment dropped; None for what git rejects (an unknown escape, an open quote)."""
-    out: list[str] = []
-    spaces, quoted, comment = 0, False, False
-    while position < len(text):
-        char = text[position]
-        position += 1
-        if char == "\n":
-            return (None if quoted else "".join(out)), position - 1
-        if comment:
-            continue
-        if char.isspace() and not quoted:
-            spaces += 1 if out else 0
-            continue
-        if char in "#;" and not quoted:
-            comment = True
-            continue
-        out.append(" " * spaces)
-        spaces = 0
-        if char == "\\":
-            following = text[position] if position < len(text) else ""
-            position += 1
-            if following == "\n":
-                continue
-            if following not in _ESCAPES:
-                return None, _line_end(text, position - 1)
-            out.append(_ESCAPES[following])
-        elif char == '"':
-            quoted = not quoted
-        else:
-            out.append(char)
-    return (None if quoted else "".join(out)), len(text)
+    """``(key, value)`` pairs of one file, in order (None: a bare name, a true boolean), read as git reads it
+    (:mod:`engine.git_config`: hive never runs git itself); ``include`` is not followed."""
+    return [(entry.key, entry.value) for entry in read_config_file(source).entries]
 
 
 def _keep(key: str, value: str | None) -> bool:

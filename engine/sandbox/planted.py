@@ -6,7 +6,8 @@ The sandbox keeps some of these read-only (``.ironhive``, ``.mcp.json``, ``.git/
 agents' folders (a skill that shadows a bundled one), ``.vscode/`` and ``.idea/`` (tasks an editor
 runs), ``.envrc``, a new ``.ironhive`` deeper down, ``.git/info/`` (``exclude`` hides files from
 ``git status``), a new repository's hooks and config, a new ``.git`` file, the folder
-``core.hooksPath`` names. Which names count is :func:`engine.policy.protected.command_protection`.
+``core.hooksPath`` names and every file a repository's config includes (``include.path``,
+``includeIf.*.path``). Which names count is :func:`engine.policy.protected.command_protection`.
 
 Before the command, each such path the project walk (:mod:`engine.sandbox.scan`) found is read: every
 entry's stamp and a copy of small files (:mod:`engine.sandbox.tree_state`). After it, the walk runs
@@ -161,9 +162,8 @@ class _Context:
     def _targets(self, kind: str, path: str, hooks: HooksPaths | None) -> Iterator[tuple[str, str]]:
         if kind == "git_dir":
             yield from _git_controls(path)
-            moved = hooks.of(Path(path), Path(path).parent) if hooks is not None else None
-            if moved is not None:
-                yield os.path.realpath(moved), GIT_WHY
+            if hooks is not None:
+                yield from _configured(hooks, Path(path))
         elif kind in ("git_file", "git_link"):
             yield path, GIT_WHY
         elif kind == "ironhive":
@@ -212,6 +212,15 @@ def _git_controls(git_dir: str) -> Iterator[tuple[str, str]]:
         yield f"{git_dir}/{name}", GIT_WHY
     for inner in _inner_git_dirs(git_dir):
         yield from _git_controls(inner)
+
+
+def _configured(hooks: HooksPaths, git_dir: Path) -> Iterator[tuple[str, str]]:
+    """The folder the repository's ``core.hooksPath`` names and the files its configuration includes."""
+    moved = hooks.of(git_dir, git_dir.parent)
+    if moved is not None:
+        yield os.path.realpath(moved), GIT_WHY
+    for included in hooks.included(git_dir, git_dir.parent):
+        yield str(included), GIT_WHY
 
 
 def _inner_git_dirs(git_dir: str) -> list[str]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from msgspec import Meta
 
+from engine.git_environment import with_neutral_git
 from engine.own_variables import inherited_environment
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
@@ -100,7 +101,7 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
 
     async def execute(self, args: ExecuteCommandArgs, ctx: ToolContext) -> ToolResult:
         cwd = working_directory(ctx)
-        env = {**inherited_environment(), **_ENV_OVERRIDES}
+        env = with_neutral_git({**inherited_environment(), **_ENV_OVERRIDES})
         if self.sandbox is None or ctx.outside_sandbox:
             return await self._run(_unconfined_argv(args.command, cwd, self.sandbox), env, cwd, args, ctx)
         from engine.sandbox.base import SandboxError

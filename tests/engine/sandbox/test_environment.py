@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from engine.git_environment import NEUTRAL_GIT_CONFIG, NEUTRAL_GIT_VARIABLES
 from engine.sandbox.environment import is_secret, sandbox_environment
+
+
+def listed(*args: Any, **kwargs: Any) -> dict[str, str]:
+    """The environment a sandboxed command gets, without the variables that neutralise git (tested apart)."""
+    return {
+        name: value
+        for name, value in sandbox_environment(*args, **kwargs).items()
+        if not name.startswith("GIT_CONFIG_") and name not in NEUTRAL_GIT_VARIABLES
+    }
 
 
 @pytest.mark.parametrize(
@@ -65,7 +77,7 @@ def test_ordinary_values() -> None:
 
 def test_only_listed_names_pass_and_extras_go_on_top() -> None:
     env = {"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "LANG": "C.UTF-8", "LC_ALL": "C", "MY_THING": "x", "PAGER": "less"}
-    assert sandbox_environment(env, {"TMPDIR": "/tmp", "PAGER": "cat"}) == {
+    assert listed(env, {"TMPDIR": "/tmp", "PAGER": "cat"}) == {
         "PATH": "/bin",
         "LANG": "C.UTF-8",
         "LC_ALL": "C",
@@ -90,7 +102,7 @@ def test_only_listed_names_pass_and_extras_go_on_top() -> None:
     ],
 )
 def test_anything_not_on_the_list_is_dropped_whatever_it_is_called(name: str, value: str) -> None:
-    assert sandbox_environment({name: value, "PATH": "/bin"}) == {"PATH": "/bin"}
+    assert listed({name: value, "PATH": "/bin"}) == {"PATH": "/bin"}
 
 
 @pytest.mark.parametrize(
@@ -103,7 +115,7 @@ def test_anything_not_on_the_list_is_dropped_whatever_it_is_called(name: str, va
     ],
 )
 def test_a_listed_name_with_a_secret_in_its_name_or_value_is_dropped(name: str, value: str) -> None:
-    assert sandbox_environment({name: value}) == {}
+    assert listed({name: value}) == {}
 
 
 def test_build_variables_of_each_group_pass() -> None:
@@ -119,18 +131,37 @@ def test_build_variables_of_each_group_pass() -> None:
         "CMAKE_BUILD_TYPE": "Release",
         "SSL_CERT_FILE": "/etc/ssl/certs/ca.crt",
     }
-    assert sandbox_environment(env) == env
+    assert listed(env) == env
 
 
 def test_proxies_pass_only_with_the_network_on() -> None:
     env = {"HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost", "HTTP_PROXY": "http://u:pw@proxy:3128"}
-    assert sandbox_environment(env) == {}
-    assert sandbox_environment(env, network=True) == {"HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost"}
+    assert listed(env) == {}
+    assert listed(env, network=True) == {"HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost"}
 
 
 def test_the_users_own_names_pass_as_they_are() -> None:
     env = {"DEPLOY_TOKEN": "tok-1234567", "OTHER_TOKEN": "tok-7654321", "MY_SETTING": "x"}
-    assert sandbox_environment(env, passed=("DEPLOY_TOKEN", "MY_SETTING")) == {
+    assert listed(env, passed=("DEPLOY_TOKEN", "MY_SETTING")) == {
         "DEPLOY_TOKEN": "tok-1234567",
         "MY_SETTING": "x",
     }
+
+
+def test_every_command_gets_git_with_the_repositorys_fixed_name_programs_switched_off() -> None:
+    env = sandbox_environment({"PATH": "/bin", "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "x.y"})
+    given = [(env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"]) for i in range(int(env["GIT_CONFIG_COUNT"]))]
+    assert given == list(NEUTRAL_GIT_CONFIG)  # the project's own GIT_CONFIG_* is not on the list
+    assert env["GIT_PAGER"] == "cat" and env["GIT_TERMINAL_PROMPT"] == "0"
+
+
+def test_the_users_own_git_configuration_in_the_environment_stays_and_comes_first() -> None:
+    env = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.editor", "GIT_CONFIG_VALUE_0": "vim"}
+    given = sandbox_environment(env, passed=tuple(env))
+    pairs = [
+        (given[f"GIT_CONFIG_KEY_{i}"], given[f"GIT_CONFIG_VALUE_{i}"]) for i in range(int(given["GIT_CONFIG_COUNT"]))
+    ]
+    assert pairs == [("core.editor", "vim"), *NEUTRAL_GIT_CONFIG]
+    assert (
+        sandbox_environment(given, passed=tuple(given)) == given
+    )  # applied twice (a hook, then its sandbox): the same
