@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine.paths import user_data_dir
 from engine.sessions import SessionStore
-from hive_cli.terminal_text import echo
+from hive_cli.terminal_text import echo, visible
 from hive_cli.workdir import resolve_cwd
 
 
@@ -24,4 +24,4 @@ def list_sessions(cwd: Path | None, all_projects: bool) -> None:
     for info in listing.sessions:
         when = datetime.datetime.fromtimestamp(info.updated or info.created).strftime("%Y-%m-%d %H:%M")
         where = f"  {info.cwd}" if all_projects else ""
-        echo(f"{info.id}  {when}  {info.model}  {info.title[:60]}{where}")
+        echo(f"{info.id}  {when}  {info.model}  {visible(info.title[:60])}{where}")
