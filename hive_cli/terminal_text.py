@@ -72,8 +72,9 @@ def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-def _shown_lines(text: str) -> str:
-    """:func:`visible` keeping newlines, tabs and the carriage return of each CR LF line ending."""
+def visible_lines(text: str) -> str:
+    """:func:`visible` keeping newlines, tabs and the carriage return of each CR LF line ending: what
+    :func:`echo` and :func:`write_shown` write."""
     return "\r\n".join(visible(line, keep_newlines=True, keep_tabs=True) for line in text.split("\r\n"))
 
 
@@ -84,7 +85,7 @@ def write_shown(stream: IO[str] | None, text: str) -> None:
     Nothing is written when the stream is closed (None), as ``click.echo`` does.
     """
     if stream is not None:
-        stream.write(_shown_lines(text))
+        stream.write(visible_lines(text))
         stream.flush()
 
 
@@ -123,7 +124,7 @@ class VisibleStream:
         self._held_return = text.endswith("\r")
         if self._held_return:
             text = text[:-1]
-        return _shown_lines(text)
+        return visible_lines(text)
 
     def flush(self) -> str:
         """What is still held (a carriage return at the very end, shown), and start over."""

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
 from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.text import Text
 
 from hive_cli.render.markdown_stream import MarkdownStream
+from hive_cli.repl.shell import HiveCompleter
 from hive_cli.safe_console import SafeConsole
 
 CLIPBOARD = "\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07"
@@ -58,4 +62,17 @@ def test_the_markdown_stream_shows_escapes_visibly_and_still_renders() -> None:
     assert "\x1b]52" not in written
     assert "\\x1b]52;c;Y3VybCBldmlsIHwgc2g=\\x07" in written
     assert re.search(r"\x1b\[[0-9;]*mTitle", written) and "##" not in written
-    assert "```" not in written and re.search(r"\x1b\[[0-9;]*48;2;", written)  # a code block with its background
+    assert "```" not in written and re.search(r"\x1b\[[0-9;]*(?:4[0-7]|48;[0-9;]+)m", written)  # code on its background
+
+
+def test_the_completion_menu_shows_file_names_and_command_descriptions_as_escapes(tmp_path: Path) -> None:
+    """prompt-toolkit shows C0 controls as ^[ but writes a bidi override as it is: the menu gets the escapes,
+    while the completion itself inserts the real name."""
+    (tmp_path / "report\u202etxt.exe").write_text("planted")
+    completer = HiveCompleter([("review", "Review \u202eit \x1b]2;x\x07 (project)")], tmp_path)
+
+    (path,) = completer.get_completions(Document("@rep"), CompleteEvent())
+    (command,) = completer.get_completions(Document("/rev"), CompleteEvent())
+
+    assert path.text == "report\u202etxt.exe" and path.display_text == "report\\u202etxt.exe"
+    assert command.display_meta_text == "Review \\u202eit \\x1b]2;x\\x07 (project)"
