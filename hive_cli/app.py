@@ -24,6 +24,7 @@ from hive_cli.cli_options import (
     session_values,
 )
 from hive_cli.errors import exit_on_error
+from hive_cli.terminal_text import echo
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -287,7 +288,7 @@ def _task_text(task: str) -> str:
 
 
 def _usage_error(message: str) -> NoReturn:
-    click.echo(message, err=True)
+    echo(message, err=True)
     exit_with(2)
 
 

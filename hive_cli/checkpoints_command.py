@@ -12,6 +12,7 @@ import click
 from engine.checkpoints.store import CheckpointStore, Manifest
 from engine.checkpoints.undo import UndoReport, pending, rewind
 from engine.errors import UserError
+from hive_cli.terminal_text import echo
 from hive_cli.workdir import resolve_cwd
 
 
@@ -66,10 +67,10 @@ def list_checkpoints(cwd: Path | None) -> None:
     """Print the project's checkpoints (``hive checkpoints list``)."""
     lines = checkpoint_lines(resolve_cwd(cwd))
     if not lines:
-        click.echo("No checkpoints for this directory.", err=True)
+        echo("No checkpoints for this directory.", err=True)
         return
     for line in lines:
-        click.echo(line)
+        echo(line)
 
 
 def undo(cwd: Path | None, *, yes: bool, force: bool, to: str | None = None) -> None:
@@ -78,22 +79,22 @@ def undo(cwd: Path | None, *, yes: bool, force: bool, to: str | None = None) -> 
     store = store_for(where)
     turns = pending(store)
     if not turns:
-        click.echo("Nothing to undo in this directory.", err=True)
+        echo("Nothing to undo in this directory.", err=True)
         return
     target = pick(turns, to) if to else turns[0]
     chosen = turns[: turns.index(target) + 1]
     for manifest in chosen:
-        click.echo(f"Undo the turn of {describe(manifest, where)}:", err=True)
+        echo(f"Undo the turn of {describe(manifest, where)}:", err=True)
         for line in plan_lines(manifest, where):
-            click.echo(line, err=True)
+            echo(line, err=True)
     if not yes:
         if not sys.stdin.isatty():
             raise UserError("undo changes files: pass --yes to undo without a question")
         if not click.confirm("Undo?", default=False, err=True):
-            click.echo("Nothing changed.", err=True)
+            echo("Nothing changed.", err=True)
             return
     for line in report_lines(rewind(store, target, force=force), where):
-        click.echo(line)
+        echo(line)
 
 
 def pick(turns: list[Manifest], choice: str) -> Manifest:

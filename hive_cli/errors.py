@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from click.exceptions import Exit
 
 from engine.errors import HiveError
+from hive_cli.terminal_text import echo
 
 EXIT_INTERRUPTED = 130
 
@@ -47,5 +48,4 @@ def _silence_stdout() -> None:
 
 
 def _say(message: str) -> None:
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
+    echo(message, err=True)  # a message may quote a server's answer or a file's name

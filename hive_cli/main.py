@@ -14,8 +14,9 @@ def main() -> None:
         _stdout_closed()
     if sys.argv[1:] in (["--version"], ["-V"]):
         from engine import __version__
+        from hive_cli.terminal_text import echo
 
-        sys.stdout.write(f"hive {__version__}\n")
+        echo(f"hive {__version__}")
         return
     from engine.own_variables import set_for_this_process
     from hive_cli import collection
@@ -40,9 +41,9 @@ def _stdout_closed() -> NoReturn:
     Running anyway would lose the answer, and the first file hive opened would take descriptor 1, so
     whatever a command printed would land in it.
     """
-    if sys.stderr is not None:
-        sys.stderr.write("hive: standard output is closed\n")
-        sys.stderr.flush()
+    from hive_cli.terminal_text import echo
+
+    echo("hive: standard output is closed", err=True)
     os._exit(1)
 
 
@@ -54,7 +55,9 @@ def _exit_without_teardown(code: object) -> None:
     """
     status = code if isinstance(code, int) else (0 if code is None else 1)
     if isinstance(code, str):
-        sys.stderr.write(code + "\n")
+        from hive_cli.terminal_text import echo
+
+        echo(code, err=True)
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         if stream is None:  # a standard stream the parent closed

@@ -9,6 +9,7 @@ import click
 from hive_cli.cli_base import HiveGroup, exit_with
 from hive_cli.cli_options import cwd_option, format_option
 from hive_cli.errors import exit_on_error
+from hive_cli.terminal_text import echo
 
 SCOPES = ("project", "user")
 
@@ -82,7 +83,7 @@ def mcp_approve(names: tuple[str, ...], every: bool, cwd: Path | None) -> None:
         from hive_cli.workdir import resolve_cwd
 
         for line in approve(resolve_cwd(cwd), names, every):
-            click.echo(line)
+            echo(line)
 
 
 @mcp_app.command("revoke")
@@ -96,7 +97,7 @@ def mcp_revoke(names: tuple[str, ...], every: bool, cwd: Path | None) -> None:
         from hive_cli.workdir import resolve_cwd
 
         for line in revoke(resolve_cwd(cwd), names, every):
-            click.echo(line)
+            echo(line)
 
 
 @mcp_app.command("list")

@@ -6,8 +6,6 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import click
-
 from engine.errors import UserError
 from engine.mcp.approvals import Approval, approved, shown_command, shown_details, what_changed
 from engine.mcp.approvals import approve as record_approvals
@@ -18,6 +16,7 @@ from engine.mcp.entries import Transport
 from engine.paths import project_dir, project_root, user_config_dir
 from engine.trust.review import keep_trust
 from engine.workspace import open_workspace
+from hive_cli.terminal_text import echo
 
 _ENV_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_KEY = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$")
@@ -73,9 +72,7 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
     before = open_workspace(cwd) if scope == "project" else None
     replaced = add_server(path, server, force=force)
     where = server.url or " ".join([server.command or "", *server.args]).strip()
-    click.echo(
-        f"{'Replaced' if replaced else 'Added'} MCP server {server.name} ({server.transport}: {where}) in {path}"
-    )
+    echo(f"{'Replaced' if replaced else 'Added'} MCP server {server.name} ({server.transport}: {where}) in {path}")
     if scope == "project":  # the person typed it: approved as written
         from hive_cli.mcp_inspect import configured
 
@@ -149,7 +146,7 @@ def remove(cwd: Path, name: str, scope: str | None) -> None:
         path = plugins_path(cwd, each)
         before = open_workspace(cwd) if each == "project" else None
         if remove_server(path, name):
-            click.echo(f"Removed MCP server {name} from {path}")
+            echo(f"Removed MCP server {name} from {path}")
             if before is not None:
                 keep_trust(before)
             return

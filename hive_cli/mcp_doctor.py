@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import click
 from msgspec import Struct
 
 from engine.mcp.approvals import shown_command, shown_details
@@ -18,6 +17,7 @@ from engine.mcp.errors import without_values
 from engine.mcp.manager import McpManager, ServerStatus
 from engine.mcp.stdio import server_program
 from hive_cli.mcp_inspect import configured, connected, state_text
+from hive_cli.terminal_text import echo, echo_json
 
 STDERR_LINES = 10
 _LOG_MARK = "--- hive connecting to "
@@ -66,19 +66,19 @@ def doctor(cwd: Path, output_format: str) -> int:
     if not enabled:
         disabled = len(servers.servers)
         note = f" ({disabled} disabled)" if disabled else " (hive mcp add NAME -- COMMAND ARGS... adds one)"
-        click.echo(f"No MCP servers to check{note}.", err=True)
+        echo(f"No MCP servers to check{note}.", err=True)
         return 0
     found = asyncio.run(_diagnose(servers))
     if output_format == "json":
-        click.echo(json.dumps({"servers": [d.as_json() for d in found]}, indent=2, ensure_ascii=False))
+        echo_json(json.dumps({"servers": [d.as_json() for d in found]}, indent=2, ensure_ascii=False))
     else:
         for notice in servers.notices:
-            click.echo(f"notice: {notice}")
+            echo(f"notice: {notice}")
         for diagnosis in found:
             for line in report_lines(diagnosis):
-                click.echo(line)
+                echo(line)
         failed = sum(not d.ok for d in found)
-        click.echo(f"{len(found) - failed} of {len(found)} server(s) ok")
+        echo(f"{len(found) - failed} of {len(found)} server(s) ok")
     return 1 if any(not d.ok for d in found) else 0
 
 

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import click
 from msgspec.structs import replace
 
 from engine.errors import RunError, UserError
@@ -23,6 +21,7 @@ from engine.mcp.config import McpServers, ServerConfig, load_servers
 from engine.mcp.manager import McpManager, ServerStatus
 from engine.paths import user_data_dir
 from engine.settings import load_settings
+from hive_cli.terminal_text import echo, echo_json
 
 
 def configured(cwd: Path, only: str | None = None) -> McpServers:
@@ -84,7 +83,7 @@ def list_servers(cwd: Path, output_format: str) -> None:
     """Connect every enabled server and print one line each: transport, status, tools, source, last error."""
     servers = configured(cwd)
     for notice in servers.notices:
-        click.echo(f"hive: {notice}", err=True)
+        echo(f"hive: {notice}", err=True)
 
     async def statuses() -> tuple[ServerStatus, ...]:
         async with connected(servers) as manager:
@@ -94,13 +93,13 @@ def list_servers(cwd: Path, output_format: str) -> None:
     configs = {server.name: server for server in servers.servers}
     if output_format == "json":
         shown = [status_json(s, configs.get(s.name)) for s in found]
-        click.echo(json.dumps({"servers": shown}, indent=2, ensure_ascii=False))
+        echo_json(json.dumps({"servers": shown}, indent=2, ensure_ascii=False))
         return
     if not found:
-        click.echo("No MCP servers configured (hive mcp add NAME -- COMMAND ARGS... adds one).", err=True)
+        echo("No MCP servers configured (hive mcp add NAME -- COMMAND ARGS... adds one).", err=True)
         return
     for line in status_lines(found, configs):
-        click.echo(line)
+        echo(line)
 
 
 def status_lines(found: Sequence[ServerStatus], configs: Mapping[str, ServerConfig] | None = None) -> list[str]:
@@ -146,15 +145,15 @@ def list_tools(cwd: Path, server: str, output_format: str) -> None:
             }
             for info in found.tools
         ]
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_json(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     width = max((len(info.name) for info in found.tools), default=0)
     for info in found.tools:
         mark = "  (read-only)" if info.read_only else ""
         summary = info.description.strip().splitlines()[0] if info.description.strip() else ""
-        click.echo(f"{info.name:<{width}}  {summary}{mark}")
+        echo(f"{info.name:<{width}}  {summary}{mark}")
     if not found.tools:
-        click.echo(f"MCP server {server} offers no tools.", err=True)
+        echo(f"MCP server {server} offers no tools.", err=True)
 
 
 def parse_json_arguments(text: str) -> dict[str, Any]:
@@ -176,8 +175,7 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
     servers = configured(cwd, server)
 
     def progress(status: str, progress: float | None = None, total: float | None = None) -> None:
-        sys.stderr.write(f"progress: {status}\n")
-        sys.stderr.flush()
+        echo(f"progress: {status}", err=True)
 
     async def run() -> ToolResult:
         async with connected(servers) as manager:
@@ -195,7 +193,7 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
 
     result = asyncio.run(run())
     if result.success is False:
-        click.echo(f"hive: {tool} failed: {result.output}", err=True)
+        echo(f"hive: {tool} failed: {result.output}", err=True)
         return 1
-    click.echo(result.output)
+    echo(result.output)
     return 0

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import click
-
 from engine.errors import UserError
 from engine.events import ToolCall
 from engine.paths import project_root
@@ -24,6 +22,7 @@ from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.settings import load_settings
 from engine.tools.base import ToolContext, ToolSpec
 from engine.tools.builtin import builtin_tools
+from hive_cli.terminal_text import echo, echo_json
 
 ALIASES = {
     "bash": "execute_command",
@@ -75,13 +74,13 @@ def check(
             "sandbox_active": status.confined,
             "sandbox_problem": status.problem,
         }
-        click.echo(json.dumps(payload, ensure_ascii=False))
+        echo_json(json.dumps(payload, ensure_ascii=False))
         return
-    click.echo(f"{judgement.verdict}  {name} {json.dumps(arguments, ensure_ascii=False)}")
-    click.echo(f"  rule:    {judgement.rule or '(none)'}")
-    click.echo(f"  source:  {judgement.source or '-'}")
-    click.echo(f"  reason:  {judgement.reason}")
-    click.echo(f"  sandbox: {_sandbox_line(status)}")
+    echo(f"{judgement.verdict}  {name} {json.dumps(arguments, ensure_ascii=False)}")
+    echo(f"  rule:    {judgement.rule or '(none)'}")
+    echo(f"  source:  {judgement.source or '-'}")
+    echo(f"  reason:  {judgement.reason}")
+    echo(f"  sandbox: {_sandbox_line(status)}")
 
 
 def judge(
@@ -182,10 +181,10 @@ def show(cwd: Path, output_format: str, sandbox: SandboxMode | None = None) -> N
                 for category in CATEGORIES
             },
         }
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        echo_json(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     for line in show_lines(cwd, sandbox, status):
-        click.echo(line)
+        echo(line)
 
 
 def show_lines(cwd: Path, sandbox: SandboxMode | None = None, status: SandboxStatus | None = None) -> list[str]:

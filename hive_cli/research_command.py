@@ -24,6 +24,7 @@ from engine.research.pipeline import ResearchSetup, research
 from engine.research.result import ResearchResult, StopReason
 from engine.research.setup import build_setup, research_options
 from hive_cli.output.summaries import cost_text, tokens_text, total_tokens_text
+from hive_cli.terminal_text import echo, echo_json
 from hive_cli.workdir import resolve_cwd
 
 EXIT_CODES: dict[StopReason, int] = {
@@ -108,9 +109,9 @@ def progress_view() -> ProgressView:
     from hive_cli.research_view import LiveProgress, PlainProgress
 
     if sys.stderr.isatty():
-        from rich.console import Console
+        from hive_cli.safe_console import SafeConsole
 
-        return LiveProgress(Console(stderr=True, highlight=False))
+        return LiveProgress(SafeConsole(stderr=True, highlight=False))
     return PlainProgress(sys.stderr)
 
 
@@ -127,13 +128,12 @@ def deliver(result: ResearchResult, request: ResearchRequest) -> None:
     if request.output is not None:
         write_atomically(request.output, result.report)
     if request.output_format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        echo_json(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     elif request.output is None:
-        sys.stdout.write(result.report)
-    sys.stdout.flush()
-    sys.stderr.write(summary(result, request.output) + "\n")
+        echo(result.report, nl=False)  # the report is made from web pages: shown, never obeyed
+    echo(summary(result, request.output), err=True)
     if result.usage_by_stage:
-        sys.stderr.write("hive: by stage: " + stage_usage(result) + "\n")
+        echo("hive: by stage: " + stage_usage(result), err=True)
 
 
 def summary(result: ResearchResult, output: Path | None) -> str:

@@ -25,6 +25,7 @@ from engine.research.events import (
 )
 from engine.usage import Usage
 from hive_cli.output.summaries import cost_text, total_tokens_text
+from hive_cli.terminal_text import visible, write_shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -76,7 +77,15 @@ class Progress(Struct):
 
 
 def describe(event: ResearchEvent) -> str | None:
-    """The line that tells ``event`` (None for events the status line alone shows)."""
+    """The line that tells ``event`` (None for events the status line alone shows), on one line.
+
+    Titles, addresses and reasons come from web pages and documents: their control characters are shown.
+    """
+    line = _describe(event)
+    return None if line is None else visible(line)
+
+
+def _describe(event: ResearchEvent) -> str | None:
     match event:
         case StageStarted() | UsageUpdated() | ResearchFinished():
             return None
@@ -111,8 +120,7 @@ class PlainProgress:
         self.progress.update(event)
         line = describe(event)
         if line is not None:
-            self.stream.write(f"research: {line}\n")
-            self.stream.flush()
+            write_shown(self.stream, f"research: {line}\n")
 
     def close(self) -> None:
         """Nothing to tear down."""

@@ -24,6 +24,7 @@ from hive_cli import collection
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
+from hive_cli.terminal_text import echo
 from hive_cli.workdir import resolve_cwd
 
 EXIT_CODES: dict[ExitReason, int] = {
@@ -82,7 +83,7 @@ def run_task(request: RunRequest) -> int:
     ending = Ending()
     status = asyncio.run(_run(config, request, saved, ending))
     if ending.received is not None:
-        sys.stderr.write(f"hive: stopped by {ending.received.name}\n")
+        echo(f"hive: stopped by {ending.received.name}", err=True)
     return ending.exit_status or status
 
 
@@ -133,11 +134,9 @@ def _say_trust_on_stderr(config: SessionConfig, output_format: str) -> None:
     trust = config.trust
     if trust is None or output_format == "text":
         return
-    from hive_cli.terminal_text import visible
-
     for notice in (trust.workspace.root_notice(), trust.notice()):
         if notice:
-            sys.stderr.write(f"hive: {visible(notice, keep_newlines=True)}\n")
+            echo(f"hive: {notice}", err=True)
 
 
 def _approver(request: RunRequest) -> Approver | None:

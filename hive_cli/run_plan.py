@@ -7,7 +7,6 @@ stdout as an ordinary run's does, followed by that step's usage line.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 
 from engine.events import ExitReason, RunFinished, RunResult
@@ -17,6 +16,7 @@ from engine.planning.planner import Planner
 from engine.session import Session
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer
+from hive_cli.terminal_text import echo
 
 
 async def drive_plan(
@@ -59,5 +59,4 @@ async def drive_plan(
 
 
 def _log(*lines: str) -> None:
-    sys.stderr.write("".join(line + "\n" for line in lines))
-    sys.stderr.flush()
+    echo("".join(line + "\n" for line in lines), err=True, nl=False)

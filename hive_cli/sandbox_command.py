@@ -6,12 +6,11 @@ import asyncio
 import json
 from pathlib import Path
 
-import click
-
 from engine.paths import project_root
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.selftest import SelfTestReport, self_test
 from engine.settings import load_settings
+from hive_cli.terminal_text import echo, echo_json
 
 MARKS = {True: "✓", False: "✗", None: "–"}
 LABELS = {
@@ -30,20 +29,20 @@ def check(cwd: Path, mode: SandboxMode | None, output_format: str) -> int:
     options = load_settings(cwd).sandbox_options(project_root(cwd), mode)[0]
     report = asyncio.run(self_test(options, cwd))
     if output_format == "json":
-        click.echo(json.dumps(_as_dict(report), indent=2))
+        echo_json(json.dumps(_as_dict(report), indent=2))
     else:
         _print(report, options.mode == "off")
     return 0 if report.ok else 1
 
 
 def _print(report: SelfTestReport, off: bool) -> None:
-    click.echo(report.sandbox)
+    echo(report.sandbox)
     for item in report.checks:
-        click.echo(f"  {MARKS[item.ok]} {LABELS.get(item.name, item.name)}: {item.detail}")
+        echo(f"  {MARKS[item.ok]} {LABELS.get(item.name, item.name)}: {item.detail}")
     if off:
-        click.echo("the sandbox is off: commands run with your full access")
+        echo("the sandbox is off: commands run with your full access")
     else:
-        click.echo("everything holds" if report.ok else "something does not hold (see ✗ above)")
+        echo("everything holds" if report.ok else "something does not hold (see ✗ above)")
 
 
 def _as_dict(report: SelfTestReport) -> dict[str, object]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-import click
-
 from engine.paths import user_data_dir
 from engine.sessions import SessionStore
+from hive_cli.terminal_text import echo, visible
 from hive_cli.workdir import resolve_cwd
 
 
@@ -18,11 +17,11 @@ def list_sessions(cwd: Path | None, all_projects: bool) -> None:
     listing = store.scan(None if all_projects else resolve_cwd(cwd))
     if listing.skipped:
         names = ", ".join(str(path) for path in listing.skipped[:5]) + (" ..." if len(listing.skipped) > 5 else "")
-        click.echo(f"hive: skipped {len(listing.skipped)} unreadable session file(s): {names}", err=True)
+        echo(f"hive: skipped {len(listing.skipped)} unreadable session file(s): {names}", err=True)
     if not listing.sessions:
-        click.echo("No sessions yet.", err=True)
+        echo("No sessions yet.", err=True)
         return
     for info in listing.sessions:
         when = datetime.datetime.fromtimestamp(info.updated or info.created).strftime("%Y-%m-%d %H:%M")
         where = f"  {info.cwd}" if all_projects else ""
-        click.echo(f"{info.id}  {when}  {info.model}  {info.title[:60]}{where}")
+        echo(f"{info.id}  {when}  {info.model}  {visible(info.title[:60])}{where}")

@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
 from engine.skills.frontmatter import SkillFileError
 from engine.skills.properties import read_properties, to_prompt
 from engine.skills.validator import validate_skill
+from hive_cli.terminal_text import echo, echo_json
 
 if TYPE_CHECKING:
     from engine.skills.options import SkillOptions
@@ -50,14 +49,14 @@ def validate_paths(paths: Sequence[Path]) -> int:
             failed = True
             report_failure(path, problems)
         else:
-            click.echo(f"Valid skill: {path}")
+            echo(f"Valid skill: {path}")
     return 1 if failed else 0
 
 
 def report_failure(path: Path | str, problems: Sequence[str]) -> None:
     """The reference's failure report on stderr."""
     lines = [f"Validation failed for {path}:", *(f"  - {problem}" for problem in problems)]
-    click.echo("\n".join(lines), err=True)
+    echo("\n".join(lines), err=True)
 
 
 def print_properties(path: Path) -> int:
@@ -65,9 +64,9 @@ def print_properties(path: Path) -> int:
     try:
         properties = read_properties(skill_folder(path))
     except SkillFileError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        echo(f"Error: {exc}", err=True)
         return 1
-    click.echo(json.dumps(properties.to_dict(), indent=2))
+    echo_json(json.dumps(properties.to_dict(), indent=2))
     return 0
 
 
@@ -76,9 +75,9 @@ def print_prompt(paths: Sequence[Path]) -> int:
     try:
         text = to_prompt([skill_folder(path) for path in paths])
     except SkillFileError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        echo(f"Error: {exc}", err=True)
         return 1
-    click.echo(text)
+    echo(text)
     return 0
 
 
@@ -101,10 +100,10 @@ def validate_discovered(cwd: Path) -> int:
             if problems:
                 failures.append((shown, problems))
     if not rows:
-        click.echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in roots), err=True)
+        echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in roots), err=True)
         return 0
     _print_table(["result", "root", "skill folder"], rows)
-    click.echo(
+    echo(
         f"{len(rows)} skill{'s' if len(rows) != 1 else ''}: {len(rows) - len(failures)} valid, {len(failures)} invalid"
     )
     for path, problems in failures:
@@ -127,7 +126,7 @@ def list_skills(cwd: Path) -> int:
     ]
     rows += [[entry.path.name, entry.root.label, "invalid", entry.message] for entry in catalog.invalid]
     if not rows:
-        click.echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in catalog.roots), err=True)
+        echo("No skills found. Looked in: " + ", ".join(str(root.path) for root in catalog.roots), err=True)
     else:
         _print_table(["name", "root", "status", "description"], rows, last_flexible=True)
     counts = {
@@ -135,12 +134,12 @@ def list_skills(cwd: Path) -> int:
         for status in ("ok", "dropped", "disabled", "shadowed", "invalid")
     }
     if rows:
-        click.echo(", ".join(f"{count} {status}" for status, count in counts.items() if count))
+        echo(", ".join(f"{count} {status}" for status, count in counts.items() if count))
     for name in selection.not_found:
-        click.echo(f"hive: enabled skill {name!r} was not found", err=True)
+        echo(f"hive: enabled skill {name!r} was not found", err=True)
     for diagnostic in catalog.diagnostics:
         if diagnostic.severity == "warning":
-            click.echo(f"hive: warning: {_shown(diagnostic.path, cwd)}: {diagnostic.message}", err=True)
+            echo(f"hive: warning: {_shown(diagnostic.path, cwd)}: {diagnostic.message}", err=True)
     return 0
 
 
@@ -164,7 +163,7 @@ def _print_table(headers: list[str], rows: list[list[str]], *, last_flexible: bo
         widths[-1] = max(20, room)
     for row in [headers, *rows]:
         cells = [_fit(" ".join(cell.split()), width) for cell, width in zip(row, widths, strict=True)]
-        click.echo("  ".join(cells).rstrip())
+        echo("  ".join(cells).rstrip())
 
 
 def _fit(text: str, width: int) -> str:

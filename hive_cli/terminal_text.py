@@ -7,11 +7,19 @@ reorder what is shown. :func:`visible` writes every control character (C0, DEL, 
 escape (``\\x1b``), a carriage return as ``␍``, and the bidi controls and the invisible characters
 that change what a line seems to say as theirs (``\\u202e``, ``\\u200b``), so the person sees exactly
 what is there.
+
+Everything hive prints that may hold text from outside it passes here: :func:`echo` and :func:`write_shown`
+for plain output, :func:`shown_json` for JSON, :class:`VisibleStream` for text that arrives in pieces (the
+model's answer), and :func:`inert` for the Rich console (hive_cli.safe_console), which drops what is left of
+such characters in the text it draws. A test (tests/hive_cli/test_terminal_boundary_lint.py) keeps every
+write to the terminal going through these.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from typing import IO
 
 _UNSAFE = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f"  # C0 (but the newline), DEL, C1
@@ -40,3 +48,95 @@ def _escape(match: re.Match[str]) -> str:
         return _CARRIAGE_RETURN
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def inert(text: str) -> str:
+    """``text`` without its control and bidi characters (newlines and tabs kept): nothing in it steers a terminal.
+
+    For text already laid out (the Rich console's last step), where an escape would change the widths.
+    """
+    return _UNSAFE.sub(_drop_keeping_tabs, text)
+
+
+def _drop_keeping_tabs(match: re.Match[str]) -> str:
+    return "\t" if match.group() == "\t" else ""
+
+
+def shown_json(text: str) -> str:
+    """JSON text with the control and bidi characters JSON leaves raw (DEL, C1, bidi marks, when not
+    ``ensure_ascii``) written as their ``\\uXXXX`` escapes: the same JSON, inert at a terminal."""
+    return _UNSAFE.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def visible_lines(text: str) -> str:
+    """:func:`visible` keeping newlines, tabs and the carriage return of each CR LF line ending: what
+    :func:`echo` and :func:`write_shown` write."""
+    return "\r\n".join(visible(line, keep_newlines=True, keep_tabs=True) for line in text.split("\r\n"))
+
+
+def write_shown(stream: IO[str] | None, text: str) -> None:
+    """Write ``text`` to ``stream`` as :func:`visible` shows it (newlines, tabs and CR LF line endings kept),
+    and flush.
+
+    Nothing is written when the stream is closed (None), as ``click.echo`` does.
+    """
+    if stream is not None:
+        stream.write(visible_lines(text))
+        stream.flush()
+
+
+def write_json(stream: IO[str] | None, text: str) -> None:
+    """Write JSON ``text`` to ``stream`` with :func:`shown_json`'s escapes, and flush."""
+    if stream is not None:
+        stream.write(shown_json(text))
+        stream.flush()
+
+
+def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """``click.echo`` for text that may hold something from outside hive: to stdout (stderr with ``err``)."""
+    write_shown(sys.stderr if err else sys.stdout, message + "\n" if nl else message)
+
+
+def echo_json(text: str, *, err: bool = False) -> None:
+    """Print JSON ``text`` and a newline, with :func:`shown_json`'s escapes."""
+    write_json(sys.stderr if err else sys.stdout, text + "\n")
+
+
+class VisibleStream:
+    """:func:`visible` (newlines and tabs kept) for text that arrives in pieces, such as the model's answer.
+
+    Each control character is escaped on its own, so a sequence split across pieces is as inert as a whole
+    one. A carriage return before a newline is a line ending, not an attack, even when the two arrive in
+    different pieces: it is kept; any other carriage return shows as ``␍``.
+    """
+
+    def __init__(self) -> None:
+        self._held_return = False
+
+    def feed(self, text: str) -> str:
+        """The piece as it should be shown (a trailing carriage return waits for the next piece)."""
+        if self._held_return:
+            text = "\r" + text
+        self._held_return = text.endswith("\r")
+        if self._held_return:
+            text = text[:-1]
+        return visible_lines(text)
+
+    def flush(self) -> str:
+        """What is still held (a carriage return at the very end, shown), and start over."""
+        held, self._held_return = self._held_return, False
+        return _CARRIAGE_RETURN if held else ""
+
+
+def visible_markdown(text: str) -> str:
+    """Markdown source from outside hive made safe to render: :class:`VisibleStream`'s rules for a whole text.
+
+    Done to the source before it is parsed, so headings, lists and code blocks still render, and no escape
+    sequence reaches the terminal through a link or a code block.
+    """
+    stream = VisibleStream()
+    return stream.feed(text) + stream.flush()

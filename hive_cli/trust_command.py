@@ -11,7 +11,7 @@ from engine.errors import UserError
 from engine.trust.review import TrustReview, review, trust_project
 from engine.trust.store import forget_trust, record_for
 from engine.workspace import Workspace, open_workspace
-from hive_cli.terminal_text import visible
+from hive_cli.terminal_text import echo, visible
 from hive_cli.workdir import resolve_cwd
 
 
@@ -30,47 +30,47 @@ def trust(cwd: Path | None, *, show: bool, revoke: bool, yes: bool) -> None:
 
 def _revoke(workspace: Workspace) -> None:
     if forget_trust(workspace.root):
-        click.echo(f"{workspace.root}: no longer trusted; its configuration only tightens hive from now on.")
+        echo(f"{workspace.root}: no longer trusted; its configuration only tightens hive from now on.")
     else:
-        click.echo(f"{workspace.root}: was not trusted; nothing to take back.")
+        echo(f"{workspace.root}: was not trusted; nothing to take back.")
 
 
 def _show(workspace: Workspace) -> None:
     record = record_for(workspace.root)
-    click.echo(f"project: {workspace.root}")
+    echo(f"project: {workspace.root}")
     if record is None:
-        click.echo("decision: not trusted")
+        echo("decision: not trusted")
     else:
         state = "its configuration changed since" if workspace.changed else "unchanged since"
-        click.echo(f"decision: trusted on {record.decided} ({state})")
+        echo(f"decision: trusted on {record.decided} ({state})")
     _list(review(workspace))
 
 
 def _trust(workspace: Workspace, *, yes: bool) -> None:
     checked = review(workspace)
-    click.echo(f"project: {workspace.root}")
+    echo(f"project: {workspace.root}")
     if not checked.items:
-        click.echo("Its configuration only tightens what hive does (or it has none): there is nothing to trust.")
+        echo("Its configuration only tightens what hive does (or it has none): there is nothing to trust.")
         return
     if workspace.trust == "trusted":
-        click.echo("Already trusted, as its configuration is now. It changes:")
+        echo("Already trusted, as its configuration is now. It changes:")
         _list(checked, header=False)
         return
     _list(checked)
     if not yes and not _confirmed():
         raise click.exceptions.Exit(1)
     trust_project(checked)
-    click.echo("Trusted. Any change to these files asks again; `hive trust --revoke` takes it back.")
+    echo("Trusted. Any change to these files asks again; `hive trust --revoke` takes it back.")
 
 
 def _list(checked: TrustReview, *, header: bool = True) -> None:
     if not checked.items:
-        click.echo("Its configuration only tightens what hive does: nothing to trust.")
+        echo("Its configuration only tightens what hive does: nothing to trust.")
         return
     if header:
-        click.echo("Trusting it lets its configuration:")
+        echo("Trusting it lets its configuration:")
     for item in checked.items:
-        click.echo(f"  - {visible(item)}")
+        echo(f"  - {visible(item)}")
 
 
 def _confirmed() -> bool:

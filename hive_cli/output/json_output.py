@@ -9,6 +9,7 @@ from typing import TextIO
 from engine.events import Event, RunResult
 from hive_cli.output import RunInfo
 from hive_cli.output.serialize import SCHEMA_VERSION, outcome_dict, usage_report
+from hive_cli.terminal_text import write_json
 
 
 class JsonRenderer:
@@ -40,8 +41,7 @@ class JsonRenderer:
             "notices": list(self.info.notices),
             "usage": usage_report(result, duration_s, self.info.model),
         }
-        self.out.write(json.dumps(record, ensure_ascii=False, indent=2) + "\n")
-        self.out.flush()
+        write_json(self.out, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
 
 
 def whole_answer(result: RunResult) -> str:

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from engine.events import Event, RunResult
 from hive_cli.output import RunInfo
 from hive_cli.output.serialize import SCHEMA_VERSION, event_dict, usage_report
+from hive_cli.terminal_text import write_json
 
 
 class StreamJsonRenderer:
@@ -30,8 +31,8 @@ class StreamJsonRenderer:
         )
 
     def _write(self, record: dict[str, Any]) -> None:
-        self.out.write(json.dumps(record | {"schema_version": SCHEMA_VERSION}, ensure_ascii=False) + "\n")
-        self.out.flush()
+        # JSON escapes the C0 controls (ESC is \\u001b); shown_json escapes what it leaves raw (C1, bidi).
+        write_json(self.out, json.dumps(record | {"schema_version": SCHEMA_VERSION}, ensure_ascii=False) + "\n")
 
     def handle(self, event: Event) -> None:
         record = event_dict(event)

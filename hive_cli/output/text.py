@@ -29,7 +29,7 @@ from engine.events import (
 from engine.redaction.marker import redaction_note
 from hive_cli.output import RunInfo
 from hive_cli.output.summaries import key_argument, timing, usage_line
-from hive_cli.terminal_text import visible
+from hive_cli.terminal_text import VisibleStream, visible, write_shown
 
 PREVIEW_CHARS = 160
 
@@ -42,6 +42,7 @@ class TextRenderer:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._out_at_line_start = True
+        self._answer_shown = VisibleStream()
         for notice in info.notices:
             self._log(f"hive: {visible(notice, keep_newlines=True)}")
 
@@ -82,26 +83,23 @@ class TextRenderer:
                 assert_never(event)
 
     def finish(self, result: RunResult, duration_s: float) -> None:
+        write_shown(self.out, self._answer_shown.flush())
         if not self._out_at_line_start:
-            self.out.write("\n")
-            self.out.flush()
+            write_shown(self.out, "\n")
             self._out_at_line_start = True
         self._log(usage_line(result, duration_s))
 
     def _answer(self, text: str) -> None:
         # The model's text is shown, never obeyed: an OSC 52 sequence in it would set the terminal's clipboard.
         # Each control character is escaped on its own, so a sequence split across deltas is inert too.
-        self.out.write(visible(text, keep_newlines=True, keep_tabs=True))
-        self.out.flush()
+        write_shown(self.out, self._answer_shown.feed(text))
         self._out_at_line_start = text.endswith("\n")
 
     def _log(self, line: str, *, end_answer_line: bool = True) -> None:
         if end_answer_line and not self._out_at_line_start:
-            self.out.write("\n")
-            self.out.flush()
+            write_shown(self.out, "\n")
             self._out_at_line_start = True
-        self.err.write(line + "\n")
-        self.err.flush()
+        write_shown(self.err, line + "\n")  # tool names, server messages and errors may quote outside text
 
 
 def _shown(name: str, scope: ScopeInfo | None) -> str:

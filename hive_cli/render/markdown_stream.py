@@ -13,6 +13,7 @@ from hive_cli.render.block_render import RenderedBlock
 from hive_cli.render.blocks import BlockSplitter
 from hive_cli.render.live_view import LiveTail
 from hive_cli.render.plain_stream import PlainTextStream
+from hive_cli.terminal_text import VisibleStream
 
 
 class TextStream(Protocol):
@@ -43,6 +44,8 @@ class _View(Struct, frozen=True):
 class MarkdownStream:
     """Turns text deltas into rendered markdown: finished blocks printed once, the block in progress live.
 
+    The model's text is shown, never obeyed: its control characters become visible escapes before it is
+    parsed (terminal_text.VisibleStream), so no escape sequence reaches the terminal and markdown still renders.
     The stream is itself a renderable that draws `pending()` at the moment it is drawn, so a Live can hold it
     (`live.update(Group(stream, timeline))`) and never shows a block that has already been printed.
     Call feed() and finish() from one thread; pending() may also be called from a Live's refresh thread.
@@ -55,6 +58,7 @@ class MarkdownStream:
         self._code_theme = code_theme
         self._max_live_lines = max_live_lines
         self._splitter = BlockSplitter()
+        self._visible = VisibleStream()
         self._printed = 0
         self._after: bool | None = None  # Rich's new-line flag left by the last printed element (None: none yet)
         self._view: _View | None = None
@@ -63,6 +67,7 @@ class MarkdownStream:
 
     def feed(self, text: str) -> None:
         """Take a delta. Every block that this delta completes is printed (console.print) at once; the rest waits."""
+        text = self._visible.feed(text)
         if "\n" in text:  # only a completed line can complete a block
             self._print_finished(lambda: self._splitter.feed(text))
         else:
@@ -87,6 +92,7 @@ class MarkdownStream:
 
     def finish(self) -> None:
         """The answer ended: print the block in progress (if any) and reset."""
+        self._splitter.feed(self._visible.flush())
         self._print_finished(lambda: [self._splitter.flush()])
         self._after = None
         self._view = self._shown = None

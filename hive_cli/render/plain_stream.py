@@ -4,27 +4,29 @@ from __future__ import annotations
 
 from rich.console import Console, RenderableType
 
+from hive_cli.terminal_text import VisibleStream, write_shown
+
 
 class PlainTextStream:
-    """Writes the raw markdown source exactly as it arrives: no rendering, no ANSI, nothing live.
+    """Writes the markdown source as it arrives: no rendering, no ANSI, nothing live.
 
-    It writes straight to the console's file, so do not show it under an active Live.
+    Its control characters are written as visible escapes (a pipe may end at a terminal, through ``less -R``
+    or ``cat`` of a log). It writes straight to the console's file, so do not show it under an active Live.
     """
 
     def __init__(self, console: Console) -> None:
         self._console = console
+        self._visible = VisibleStream()
 
     def feed(self, text: str) -> None:
         """Write the delta at once."""
         if text:
-            file = self._console.file
-            file.write(text)
-            file.flush()
+            write_shown(self._console.file, self._visible.feed(text))
 
     def pending(self) -> RenderableType | None:
         """Always None: everything is written as it arrives."""
         return None
 
     def finish(self) -> None:
-        """The answer ended; nothing is held back, so there is nothing to write."""
-        self._console.file.flush()
+        """The answer ended; only a carriage return at its very end may still be held back."""
+        write_shown(self._console.file, self._visible.flush())

@@ -182,9 +182,9 @@ class StderrSurface:
     """``hive run`` at a terminal: the question goes to stderr, next to the tool log."""
 
     def __init__(self) -> None:
-        from rich.console import Console
+        from hive_cli.safe_console import SafeConsole
 
-        self.console = Console(stderr=True, highlight=False)
+        self.console = SafeConsole(stderr=True, highlight=False)
 
     def print(self, renderable: RenderableType) -> None:
         self.console.print(renderable)

@@ -10,6 +10,7 @@ from msgspec import Struct
 from rich.text import Text
 
 from engine.errors import HiveError
+from hive_cli.terminal_text import visible
 
 if TYPE_CHECKING:  # what the handlers need is imported when they run: the prompt must come up fast
     from engine.events import WorkingMode
@@ -164,7 +165,7 @@ async def _sessions(state: ReplState, view: ReplView, arg: str) -> None:
         table.add_column(column, style="bold" if column == "#" else "")
     for number, info in enumerate(infos[:20], start=1):
         when = datetime.datetime.fromtimestamp(info.updated or info.created).strftime("%Y-%m-%d %H:%M")
-        table.add_row(str(number), info.id, when, info.title[:60])
+        table.add_row(str(number), info.id, when, visible(info.title[:60]))
     view.print(table)
 
 

@@ -30,6 +30,7 @@ from hive_cli.repl.custom_commands import command_choices, find_command
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
 from hive_cli.repl.state import ReplOptions, ReplState
+from hive_cli.safe_console import SafeConsole
 from hive_cli.terminal_text import visible
 
 if TYPE_CHECKING:  # the view (markdown, syntax highlighting) loads after the prompt is up
@@ -51,7 +52,7 @@ class Repl:
 
     def __init__(self, options: ReplOptions, console: Console | None = None) -> None:
         self.state = ReplState(options)
-        self.console = console or Console(highlight=False)
+        self.console = console or SafeConsole(highlight=False)
         self._view: ReplView | None = None
         self.prompt = make_prompt(options.cwd, command_choices(options.cwd), self._status)
         self._last_ctrl_c = 0.0

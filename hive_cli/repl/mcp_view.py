@@ -1,4 +1,7 @@
-"""``/mcp`` in the REPL: the servers with their status and tools, and a notice when one connects or fails later."""
+"""``/mcp`` in the REPL: the servers with their status and tools, and a notice when one connects or fails later.
+
+Names, descriptions and errors come from the servers: their control characters are shown (terminal_text).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+
+from hive_cli.terminal_text import visible
 
 if TYPE_CHECKING:
     from engine.mcp.manager import McpManager, ServerStatus
@@ -26,11 +31,11 @@ def server_lines(statuses: Sequence[ServerStatus], detail: str = "") -> list[Tex
         state = s.state or "disabled"
         timing = f" · {s.connect_s:.2f} s" if s.connect_s is not None else ""
         line = Text(f"{mark} ", style=style)
-        line.append(s.name, style="bold")
+        line.append(visible(s.name), style="bold")
         line.append(f"  {state} · {s.transport} · {len(s.tools)} tools{timing} · {s.source}", style="dim")
         lines.append(line)
         if s.error:
-            lines.append(Text(f"    {s.error}", style="red"))
+            lines.append(Text(f"    {visible(s.error)}", style="red"))
         lines.extend(_tool_lines(s, full=bool(detail)))
     return lines
 
@@ -39,8 +44,8 @@ def _tool_lines(s: ServerStatus, *, full: bool) -> list[Text]:
     if not s.tools:
         return []
     if full:
-        return [Text(f"    {info.tool or 'read_resource'}  {_summary(info.description)}") for info in s.tools]
-    names = [info.tool or "read_resource" for info in s.tools]
+        return [Text(f"    {visible(info.tool or 'read_resource')}  {_summary(info.description)}") for info in s.tools]
+    names = [visible(info.tool or "read_resource") for info in s.tools]
     more = f" … (+{len(names) - TOOLS_SHOWN}; /mcp {s.name} lists them)" if len(names) > TOOLS_SHOWN else ""
     from engine.mcp.prompts import prompt_command
 
@@ -51,7 +56,7 @@ def _tool_lines(s: ServerStatus, *, full: bool) -> list[Text]:
 
 def _summary(description: str) -> str:
     first = description.strip().splitlines()[0] if description.strip() else ""
-    return first[:100]
+    return visible(first[:100])
 
 
 def offer_prompts(completer: object, base: Sequence[tuple[str, str]], manager: McpManager) -> None:
@@ -84,13 +89,13 @@ class McpNotices:
             if s.state == before:
                 continue
             if s.state == "ready":
-                self._say(Text(f"● MCP server {s.name} connected ({len(s.tools)} tools)", style="dim"))
+                self._say(Text(f"● MCP server {visible(s.name)} connected ({len(s.tools)} tools)", style="dim"))
             elif s.state == "failed":
-                self._say(Text(f"✗ MCP server {s.name} failed: {s.error}", style="red"))
+                self._say(Text(f"✗ MCP server {visible(s.name)} failed: {visible(s.error or '')}", style="red"))
         if manager.reload_error != self._reload_error:
             self._reload_error = manager.reload_error
             if manager.reload_error:
-                self._say(Text(f"✗ MCP configuration not applied: {manager.reload_error}", style="red"))
+                self._say(Text(f"✗ MCP configuration not applied: {visible(manager.reload_error)}", style="red"))
 
 
 async def show_mcp(state: ReplState, view: ReplView, arg: str) -> None:

@@ -15,6 +15,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from engine.errors import UserError
+from hive_cli.terminal_text import visible_markdown
 
 if TYPE_CHECKING:
     from engine.research.result import ResearchResult
@@ -76,7 +77,7 @@ async def research_command(state: ReplState, view: ReplView, arg: str) -> None:
 async def _show_and_keep(state: ReplState, view: ReplView, result: ResearchResult) -> None:
     from hive_cli.output.summaries import cost_text, tokens_text
 
-    view.print(Markdown(result.report))
+    view.print(Markdown(visible_markdown(result.report)))  # made from web pages: shown, never obeyed
     view.print(
         Text(
             f"research {result.stop_reason.replace('_', ' ')} · {len(result.sources)} cited of {result.read_sources} "

@@ -1,7 +1,8 @@
 """The prompt: persistent history per project, multi-line input, completion, and the status line.
 
 Enter sends; Alt+Enter (or Esc then Enter) inserts a newline; pasted text keeps its newlines and stays
-one message. Completion offers slash commands after ``/`` and paths after ``@``.
+one message. Completion offers slash commands after ``/`` and paths after ``@``; the menu shows their
+names and descriptions (a project's files and commands, a server's prompts) with control characters as escapes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from engine.paths import project_root, unusable_user_dir, user_data_dir
 from engine.private_files import open_private, private_dir
+from hive_cli.terminal_text import visible
 
 MAX_PATH_COMPLETIONS = 50
 
@@ -36,7 +38,12 @@ class HiveCompleter(Completer):
         if before.startswith("/") and " " not in before:
             for name, help_text in self.commands:
                 if name.startswith(before[1:]):
-                    yield Completion("/" + name, start_position=-len(before), display_meta=help_text)
+                    yield Completion(
+                        "/" + name,
+                        start_position=-len(before),
+                        display=visible("/" + name),
+                        display_meta=visible(help_text),
+                    )
             return
         word = before.split()[-1] if before.split() and not before.endswith(" ") else ""
         if word.startswith("@"):
@@ -55,7 +62,7 @@ class HiveCompleter(Completer):
                 continue
             suffix = "/" if entry.is_dir() else ""
             text = f"{folder}/{entry.name}" if folder else entry.name
-            yield Completion(text + suffix, start_position=-len(partial), display=entry.name + suffix)
+            yield Completion(text + suffix, start_position=-len(partial), display=visible(entry.name) + suffix)
             shown += 1
             if shown >= MAX_PATH_COMPLETIONS:
                 return

@@ -1,4 +1,8 @@
-"""Show a resumed conversation, so that nothing seems lost: your messages, hive's answers, its tool calls."""
+"""Show a resumed conversation, so that nothing seems lost: your messages, hive's answers, its tool calls.
+
+Everything shown came from outside hive (the person, the model, the tools): its control characters are shown
+as escapes (terminal_text), never obeyed.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from engine.events import ToolCall
 from engine.sessions import LoadedSession
 from hive_cli.output.summaries import key_argument
 from hive_cli.repl.view import ReplView
+from hive_cli.terminal_text import visible, visible_markdown
 
 SHOWN_MESSAGES = 40
 
@@ -36,10 +41,10 @@ def _show(view: ReplView, message: dict[str, object], loaded: LoadedSession, res
     role = message.get("role")
     content = str(message.get("content") or "")
     if role == "user":
-        view.print(Text("› " + content, style="bold cyan"))
+        view.print(Text("› " + visible(content, keep_newlines=True, keep_tabs=True), style="bold cyan"))
     elif role == "assistant":
         if content.strip():
-            view.print(Markdown(content))
+            view.print(Markdown(visible_markdown(content)))
         for raw in message.get("tool_calls") or ():  # type: ignore[attr-defined]
             view.print(_call_row(raw, loaded, results))
 
@@ -55,7 +60,7 @@ def _call_row(raw: dict[str, object], loaded: LoadedSession, results: dict[str, 
     first = next((line for line in results.get(call_id, "").splitlines() if line.strip()), "")
     row = Text("  ✗ " + _call_line(raw), style="red")
     if first:
-        row.append("  " + first[:120], style="dim")
+        row.append("  " + visible(first[:120]), style="dim")
     return row
 
 
@@ -68,4 +73,4 @@ def _call_line(raw: dict[str, object]) -> str:
     except ValueError:
         arguments = {}
     call = ToolCall(id="", name=str(function.get("name")), arguments=arguments if isinstance(arguments, dict) else {})
-    return f"{call.name} {key_argument(call)}".rstrip()
+    return f"{visible(call.name)} {key_argument(call)}".rstrip()

@@ -200,7 +200,7 @@ class ReplView:
 
     def _on_retrying(self, event: Retrying) -> None:
         then = "" if event.resumed else f"; retrying in {event.delay_s:.0f}s"
-        self.print(Text(f"  {event.message}{then}", style="yellow"))
+        self.print(Text(f"  {visible(event.message)}{then}", style="yellow"))  # may quote a provider's answer
 
     def _on_context_compacted(self, event: ContextCompacted) -> None:
         self.print(
@@ -225,7 +225,7 @@ class ReplView:
     def _on_error(self, event: ErrorEvent) -> None:
         self.markdown.finish()
         line = Text("✗ ", style="bold red")
-        line.append(event.message, style="red")
+        line.append(visible(event.message, keep_newlines=True), style="red")  # may quote a server's answer
         if event.fix:
             line.append(f"\n  {event.fix}", style="dim")
         self.print(line)

@@ -2,8 +2,10 @@
 
 The reference (skills-ref 0.1.1, command `agentskills`) takes one path per run, so a small driver runs
 its click command once per folder inside one Python process; `hive skills validate` takes all the
-folders at once, and its output must be the reference's outputs concatenated. Folders where the
-reference crashes are checked separately: hive reports them cleanly with exit status 1.
+folders at once, and its output must be the reference's outputs concatenated — shown as hive shows all
+text from outside it (control and bidi characters as escapes, hive_cli.terminal_text), since a skill's
+name or description may hold an escape sequence. Folders where the reference crashes are checked
+separately: hive reports them cleanly with exit status 1.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hive_cli.terminal_text import visible_lines
 from tests.engine.skills.skill_cases import SkillCase, skill_case
 from tests.support.cli import run_hive
 
@@ -60,8 +63,8 @@ def assert_hive_matches_reference(paths: list[str], cwd: Path) -> int:
     crashed = [path for path, result in zip(paths, expected, strict=True) if result["crash"] is not None]
     if clean:
         done = run_hive("skills", "validate", "--", *(path for path, _ in clean), cwd=cwd)
-        assert done.stderr == "".join(str(result["stderr"]) for _, result in clean)
-        assert done.stdout == "".join(str(result["stdout"]) for _, result in clean)
+        assert done.stderr == visible_lines("".join(str(result["stderr"]) for _, result in clean))
+        assert done.stdout == visible_lines("".join(str(result["stdout"]) for _, result in clean))
         assert done.returncode == max(int(str(result["exit"])) for _, result in clean)
     if crashed:
         assert_clean_failures(crashed, cwd)
@@ -73,7 +76,7 @@ def assert_clean_failures(paths: list[str], cwd: Path) -> None:
     done = run_hive("skills", "validate", "--", *paths, cwd=cwd)
     assert (done.returncode, done.stdout) == (1, "")
     lines = done.stderr.splitlines()
-    assert lines[0::2] == [f"Validation failed for {Path(path)}:" for path in paths]
+    assert lines[0::2] == [visible_lines(f"Validation failed for {Path(path)}:") for path in paths]
     assert all(line.startswith("  - ") for line in lines[1::2]) and len(lines) == 2 * len(paths)
 
 
