@@ -95,7 +95,8 @@ def server_program(server: ServerConfig, unsafe_dirs: Sequence[Path] | None = No
     unsafe = _unsafe(server, unsafe_dirs)
     if "/" in server.command:
         return given_program(launch_folder(server) / server.command, unsafe_dirs=unsafe, name=server.command)
-    search_path = server_environment(server, unsafe).get("PATH", os.defpath)
+    # hive's own PATH, not the child's (which has lost those folders): what is passed over is said.
+    search_path = server.env.get("PATH", os.environ.get("PATH", os.defpath))
     return trusted_program(server.command, unsafe_dirs=unsafe, search_path=search_path)
 
 
