@@ -9,8 +9,16 @@ changes. :func:`launch_files` names those files for an argv, :func:`command_line
   the working folder, to an existing path inside the project root;
 - an interpreter's script, present or not (``python x.py``, ``node x.js``, ``sh x.sh``, ``uv run x.py``),
   and the module of ``python -m pkg.mod`` (its top-level package folder, or its file);
+- what a Python program imports from the first folder on its import path (the script's folder, or
+  the working folder for ``-m``): that folder (``tools/``) when it lies below the root and can be
+  pinned; else, at the project root, the modules the program imports from it, followed through
+  their ``import`` statements, and ``*.py``: which module names the folder offers, so that a module
+  added later to shadow an installed one asks again (:mod:`engine.python_imports`);
 - the manifests a launcher reads implicitly (``npm``/``npx``/``pnpm``/``yarn``: ``package.json``,
-  ``make``: the makefile, ``uv``/``uvx``: ``pyproject.toml``), present or not.
+  ``make``: the makefile, ``uv``/``uvx``: ``pyproject.toml``), present or not; the configuration a
+  package runner reads from the working folder and the folders above it in the project
+  (``.npmrc``, lock files, ``uv.toml``, ``pip.conf``...), present ones; and the local program a
+  runner would start in place of a package (``npx NAME``: ``node_modules/.bin/NAME``), present or not.
 
 A file's digest is ``sha256:<hex>``, ``absent``, or ``unpinned: <why>`` (a folder over the cap, a
 link out of the project, something that is not a regular file). Files outside the root are the
@@ -30,6 +38,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from engine.file_digest import ABSENT, UNPINNED, is_within, path_digest
+from engine.python_imports import imported_modules, module_names_digest, module_sources
 
 _MAX_NESTING = 4
 """How deep ``sh -c`` inside ``sh -c`` is followed."""
@@ -57,6 +66,19 @@ _MANIFESTS: dict[str, tuple[str, ...]] = {
     "uv": ("pyproject.toml",),
     "uvx": ("pyproject.toml",),
 }
+_NODE_RUNNER_FILES = (
+    *(".npmrc", "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".pnpmfile.cjs"),
+    *(".yarnrc", ".yarnrc.yml", "yarn.lock", ".pnp.cjs", "bunfig.toml", "bun.lock", "bun.lockb"),
+)
+_PYTHON_RUNNER_FILES = ("pyproject.toml", "uv.toml", "uv.lock", "pip.conf", "pip.ini", ".python-version", "pylock.toml")
+_RUNNER_FILES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("npm", "npx", "pnpm", "yarn", "bun", "bunx"), _NODE_RUNNER_FILES),
+    **dict.fromkeys(("uv", "uvx", "pipx", "pip", "pip3"), _PYTHON_RUNNER_FILES),
+}
+"""The configuration each package runner reads from its working folder (and the folders above): what it fetches and runs."""
+_RUNNER_EXEC = {"npx": (), "bunx": (), "npm": ("exec", "x"), "pnpm": ("exec", "dlx"), "yarn": ("exec", "dlx")}
+"""Runners that start a package's program (after one of these subcommands, if any): a local one comes first."""
+_RUNNER_VALUE_FLAGS = frozenset({"-p", "--package", "-c", "--call", "--prefix", "-w", "--workspace"})
 _PREFIX_COMMANDS = frozenset({"exec", "command", "nohup", "time", "builtin"})
 _CONTROL = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;"})
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">&", "&>", "&>>", ">|"})
@@ -128,6 +150,10 @@ class _Finder:
         args = words[1:]
         if program in _MANIFESTS:
             self._manifest(program, cwd)
+        if program in _RUNNER_FILES:
+            self._runner_files(program, cwd)
+        if program in _RUNNER_EXEC:
+            self._local_program(program, args, cwd)
         if _PYTHON.fullmatch(program):
             self._python(args, cwd)
         elif program in ("node", "nodejs", "bun", "deno"):
@@ -172,7 +198,7 @@ class _Finder:
                 if word == "--":
                     index += 1
                 if index < len(args):
-                    self._script(args[index], cwd)
+                    self._python_script(args[index], cwd)
                 return
             if word.startswith("--"):
                 index += 2 if word == "--check-hash-based-pycs" else 1
@@ -198,8 +224,52 @@ class _Finder:
             for candidate in (base / top, base / f"{top}.py"):
                 if os.path.lexists(candidate):
                     self._pin(candidate, absent_ok=False)
+                    self._import_folder(cwd, candidate)
                     return
         self._pin(cwd / top, absent_ok=True)  # creating it later would shadow an installed module
+
+    def _python_script(self, word: str, cwd: Path) -> None:
+        self._script(word, cwd)
+        location = _locate(word, cwd) if word != "-" else None
+        if location is not None and location.is_file():
+            self._import_folder(location.parent, location)
+
+    def _import_folder(self, folder: Path, entry: Path) -> None:
+        """Pin what a Python program started from ``entry`` can import from ``folder``, first on its import path."""
+        if not is_within(folder, self.root):
+            return
+        if folder != self.root:
+            self._pin(folder, absent_ok=False)
+            pinned = self._named.get(folder.relative_to(self.root).as_posix())
+            if pinned is not None and pinned.pinned:
+                return
+        for module in imported_modules(module_sources(entry), folder):
+            self._pin(module, absent_ok=False)
+        key = (folder.relative_to(self.root) / "*.py").as_posix()
+        self._named.setdefault(key, NamedFile(key, module_names_digest(folder)))
+
+    def _runner_files(self, program: str, cwd: Path) -> None:
+        folder = cwd
+        while is_within(folder, self.root):
+            for name in _RUNNER_FILES[program]:
+                if os.path.lexists(folder / name):
+                    self._pin(folder / name, absent_ok=False)
+            if folder == self.root:
+                return
+            folder = folder.parent
+
+    def _local_program(self, program: str, args: list[str], cwd: Path) -> None:
+        subcommands = _RUNNER_EXEC[program]
+        if subcommands:
+            if not args or args[0] not in subcommands:
+                return
+            args = args[1:]
+        index = 0
+        while index < len(args) and args[index].startswith("-"):
+            index += 2 if args[index] in _RUNNER_VALUE_FLAGS else 1
+        if index < len(args):
+            package = re.sub(r"(?<=.)@.*$", "", args[index])  # without its version: @scope/name@1 -> @scope/name
+            self._pin(cwd / "node_modules" / ".bin" / package.rsplit("/", 1)[-1], absent_ok=True)
 
     def _node(self, args: list[str], cwd: Path) -> None:
         index = 0

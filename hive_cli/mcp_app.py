@@ -75,14 +75,22 @@ def mcp_remove(name: str, scope: str | None, cwd: Path | None) -> None:
 @mcp_app.command("approve")
 @click.argument("names", metavar="[NAME]...", nargs=-1, help="The project's servers to approve.")
 @click.option("--all", "every", is_flag=True, help="Approve every server of the project waiting for approval.")
+@click.option(
+    "--env",
+    "-e",
+    "env",
+    metavar="VAR",
+    multiple=True,
+    help="Let the named servers have this variable of your environment (their entry's ${VAR}).",
+)
 @cwd_option
-def mcp_approve(names: tuple[str, ...], every: bool, cwd: Path | None) -> None:
+def mcp_approve(names: tuple[str, ...], every: bool, env: tuple[str, ...], cwd: Path | None) -> None:
     """Let the project's own servers (.mcp.json, .ironhive/plugins.yaml) start; without NAME, list those waiting."""
     with exit_on_error(False):
         from hive_cli.mcp_command import approve
         from hive_cli.workdir import resolve_cwd
 
-        for line in approve(resolve_cwd(cwd), names, every):
+        for line in approve(resolve_cwd(cwd), names, every, env):
             echo(line)
 
 

@@ -82,9 +82,10 @@ def add(cwd: Path, server: NewServer, scope: str, force: bool) -> None:
             keep_trust(before)
 
 
-def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
+def approve(cwd: Path, names: Sequence[str], every: bool, env: Sequence[str] = ()) -> list[str]:
     """Approve the project's servers ``names`` (or ``every`` one waiting) as configured now; with neither, list them.
 
+    ``env``: variables of the person's environment the named servers may have (kept with the approval).
     Returns what to tell the person, a line each; an unknown name is a ``UserError``. What is shown of a
     server is its entry as written (variable names, never their values) and the files it runs.
     """
@@ -95,20 +96,37 @@ def approve(cwd: Path, names: Sequence[str], every: bool) -> list[str]:
     unknown = [name for name in names if name not in {s.name for s in servers}]
     if unknown:
         raise UserError(f"no MCP server named {unknown[0]!r} here (hive mcp list shows them)")
+    if env and not names:
+        raise UserError("name the servers that may have --env variables (hive mcp approve NAME --env VAR)")
     if not names and not every:
         return _waiting_lines(list(waiting.values()), approved(project_root(cwd)))
+    given = [s for s in servers if s.name in names and env]
+    _check_allowed(given, env)
     chosen = list(waiting.values()) if every else [waiting[name] for name in names if name in waiting]
-    record_approvals(project_root(cwd), chosen)
+    chosen += [server for server in given if server.name not in waiting]
+    record_approvals(project_root(cwd), chosen, {server.name: env for server in given})
+    now = {s.name: s for s in configured(cwd).servers}
     lines = []
-    for server in chosen:
+    for server in (now.get(server.name, server) for server in chosen):
         lines.append(f"Approved MCP server {server.name}: {describe(server)} (from {server.source})")
         lines += [f"  {detail}" for detail in shown_details(server)]
     lines += [
         f"MCP server {name}: nothing to approve (it is the user's own, or already approved as it is)"
         for name in names
-        if name not in waiting
+        if name not in waiting and not env
     ]
     return lines
+
+
+def _check_allowed(servers: Sequence[ServerConfig], env: Sequence[str]) -> None:
+    """A ``UserError`` unless each of ``servers`` is the project's and uses every variable of ``env``."""
+    for server in servers:
+        if not server.from_project:
+            raise UserError(f"MCP server {server.name} is your own: it gets the variables its entry names, as written")
+        unused = [name for name in env if name not in server.as_written.variables]
+        if unused:
+            uses = ", ".join(f"${name}" for name in server.as_written.variables) or "no variable"
+            raise UserError(f"MCP server {server.name} does not use ${unused[0]} (its entry uses {uses})")
 
 
 def revoke(cwd: Path, names: Sequence[str], every: bool) -> list[str]:

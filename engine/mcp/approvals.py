@@ -5,9 +5,12 @@ repository, and a stdio server runs outside the sandbox with the user's access. 
 once the user approved it as it is now. An approval records the entry as written (command,
 arguments, environment, working folder, URL, headers: ``${VAR}`` templates, not their values) and
 the content of the project files it runs or reads as it starts (:mod:`engine.launch_files`): a
-changed entry or script asks again; a rotated token, a timeout or a tool filter does not. What a
-person is shown about such a server is the entry as written, the variables it uses and the files
-it runs, never a variable's value. Servers in the user's own ``plugins.yaml`` need no approval.
+changed entry or script asks again; a rotated token, a timeout or a tool filter does not. It also
+records the variables of the person's environment they allowed the server to have
+(``hive mcp approve NAME --env VAR``): in a project that is not trusted, no other is passed to it
+(:mod:`engine.mcp.project_entry`). What a person is shown about such a server is the entry as
+written, the variables it uses (and whether each is passed) and the files it runs, never a
+variable's value. Servers in the user's own ``plugins.yaml`` need no approval.
 Approvals are kept in the user's config folder, which the sandbox hides from commands; an
 unreadable file approves nothing.
 """
@@ -39,6 +42,8 @@ class Approval(Struct, frozen=True):
     fingerprint: str
     files: Mapping[str, str] | None = None
     """Path -> digest; None for an approval an earlier hive recorded (it covered the command line as text only)."""
+    env: tuple[str, ...] = ()
+    """The variables of the person's environment they allowed the server to have (names, sorted)."""
 
 
 def approvals_file() -> Path:
@@ -86,13 +91,18 @@ def changed_files(server: ServerConfig, approval: Approval) -> list[str]:
     return sorted(path for path in now.keys() | before.keys() if now.get(path) != before.get(path))
 
 
-def approve(root: Path, servers: Iterable[ServerConfig]) -> None:
-    """Record ``servers`` as approved, as configured now, for the project at ``root`` (written atomically)."""
+def approve(root: Path, servers: Iterable[ServerConfig], allow: Mapping[str, Iterable[str]] | None = None) -> None:
+    """Record ``servers`` as approved, as configured now, for the project at ``root`` (written atomically).
+
+    ``allow``: server name -> variables to add to those it may have; the ones allowed before are kept.
+    """
     projects = _read(approvals_file())
     entries = projects.setdefault(str(root), {})
     for server in servers:
         files = {named.path: named.digest for named in server.launch_files}
-        entries[server.name] = {"fingerprint": server.launch_fingerprint, "files": files}
+        before = _approval(entries.get(server.name))
+        env = {*(before.env if before else ()), *(allow or {}).get(server.name, ())}
+        entries[server.name] = {"fingerprint": server.launch_fingerprint, "files": files, "env": sorted(env)}
     _write(projects)
 
 
@@ -129,8 +139,15 @@ def shown_details(server: ServerConfig) -> list[str]:
         lines.append(f"environment: {', '.join(sorted(written.env))}")
     if written.headers:
         lines.append(f"headers: {', '.join(sorted(written.headers))}")
-    if written.variables:
-        lines.append(f"uses {', '.join(f'${name}' for name in written.variables)} from your environment")
+    passed = [name for name in written.variables if name not in server.withheld]
+    if passed:
+        lines.append(f"uses {', '.join(f'${name}' for name in passed)} from your environment")
+    if server.withheld:
+        wanted = ", ".join(f"${name}" for name in server.withheld)
+        options = " ".join(f"--env {name}" for name in server.withheld)
+        lines.append(
+            f"wants {wanted} from your environment, not passed: allow with hive mcp approve {server.name} {options}"
+        )
     if server.launch_files:
         shown = ", ".join(f"{named.path} ({short_digest(named.digest)})" for named in server.launch_files)
         lines.append(f"runs or reads: {shown}")
@@ -148,9 +165,11 @@ def _approval(value: Any) -> Approval | None:
     files = value.get("files")
     if not isinstance(files, dict):
         return None
+    env = value.get("env")
     return Approval(
         fingerprint=value["fingerprint"],
         files={str(path): digest for path, digest in files.items() if isinstance(digest, str)},
+        env=tuple(sorted(str(name) for name in env)) if isinstance(env, list) else (),
     )
 
 

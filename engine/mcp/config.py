@@ -4,7 +4,14 @@ Precedence by server name, the later source replacing the whole entry: the user'
 ``plugins.yaml`` < the project's ``.mcp.json`` < the project's ``.ironhive/plugins.yaml``. A broken
 ``plugins.yaml`` is a ``ConfigError`` naming the file, the line and the key; ``.mcp.json`` (another
 tool's format) is read leniently: what cannot be used is skipped with a notice. A server from the
-project's files starts only once the user approved it (:mod:`engine.mcp.approvals`).
+project's files starts only once the user approved it (:mod:`engine.mcp.approvals`), gets only the
+variables the person allowed for it, and may not set loader variables (:mod:`engine.mcp.project_entry`).
+
+Where a stdio server works: a project's server in the project root (it is the project's own code;
+relative arguments name project files); the person's own server in hive's neutral folder for servers
+(:func:`engine.mcp.stdio.launch_folder`), never the project, so a program started by module name or
+through a package runner takes nothing from the repository. An entry's ``cwd`` is honoured (a relative
+one is taken from the project root).
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +30,7 @@ from msgspec.structs import replace
 from engine.config_files import describe_errors, read_document
 from engine.errors import ConfigError
 from engine.mcp.options import McpOptions
+from engine.mcp.project_entry import loader_problem, loader_variables, withheld_notice
 from engine.paths import user_config_dir
 from engine.records import hiding
 from engine.workspace import Workspace, as_workspace
@@ -71,8 +79,15 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: Path | None = None
+    """Where a stdio server runs; None: hive's neutral folder for servers (never the project)."""
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    from_project: bool = False
+    """The project's files define it (``.mcp.json``, ``.ironhive/``), not the person's own ``plugins.yaml``."""
+    project: Path | None = None
+    """The project root the server was configured in (where sandboxed commands write); None when unknown."""
+    withheld: tuple[str, ...] = ()
+    """The variables a project's entry uses that the person has not allowed for it (expanded as unset)."""
     enabled: bool = True
     startup_timeout: float = McpOptions().startup_timeout
     tool_timeout: float = McpOptions().tool_timeout
@@ -122,6 +137,7 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
                 "launch": self.launch_fingerprint,
                 "expanded": expanded,
                 "enabled": self.enabled,
+                "from_project": self.from_project,
                 "timeouts": [self.startup_timeout, self.tool_timeout],
                 "tools": [self.include_tools, self.exclude_tools],
                 "problem": self.problem,
@@ -188,25 +204,40 @@ def load_servers(
     project_file = find_plugins_file(workspace.config_dir)
     if project_file is not None:
         layers.append((project_file, load_plugins_file(project_file).plugins))
+    has_project_servers = any(path != user_file for path, _entries in layers)
+    allowances = _allowances(root) if has_project_servers and not workspace.trusted else {}
     for path, entries in layers:
         sources.append(path)
+        ours = path == user_file
         for name, entry in entries.items():
-            found[name] = resolve_entry(name, entry, path, root, options, environ)
+            allowed = None if ours or workspace.trusted else allowances.get(name, ())
+            found[name] = resolve_entry(
+                name, entry, path, root, options, environ, from_project=not ours, allowed=allowed
+            )
     servers = tuple(found.values())
-    if not workspace.trusted and any(server.source != user_file for server in servers):
-        servers = _unapproved_held_back(servers, root, user_file)
+    if not workspace.trusted and any(server.from_project for server in servers):
+        servers = _unapproved_held_back(servers, root)
+    notices += [
+        withheld_notice(s.name, s.source.name, s.withheld)
+        for s in servers
+        if s.withheld and s.enabled and not s.problem
+    ]
     return McpServers(servers=servers, sources=tuple(sources), notices=tuple(notices))
 
 
-def _unapproved_held_back(
-    servers: tuple[ServerConfig, ...], root: Path, user_file: Path | None
-) -> tuple[ServerConfig, ...]:
+def _allowances(root: Path) -> dict[str, tuple[str, ...]]:
+    from engine.mcp.approvals import approved
+
+    return {name: approval.env for name, approval in approved(root).items()}
+
+
+def _unapproved_held_back(servers: tuple[ServerConfig, ...], root: Path) -> tuple[ServerConfig, ...]:
     from engine.mcp.approvals import approved, is_approved, unapproved_problem
 
     approvals = approved(root)
     return tuple(
         server
-        if server.source == user_file or server.problem or is_approved(server, approvals)
+        if not server.from_project or server.problem or is_approved(server, approvals)
         else replace(server, problem=unapproved_problem(server, approvals.get(server.name)), awaiting_approval=True)
         for server in servers
     )
@@ -239,18 +270,33 @@ def load_plugins_file(path: Path) -> PluginsFile:
 
 
 def resolve_entry(
-    name: str, entry: PluginEntry, source: Path, root: Path, options: McpOptions, environ: Mapping[str, str]
+    name: str,
+    entry: PluginEntry,
+    source: Path,
+    root: Path,
+    options: McpOptions,
+    environ: Mapping[str, str],
+    *,
+    from_project: bool = False,
+    allowed: Collection[str] | None = None,
 ) -> ServerConfig:
-    """``entry`` with its variables expanded and its defaults filled in from ``options``."""
+    """``entry`` with its variables expanded and its defaults filled in from ``options``.
+
+    ``from_project``: the project's files define it (it works in ``root`` unless its ``cwd`` says
+    otherwise, and may not set loader variables); the person's own entry works in hive's neutral
+    folder unless its ``cwd`` says otherwise. ``allowed``: the only variables of ``environ`` it may
+    use (None: all); the others expand as if unset and are named in ``withheld``.
+    """
     missing: list[str] = []
+    visible = environ if allowed is None else {key: environ[key] for key in allowed if key in environ}
 
     def expand(text: str) -> str:
-        return expand_variables(text, environ, missing)
+        return expand_variables(text, visible, missing)
 
     cwd = None
     if entry.cwd is not None:
         cwd = (root / Path(expand(entry.cwd)).expanduser()).resolve()
-    elif entry.transport == "stdio":
+    elif entry.transport == "stdio" and from_project:
         cwd = root
     command = expand(entry.command) if entry.command else None
     args = tuple(expand(a) for a in entry.args)
@@ -264,6 +310,8 @@ def resolve_entry(
         cwd=cwd,
         url=expand(entry.url) if entry.url else None,
         headers={k: expand(v) for k, v in entry.headers.items()},
+        from_project=from_project,
+        project=root,
         enabled=entry.enabled,
         startup_timeout=entry.startup_timeout or options.startup_timeout,
         tool_timeout=entry.tool_timeout or options.tool_timeout,
@@ -279,6 +327,12 @@ def resolve_entry(
         ),
         launch_files=_launch_files(command, args, cwd, root),
     )
+    if allowed is not None:
+        config = replace(config, withheld=tuple(v for v in config.as_written.variables if v not in allowed))
+        missing = [variable for variable in missing if variable not in config.withheld]
+    loaders = loader_variables(entry.env) if from_project else []
+    if loaders:
+        return _with_problem(config, loader_problem(str(source), name, loaders))
     if missing:
         unset = ", ".join(sorted(set(missing)))
         return _with_problem(config, f"{source}: server {name!r} uses {unset}, which is not set in the environment")

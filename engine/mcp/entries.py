@@ -40,7 +40,8 @@ class PluginEntry(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     """Extra environment for the server (stdio); the rest of hive's environment is not passed on."""
     cwd: str | None = None
-    """The server's working directory (stdio); relative to the project root. Default: the project root."""
+    """The server's working directory (stdio); relative to the project root. Default: the project root for a
+    project's server, hive's own empty folder for one in the person's ``plugins.yaml`` (:mod:`engine.mcp.stdio`)."""
     url: str | None = Field(default=None, min_length=1)
     """The server's address (http and sse only)."""
     headers: dict[str, str] = Field(default_factory=dict)

@@ -1,8 +1,21 @@
 """The stdio transport: hive runs the server in its own process group and owns that group to the end.
 
 Messages are newline-delimited JSON-RPC on the server's stdin and stdout; its stderr goes to a log
-file. The server gets only a few variables of hive's environment (``PATH``, ``HOME``, ...) plus its
-configured ``env``. To stop it: close its stdin and give it 2 s, then SIGTERM its whole process
+file.
+
+A server runs outside the sandbox, so what it starts from must not be the repository's choice:
+
+- where it works (:func:`launch_folder`): the entry's ``cwd``; else, for the person's own server,
+  hive's neutral folder for servers (empty, private), never the project: ``python3 -m some_server``
+  imports nothing from the repository, ``npx``/``uvx``/``pipx`` read no ``.npmrc``, ``pip.conf``,
+  ``uv.toml``, ``package.json`` or ``node_modules/.bin`` of it. A project's own server works in the
+  project root: it is the project's code, which its approval pins (:mod:`engine.launch_files`).
+- what it inherits (:func:`server_environment`): only a few variables of hive's environment
+  (``PATH``, ``HOME``, ...; never ``PYTHONPATH``, ``NODE_OPTIONS``, ``npm_config_*`` or another
+  loader variable) plus its configured ``env``. ``PATH`` loses its relative entries and those where
+  sandboxed commands can write. The person's own server also gets ``PYTHONSAFEPATH=1`` (unless its
+  ``env`` sets it): Python puts neither the working folder nor a script's folder on the import path.
+ To stop it: close its stdin and give it 2 s, then SIGTERM its whole process
 group, 2 s more, then SIGKILL. What the server started and left behind in its group is stopped the
 same way even when the server itself exited in time, so no process of it outlives hive.
 """
@@ -21,36 +34,76 @@ import anyio
 
 from engine.mcp.config import ServerConfig
 from engine.mcp.errors import without_values
-from engine.paths import project_root
+from engine.paths import project_root, user_data_dir
+from engine.private_files import private_dir
 from engine.programs import ProgramLookup, given_program, trusted_program
 
 INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
+"""The variables of hive's environment every server gets; none of them decides what code a program loads."""
+SERVERS_FOLDER = "mcp-servers"
+"""hive's neutral working folder for the person's own servers, in its data folder."""
 GRACE_S = 2.0
 """How long the server has to exit after its stdin closes, and again after SIGTERM."""
 _POLL_S = 0.01
 
 
-def server_environment(server: ServerConfig) -> dict[str, str]:
-    """The few variables of hive's own environment a server gets, plus its configured ``env``."""
+def neutral_folder() -> Path:
+    """hive's working folder for the person's own servers: private, its own, outside every project."""
+    return user_data_dir() / SERVERS_FOLDER
+
+
+def launch_folder(server: ServerConfig) -> Path:
+    """Where ``server`` runs: its ``cwd`` (a project's server: the project root), else :func:`neutral_folder`."""
+    return server.cwd if server.cwd is not None else neutral_folder()
+
+
+def server_environment(server: ServerConfig, unsafe_dirs: Sequence[Path] | None = None) -> dict[str, str]:
+    """The few variables of hive's own environment a server gets, plus its configured ``env`` (see the module).
+
+    ``unsafe_dirs``: see :func:`server_program`; the inherited ``PATH`` keeps none of its folders.
+    """
     inherited = {name: os.environ[name] for name in INHERITED if name in os.environ}
+    if "PATH" in inherited:
+        inherited["PATH"] = safe_search_path(inherited["PATH"], _unsafe(server, unsafe_dirs))
+    if not server.from_project:
+        inherited["PYTHONSAFEPATH"] = "1"
     return inherited | dict(server.env)
+
+
+def safe_search_path(search_path: str, unsafe_dirs: Sequence[Path]) -> str:
+    """``search_path`` without its empty and relative entries and those inside ``unsafe_dirs``."""
+    unsafe = [form for folder in unsafe_dirs for form in {os.path.abspath(folder), os.path.realpath(folder)}]
+    kept = []
+    for entry in search_path.split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue
+        forms = {os.path.abspath(entry), os.path.realpath(entry)}
+        if not any(form == folder or form.startswith(os.path.join(folder, "")) for form in forms for folder in unsafe):
+            kept.append(entry)
+    return os.pathsep.join(kept)
 
 
 def server_program(server: ServerConfig, unsafe_dirs: Sequence[Path] | None = None) -> ProgramLookup:
     """The program that starts ``server``, never one a sandboxed command could have planted in its place.
 
     A bare name is looked up on the server's ``PATH`` with :func:`engine.programs.trusted_program`, passing
-    over ``unsafe_dirs`` (the folders sandboxed commands can write; None: the project of the server's
-    folder). A path is the configuration's own choice of file and is used as given (from the server's
-    folder), with a caution when it lies where a command could have changed it.
+    over ``unsafe_dirs`` (the folders sandboxed commands can write; None: the server's project). A path is
+    the configuration's own choice of file and is used as given (from the server's :func:`launch_folder`),
+    with a caution when it lies where a command could have changed it.
     """
     assert server.command is not None
-    folder = server.cwd or Path.cwd()
-    unsafe = (project_root(folder),) if unsafe_dirs is None else unsafe_dirs
+    unsafe = _unsafe(server, unsafe_dirs)
     if "/" in server.command:
-        return given_program(folder / server.command, unsafe_dirs=unsafe, name=server.command)
-    search_path = server_environment(server).get("PATH", os.defpath)
+        return given_program(launch_folder(server) / server.command, unsafe_dirs=unsafe, name=server.command)
+    # hive's own PATH, not the child's (which has lost those folders): what is passed over is said.
+    search_path = server.env.get("PATH", os.environ.get("PATH", os.defpath))
     return trusted_program(server.command, unsafe_dirs=unsafe, search_path=search_path)
+
+
+def _unsafe(server: ServerConfig, unsafe_dirs: Sequence[Path] | None) -> Sequence[Path]:
+    if unsafe_dirs is not None:
+        return unsafe_dirs
+    return (project_root(server.project or launch_folder(server)),)
 
 
 @asynccontextmanager
@@ -74,10 +127,13 @@ async def stdio_transport(
         errlog.flush()
     if program.path is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), server.command)
+    folder = launch_folder(server)
+    if server.cwd is None:
+        private_dir(folder)
     process = await anyio.open_process(
         [program.path, *server.args],
-        env=server_environment(server),
-        cwd=server.cwd,
+        env=server_environment(server, unsafe_dirs),
+        cwd=folder,
         stderr=errlog,
         start_new_session=True,
     )

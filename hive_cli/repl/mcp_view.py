@@ -131,9 +131,13 @@ def change_approvals(state: ReplState, view: ReplView, action: str, words: list[
     from engine.errors import UserError
     from hive_cli.mcp_command import approve, revoke
 
-    names = [word for word in words if word != "--all"]
+    env = [word for before, word in zip(["", *words], words, strict=False) if before == "--env"]
+    names = [word for word in words if word not in ("--all", "--env") and word not in env]
     try:
-        lines = (approve if action == "approve" else revoke)(state.cwd, names, "--all" in words)
+        if action == "approve":
+            lines = approve(state.cwd, names, "--all" in words, env)
+        else:
+            lines = revoke(state.cwd, names, "--all" in words)
     except UserError as error:
         view.print(Text(str(error), style="red"))
         return

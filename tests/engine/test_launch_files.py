@@ -10,6 +10,7 @@ import pytest
 
 from engine.file_digest import FOLDER_BYTES, FOLDER_FILES
 from engine.launch_files import NamedFile, command_line_files, launch_files, short_digest
+from engine.python_imports import module_names_digest
 
 
 def sha256(data: bytes) -> str:
@@ -31,7 +32,7 @@ def test_a_script_is_named_with_the_hash_of_its_bytes_and_the_hash_follows_its_c
     (root / "srv.py").write_text("print('v1')\n")
 
     first = named(["python3", "srv.py"], root)
-    assert first == {"srv.py": sha256(b"print('v1')\n")}
+    assert first == {"srv.py": sha256(b"print('v1')\n"), "*.py": module_names_digest(root)}
 
     (root / "srv.py").write_text("print('v2')\n")
     assert named(["python3", "srv.py"], root)["srv.py"] != first["srv.py"]
@@ -80,7 +81,7 @@ def test_python_dash_m_names_the_top_level_package_folder_and_follows_any_file_i
     (package / "helper.py").write_text("X = 1\n")
 
     first = named(["python3", "-m", "pkg.srv"], root)
-    assert list(first) == ["pkg/"] and first["pkg/"].startswith("sha256:")
+    assert list(first) == ["*.py", "pkg/"] and first["pkg/"].startswith("sha256:")
     assert named(["python3", "-Bm", "pkg.srv"], root) == first  # -m inside a cluster of flags
 
     (package / "__pycache__").mkdir()
@@ -97,15 +98,16 @@ def test_python_dash_m_names_the_top_level_package_folder_and_follows_any_file_i
 def test_python_dash_m_names_a_single_module_file_or_where_one_would_shadow_an_installed_module(root: Path) -> None:
     (root / "srv.py").write_text("print()")
 
-    assert named(["python3", "-m", "srv"], root) == {"srv.py": sha256(b"print()")}
+    assert named(["python3", "-m", "srv"], root) == {"srv.py": sha256(b"print()"), "*.py": module_names_digest(root)}
     assert named(["python3", "-m", "installed_elsewhere"], root) == {"installed_elsewhere": "absent"}
     assert named(["python3", "-c", "import srv"], root) == {}  # inline code: already in the command line
 
 
 def test_launchers_name_the_manifests_they_read(root: Path) -> None:
-    assert named(["npx", "-y", "some-server"], root) == {"package.json": "absent"}
+    local = {"node_modules/.bin/some-server": "absent"}  # what npx would run in place of the package
+    assert named(["npx", "-y", "some-server"], root) == {"package.json": "absent", **local}
     (root / "package.json").write_text('{"name": "x"}')
-    assert named(["npx", "-y", "some-server"], root) == {"package.json": sha256(b'{"name": "x"}')}
+    assert named(["npx", "-y", "some-server"], root) == {"package.json": sha256(b'{"name": "x"}'), **local}
     assert named(["make", "serve"], root) == {"Makefile": "absent"}
     assert named(["uvx", "some-tool"], root) == {"pyproject.toml": "absent"}
     assert named(["uv", "run", "python", "-m", "pkg"], root) == {"pyproject.toml": "absent", "pkg": "absent"}
@@ -190,7 +192,7 @@ def test_a_shell_command_line_names_each_commands_files_but_not_what_it_writes(r
 
     found = command_line_files("cd tools && MODE=x python3 srv.py < ../input.txt > ../out.log; echo done", root, root)
 
-    assert {file.path for file in found} == {"tools/srv.py", "input.txt"}
+    assert {file.path for file in found} == {"tools/srv.py", "tools/", "input.txt"}
     assert {file.path for file in launch_files(["sh", "-c", "node tools/srv.py"], root, root)} == {"tools/srv.py"}
     (root / "ok.py").write_text("d")
     unbalanced = command_line_files("python3 ok.py 'unbalanced", root, root)  # best effort, never an error

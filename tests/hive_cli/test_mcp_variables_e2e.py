@@ -60,21 +60,23 @@ def test_what_a_person_is_shown_names_the_variable_never_its_value(tmp_path: Pat
     listed = hive(root, value, "mcp", "approve")
     assert f"py: {sys.executable} {PY_SERVER} --marker '${{SOME_TOKEN}}'" in listed
     assert "environment: API_TOKEN" in listed and "headers: Authorization" in listed
-    assert "uses $SOME_TOKEN from your environment" in listed
+    assert "wants $SOME_TOKEN from your environment, not passed: allow with hive mcp approve py --env SOME_TOKEN" in listed
     assert "web: http http://127.0.0.1:" in listed and "/mcp?key=${SOME_TOKEN}  [" in listed
     shown = [
         listed,
         hive(root, value, "mcp", "list"),
         hive(root, value, "mcp", "doctor"),
         hive(root, value, "mcp", "approve", "--all"),
+        hive(root, value, "mcp", "approve", "py", "web", "leaky", "--env", "SOME_TOKEN"),
         hive(root, value, "mcp", "list"),
         hive(root, value, "mcp", "list", "--format", "json"),
         hive(root, value, "mcp", "doctor", "--format", "json"),
         hive(root, value, "mcp", "doctor"),
     ]
     assert "runs: " in shown[1] and "${SOME_TOKEN}" in shown[1]  # listed while it waited for approval
-    assert "cannot reach http://127.0.0.1:" in shown[4] and "/mcp?key=${SOME_TOKEN}" in shown[4]
-    assert "rejected token [redacted: $SOME_TOKEN]" in shown[-1]  # the log itself never held it
+    assert "uses $SOME_TOKEN from your environment" in shown[4]
+    assert "cannot reach http://127.0.0.1:" in shown[5] and "/mcp?key=${SOME_TOKEN}" in shown[5]
+    assert "rejected token [redacted: $SOME_TOKEN]" in shown[-1]
     for output in shown:
         assert value not in output
 
@@ -82,6 +84,7 @@ def test_what_a_person_is_shown_names_the_variable_never_its_value(tmp_path: Pat
 def test_a_rotated_token_keeps_the_approval(tmp_path: Path) -> None:
     root = project(tmp_path)
     hive(root, token(), "mcp", "approve", "--all")
+    hive(root, token(), "mcp", "approve", "py", "--env", "SOME_TOKEN")
 
     rotated = hive(root, token(), "mcp", "approve")
     listed = json.loads(run_hive("mcp", "list", "--format", "json", "-C", str(root), SOME_TOKEN=token()).stdout)

@@ -9,6 +9,7 @@ import pytest
 
 from engine.config import Overrides, load_config
 from engine.errors import ConfigError
+from engine.mcp.approvals import approve
 from engine.mcp.config import load_servers
 from engine.mcp.options import McpOptions
 from engine.paths import user_config_dir
@@ -51,19 +52,58 @@ def test_a_plugins_file_gives_each_server_its_transport_defaults_and_source(tmp_
 
 
 def test_variables_are_expanded_and_an_unset_one_makes_only_that_server_unusable(tmp_path: Path) -> None:
-    root = project(
-        tmp_path,
+    user_config_dir().mkdir(parents=True, exist_ok=True)
+    (user_config_dir() / "plugins.yaml").write_text(
         "plugins:\n"
         "  a:\n    command: srv\n    env: {TOKEN: '${MY_TOKEN}', MODE: '${MY_MODE:-fast}'}\n"
         "  b:\n    transport: http\n    url: 'http://127.0.0.1:9/${MISSING_PATH}'\n",
     )
-    found = load_servers(root, environ={"MY_TOKEN": "s3cret"})
+    found = load_servers(tmp_path, environ={"MY_TOKEN": "s3cret"})
 
     a, b = found.servers
-    assert dict(a.env) == {"TOKEN": "s3cret", "MODE": "fast"}
-    assert a.awaiting_approval and "hive mcp approve a" in str(a.problem)  # usable, once approved
+    assert dict(a.env) == {"TOKEN": "s3cret", "MODE": "fast"} and not a.problem and not a.withheld
     assert b.problem is not None and "MISSING_PATH" in b.problem and not b.awaiting_approval
     assert "s3cret" not in repr(a)
+
+
+def test_a_project_entry_gets_only_the_variables_allowed_for_it(tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        "plugins:\n"
+        "  a:\n    command: srv\n    args: ['${MY_TOKEN}']\n    env: {TOKEN: '${MY_TOKEN}', MODE: '${MY_MODE:-fast}'}\n",
+    )
+    environ = {"MY_TOKEN": "s3cret", "MY_MODE": "slow"}
+    waiting = load_servers(root, environ=environ).servers[0]
+    approve(root, [waiting])
+
+    withheld = load_servers(root, environ=environ)
+    approve(root, [waiting], allow={"a": ["MY_TOKEN"]})
+    allowed = load_servers(root, environ=environ).servers[0]
+
+    assert waiting.awaiting_approval and waiting.withheld == ("MY_MODE", "MY_TOKEN")
+    a = withheld.servers[0]
+    assert not a.problem and a.args == ("",) and dict(a.env) == {"TOKEN": "", "MODE": "fast"}
+    assert [n for n in withheld.notices if "wants" in n] == [
+        "MCP server a (plugins.yaml) wants $MY_MODE, $MY_TOKEN; it is not passed to a project's server unless you"
+        " allow it: hive mcp approve a --env MY_MODE --env MY_TOKEN"
+    ]
+    assert not allowed.problem and allowed.args == ("s3cret",) and allowed.withheld == ("MY_MODE",)
+    assert dict(allowed.env) == {"TOKEN": "s3cret", "MODE": "fast"}
+    assert "s3cret" not in repr(allowed)
+
+
+@pytest.mark.parametrize("variable", ["NODE_OPTIONS", "LD_PRELOAD", "PYTHONPATH", "BASH_ENV", "npm_config_registry", "PATH"])
+def test_a_project_entry_that_sets_a_loader_variable_is_refused(tmp_path: Path, variable: str) -> None:
+    entry = f"plugins:\n  a:\n    command: srv\n    env: {{{variable}: x, PYTHONUNBUFFERED: '1'}}\n"
+    (user_config_dir()).mkdir(parents=True, exist_ok=True)
+    (user_config_dir() / "plugins.yaml").write_text(entry.replace("  a:", "  mine:"))
+    root = project(tmp_path, entry)
+
+    found = {s.name: s for s in load_servers(root).servers}
+
+    assert found["a"].problem is not None and not found["a"].awaiting_approval
+    assert f"sets {variable} in its environment, which decides what code it loads" in found["a"].problem
+    assert found["mine"].problem is None  # the person's own entry may set it
 
 
 @pytest.mark.parametrize(
