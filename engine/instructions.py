@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import time
 from collections.abc import Sequence
@@ -11,9 +12,11 @@ from typing import Protocol, runtime_checkable
 from msgspec import Struct
 
 from engine.paths import repository_root
+from engine.safe_read import UnsafeFile, read_head
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_FILE_BYTES = 32 * 1024
+"""Bytes of each instruction file put into the system prompt at most; hive reads no more than that (and one)."""
 
 BASE_INSTRUCTIONS = """You are hive, a coding agent working in the user's terminal, inside their project.
 
@@ -60,41 +63,80 @@ class ProjectInstructions:
     """AGENTS.md (or CLAUDE.md where a folder has no AGENTS.md), from the repository root down to cwd."""
 
     def contribute(self, context: InstructionContext) -> str | None:
-        sections = []
-        for path in instruction_files(context.cwd):
-            text = _read_capped(path)
-            if text.strip():
-                sections.append(f"## From {path}\n\n{text.strip()}")
+        sections = [
+            f"## From {found.path}\n\n{found.text.strip()}"
+            for found in read_instruction_files(context.cwd)
+            if found.text.strip()
+        ]
         if not sections:
             return None
         return "# Project instructions\n\n" + "\n\n".join(sections)
 
 
+class InstructionFile(Struct, frozen=True, kw_only=True):
+    """One instruction file as hive read it: its text (cut at :data:`MAX_FILE_BYTES`), or why it was refused."""
+
+    path: Path
+    text: str = ""
+    refused: str = ""
+    """Why hive did not read it (``is a FIFO, not a regular file``); empty when it was read."""
+
+
+def read_instruction_files(cwd: Path) -> list[InstructionFile]:
+    """The instruction files of :func:`instruction_files`, each read through :func:`engine.safe_read.read_head`.
+
+    A file is read only when it is a regular file that resolves inside the repository root (or ``cwd``
+    outside a repository): an ``AGENTS.md`` that links to ``/proc/self/environ`` or into the home, a
+    FIFO or a device is refused, never opened, and a large one is read no further than the cap.
+    """
+    root = _instruction_root(cwd.resolve())
+    return [_read_instruction_file(path, root) for path in instruction_files(cwd)]
+
+
+def instruction_notices(cwd: Path) -> list[str]:
+    """One line for each instruction file hive refused to read, for the person."""
+    return [
+        f"hive did not read the instruction file {found.path}: it {found.refused}."
+        for found in read_instruction_files(cwd)
+        if found.refused
+    ]
+
+
 def instruction_files(cwd: Path) -> list[Path]:
-    """The instruction file of each folder from the repository root (or cwd) down to ``cwd``."""
+    """The instruction file of each folder from the repository root (or cwd) down to ``cwd``.
+
+    An entry that is not a folder counts, whatever it is (a link, a FIFO): the reader decides whether
+    it may be read, so that a refusal can be reported.
+    """
     cwd = cwd.resolve()
-    root = repository_root(cwd) or cwd
+    root = _instruction_root(cwd)
     folders = [cwd, *cwd.parents]
     chain = list(reversed(folders[: folders.index(root) + 1]))
     found = []
     for folder in chain:
         for name in INSTRUCTION_FILES:
             candidate = folder / name
-            if candidate.is_file():
+            if os.path.lexists(candidate) and not candidate.is_dir():
                 found.append(candidate)
                 break
     return found
 
 
-def _read_capped(path: Path) -> str:
+def _instruction_root(cwd: Path) -> Path:
+    return repository_root(cwd) or cwd
+
+
+def _read_instruction_file(path: Path, root: Path) -> InstructionFile:
     try:
-        data = path.read_bytes()
-    except OSError:
-        return ""
-    text = data[:MAX_FILE_BYTES].decode("utf-8", errors="replace")
-    if len(data) > MAX_FILE_BYTES:
-        text += f"\n\n[{path.name} truncated: {len(data):,} bytes, only the first {MAX_FILE_BYTES:,} shown]"
-    return text
+        head = read_head(path, limit=MAX_FILE_BYTES, within=root)
+    except UnsafeFile as refused:
+        return InstructionFile(path=path, refused=refused.reason)
+    except OSError:  # missing (a dangling link) or unreadable: nothing to add, nothing to warn about
+        return InstructionFile(path=path)
+    text = head.data.decode("utf-8", errors="replace")
+    if head.cut:
+        text += f"\n\n[{path.name} truncated: {head.size:,} bytes, only the first {MAX_FILE_BYTES:,} shown]"
+    return InstructionFile(path=path, text=text)
 
 
 def build_instructions(cwd: Path, contributors: Sequence[InstructionContributor], base: str = BASE_INSTRUCTIONS) -> str:

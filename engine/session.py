@@ -167,6 +167,7 @@ class Session:
     @property
     def notices(self) -> tuple[str, ...]:
         """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
+        from engine.instructions import instruction_notices
         from engine.program_notices import program_notices
 
         trust = self.config.trust
@@ -178,6 +179,7 @@ class Session:
             *self.config.mcp_servers.notices,
             *self.config.agents.notices,
             *self._hook_notices,
+            *instruction_notices(self.config.cwd),
         ]
         return tuple(n for n in notices if n)
 

@@ -19,10 +19,12 @@ import yaml
 from msgspec import Struct, field
 from pydantic import ValidationError
 
+from engine.config_files import CONFIG_FILE_LIMIT
 from engine.errors import UserError
 from engine.mcp.entries import PluginEntry, PluginsFile, Transport, check_server_name
 from engine.paths import user_config_dir
 from engine.private_files import private_dir
+from engine.safe_read import UnsafeFile, read_bounded
 
 _PLUGINS_LINE = re.compile(r"^plugins:\s*(#.*)?$")
 _PLAIN = re.compile(r"^[A-Za-z/._~][A-Za-z0-9/._~+@=:-]*(?<!:)$")
@@ -71,7 +73,7 @@ def add_server(path: Path, server: NewServer, *, force: bool = False) -> bool:
     A name already in the file is a ``UserError`` unless ``force``, which replaces that entry where it stands.
     """
     server.checked()
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    text = _read(path) if path.exists() else ""
     lines = _prepared(text, path)
     child = _child_indent(lines)
     block = render_entry(server, child)
@@ -87,11 +89,19 @@ def add_server(path: Path, server: NewServer, *, force: bool = False) -> bool:
     return span is not None
 
 
+def _read(path: Path) -> str:
+    """The text of the list ``path`` through hive's safe reader; a FIFO, a device or a huge file is a ``UserError``."""
+    try:
+        return read_bounded(path, limit=CONFIG_FILE_LIMIT).decode("utf-8")
+    except UnsafeFile as refused:
+        raise UserError(f"{path}: hive did not read it: it {refused.reason}") from None
+
+
 def remove_server(path: Path, name: str) -> bool:
     """Delete server ``name`` (and the comment lines right above it) from ``path``; False when the file does not name it."""
     if not path.exists():
         return False
-    lines = _prepared(path.read_text(encoding="utf-8"), path)
+    lines = _prepared(_read(path), path)
     child = _child_indent(lines)
     span = _entry_span(lines, name, child)
     if span is None:

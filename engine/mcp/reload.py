@@ -14,11 +14,13 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.config_files import CONFIG_FILE_LIMIT
 from engine.errors import ConfigError
 from engine.mcp.config import MCP_JSON, PLUGINS_NAMES, McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.paths import project_dir, project_root, user_config_dir
 from engine.private_files import private_dir
+from engine.safe_read import UnsafeFile, read_bounded
 
 Apply = Callable[[McpServers], None]
 Report = Callable[[str | None], None]
@@ -46,7 +48,9 @@ def files_hash(files: list[Path]) -> str:
     digest = hashlib.sha256()
     for path in files:
         try:
-            digest.update(path.read_bytes())
+            digest.update(read_bounded(path, limit=CONFIG_FILE_LIMIT))
+        except UnsafeFile as refused:  # a FIFO or a huge file: its reader refuses it too
+            digest.update(b"\0refused " + refused.reason.encode())
         except OSError:
             digest.update(b"\0missing")
         digest.update(b"\0" + str(path).encode())

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from engine.events import ToolCall
 from engine.policy.subject_paths import resolve_for_rules
+from engine.safe_read import read_bounded
 from engine.tools.base import ToolContext
 from engine.tools.paths import display_path
 
@@ -69,10 +70,8 @@ def _current_text(path: Path) -> str | None:
     try:
         if not path.exists():
             return ""
-        if not path.is_file() or path.stat().st_size > MAX_DIFF_SOURCE_BYTES:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_bounded(path, limit=MAX_DIFF_SOURCE_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError):  # OSError: also a refusal (too large, not a regular file)
         return None
 
 

@@ -16,9 +16,12 @@ from typing import Any
 from msgspec import Struct
 
 from engine.research.sources import FetchedPage, FetchError, SearchError, SearchHit
+from engine.safe_read import read_bounded
 
 SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm"})
 PASSAGE_WORDS = 300
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+"""Larger documents are not indexed or read."""
 SNIPPET_CHARS = 300
 _TAG = re.compile(r"<(script|style)\b.*?</\1>|<[^>]+>", re.IGNORECASE | re.DOTALL)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
@@ -63,8 +66,8 @@ class LocalDocs:
         if not path.is_relative_to(self.folder):
             raise FetchError(url, f"not inside the documents folder {self.folder}")
         try:
-            raw = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as error:
+            raw = read_bounded(path, limit=MAX_DOCUMENT_BYTES, within=self.folder).decode("utf-8", errors="replace")
+        except OSError as error:  # also a refusal: too large, not a regular file
             raise FetchError(url, f"cannot read it ({error.strerror or error})") from None
         title, text = readable(path, raw)
         if not text.strip():
@@ -120,8 +123,8 @@ def document_files(folder: Path) -> list[Path]:
 def passages(path: Path) -> list[Passage]:
     """``path`` cut into passages of about ``PASSAGE_WORDS`` words, each carrying the file's title."""
     try:
-        raw = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        raw = read_bounded(path, limit=MAX_DOCUMENT_BYTES).decode("utf-8", errors="replace")
+    except OSError:  # unreadable, or refused: too large, not a regular file
         return []
     title, text = readable(path, raw)
     words = text.split()

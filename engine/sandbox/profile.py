@@ -37,6 +37,7 @@ from typing import Literal
 from msgspec import Struct, field
 
 from engine.paths import PROJECT_DIR_NAME
+from engine.safe_read import read_head
 from engine.sandbox.base import SandboxError
 from engine.sandbox.credentials import home_credentials, socket_places
 from engine.sandbox.home import HomeView, home_view
@@ -46,6 +47,8 @@ from engine.sandbox.scan import ScanResult
 MountKind = Literal["private", "home", "shown", "writable", "visible", "pin", "read-only", "guard", "hide"]
 PRIVATE_DIRS = (Path("/tmp"), Path("/run"))
 _DNS_CONFIG = Path("/etc/resolv.conf")
+_GIT_FILE_BYTES = 4096
+"""Bytes of a `.git` file read at most: its first line names the repository."""
 _ORDER: tuple[MountKind, ...] = ("private", "home", "shown", "writable", "visible", "pin", "read-only", "guard", "hide")
 _VIEWS: tuple[MountKind, ...] = ("private", "home", "shown", "writable", "visible")
 
@@ -209,8 +212,9 @@ def _git_file(git_file: Path, watch: list[Path], writable: tuple[Path, ...]) -> 
 
 def _gitfile_target(git_file: Path) -> Path | None:
     try:
-        first = git_file.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
-    except OSError:
+        head = read_head(git_file, limit=_GIT_FILE_BYTES).data  # a `.git` file names its repository in its first line
+        first = head.decode("utf-8", errors="replace").splitlines()[:1]
+    except OSError:  # missing, unreadable, or refused (a FIFO, a link into /proc)
         return None
     if not first or not first[0].startswith("gitdir:"):
         return None

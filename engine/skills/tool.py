@@ -15,6 +15,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
+from engine.safe_read import UnsafeFile, read_head
 from engine.skills.frontmatter import SkillFileError, read_skill_text, split_frontmatter
 from engine.skills.model import Skill
 from engine.skills.selection import SkillSelection
@@ -22,7 +23,7 @@ from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ShownFiles, ToolContext, ToolResult, run_blocking
 
 MAX_FILE_CHARS = 256 * 1024
-"""Characters of one file returned at most."""
+"""Bytes of one file load_skill reads and returns at most."""
 MAX_LISTED_FILES = 100
 """Files of a skill's folder named in the answer at most."""
 
@@ -102,18 +103,20 @@ def file_of(skill: Skill, raw: str) -> ToolResult:
         listing = f"{raw} is a folder of the skill {skill.name!r}; its files:\n" + "\n".join(entries)
         return ToolResult(listing, shown_files=ShownFiles((), lambda hidden: listing))
     try:
-        data = target.read_bytes()
+        head = read_head(target, limit=MAX_FILE_CHARS, within=base)
     except FileNotFoundError:
         return ToolResult.error(
             f"The skill {skill.name!r} has no file {raw!r}. Its files: {', '.join(skill_files(skill))}"
         )
+    except UnsafeFile as refused:
+        return ToolResult.error(f"load_skill did not read {raw!r}: it {refused.reason}")
     except OSError as exc:
         return ToolResult.error(f"Cannot read {raw!r}: {exc.strerror or exc}")
-    if b"\0" in data[:8192]:
-        return ToolResult.error(f"{raw} is a binary file ({len(data)} bytes); its content is not shown.")
-    text = data.decode("utf-8", errors="replace")
-    if len(text) > MAX_FILE_CHARS:
-        text = text[:MAX_FILE_CHARS] + f"\n[{raw} cut at {MAX_FILE_CHARS:,} characters of {len(text):,}]"
+    if b"\0" in head.data[:8192]:
+        return ToolResult.error(f"{raw} is a binary file ({head.size} bytes); its content is not shown.")
+    text = head.data.decode("utf-8", errors="replace")
+    if head.cut:
+        text += f"\n[{raw} cut at {MAX_FILE_CHARS:,} bytes of {head.size:,}]"
     return _showing(skill, target, text, raw)
 
 

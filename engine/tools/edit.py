@@ -10,11 +10,14 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
+from engine.safe_read import UnsafeFile, read_bounded
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult, run_blocking
 from engine.tools.files import WriteRefused, count_lines, missing_file_message, plural, write_text_atomic
 from engine.tools.paths import with_path
 
+MAX_EDIT_BYTES = 10 * 1024 * 1024
+"""Larger files are not edited (edit_file holds the whole file, and its new content, in memory)."""
 SNIPPET_CONTEXT = 3
 """Unchanged lines shown around an edit."""
 MAX_SHOWN_LINES = 30
@@ -79,7 +82,10 @@ def _edit(path: Path, shown: str, args: EditFileArgs, ctx: ToolContext) -> ToolR
         return _write(
             path, shown, args.new_string, ctx, f"Created {shown} ({plural(count_lines(args.new_string), 'line')})."
         )
-    data = path.read_bytes()
+    try:
+        data = read_bounded(path, limit=MAX_EDIT_BYTES)
+    except UnsafeFile as refused:
+        return ToolResult.error(f"{shown} was not edited: it {refused.reason}; edit_file changes regular text files.")
     if b"\0" in data:
         return ToolResult.error(f"{shown} is a binary file; edit_file only changes text files.")
     try:

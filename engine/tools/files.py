@@ -8,21 +8,19 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import Annotated, BinaryIO
+from typing import Annotated
 
 from msgspec import Meta
 
+from engine.safe_read import UnsafeFile, open_checked
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, FileToolOptions, ToolContext, ToolResult, run_blocking
 from engine.tools.ignore import IgnoreRules
 from engine.tools.paths import with_path
+from engine.tools.read_window import NotText, Window, read_window
 
 READ_LINE_LIMIT = 2000
 """Lines read_file returns when no ``limit`` is given."""
-MAX_LINE_CHARS = 2000
-"""Longer lines are cut to this many characters."""
-READ_OUTPUT_BUDGET = 256 * 1024
-"""Characters read_file returns at most; a window that would be larger stops early."""
 LIST_LIMIT = 500
 """Entries list_directory shows at most."""
 _SNIFF_BYTES = 8192
@@ -134,58 +132,47 @@ class ReadFileTool(ArgsTool[ReadFileArgs]):
 def _read(path: Path, shown: str, args: ReadFileArgs) -> ToolResult:
     if path.is_dir():
         return ToolResult.error(f"{shown} is a directory, not a file; use list_directory to see its entries.")
-    if not path.exists():
+    if not os.path.lexists(path):
         return ToolResult.error(missing_file_message(path, shown))
-    size = path.stat().st_size
-    with path.open("rb") as handle:
+    try:
+        handle = open_checked(path)
+    except UnsafeFile as refused:
+        return ToolResult.error(f"{shown} was not read: it {refused.reason}.")
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
         if b"\0" in handle.read(_SNIFF_BYTES):
             return ToolResult.error(f"{shown} is a binary file ({size} bytes); its content is not shown.")
         handle.seek(0)
-        return _numbered_window(handle, shown, size, args.offset, args.limit)
+        window = read_window(handle, size, args.offset, args.limit)
+    return _window_result(window, shown, size)
 
 
-def _numbered_window(handle: BinaryIO, shown: str, size: int, first: int, limit: int) -> ToolResult:
-    shown_lines: list[str] = []
-    used, total, crlf, full = 0, 0, False, False
-    for total, raw in enumerate(handle, start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
+def _window_result(window: Window | NotText, shown: str, size: int) -> ToolResult:
+    if isinstance(window, NotText):
+        if window.reason == "binary":
             return ToolResult.error(
-                f"{shown} is not UTF-8 text (invalid bytes on line {total}); it is treated as binary "
-                f"({size} bytes) and not shown."
+                f"{shown} is a binary file ({size} bytes, a NUL byte on line {window.line}); its content is not shown."
             )
-        if total < first or total >= first + limit or full:
-            continue
-        line = text.removesuffix("\n")
-        crlf = crlf or line.endswith("\r")
-        entry = f"{total:>6}\t" + _clip(line.removesuffix("\r"), total)
-        if shown_lines and used + len(entry) > READ_OUTPUT_BUDGET:
-            full = True
-            continue
-        shown_lines.append(entry)
-        used += len(entry) + 1
+        return ToolResult.error(
+            f"{shown} is not UTF-8 text (invalid bytes on line {window.line}); it is treated as binary "
+            f"({size} bytes) and not shown."
+        )
+    first, total = window.first, window.total
     if total == 0:
         return ToolResult(f"{shown} is empty.")
-    if first > total:
+    if total is not None and first > total:
         return ToolResult.error(f"offset={first} is past the end of {shown}, which has {total} lines.")
-    last = first + len(shown_lines) - 1
+    last = first + len(window.lines) - 1
     notes = []
-    if last < total:
+    if window.more and total is None:
+        notes.append(f"(lines {first}-{last}; more follow: use offset={last + 1} to read more)")
+    elif window.more:
         notes.append(f"(lines {first}-{last} of {total}; use offset={last + 1} to read more)")
     elif first > 1:
         notes.append(f"(lines {first}-{last} of {total})")
-    if crlf:
+    if window.crlf:
         notes.append("(the file uses CRLF line endings; the carriage returns are not shown)")
-    return ToolResult("\n".join(shown_lines + notes))
-
-
-def _clip(line: str, number: int) -> str:
-    if number == 1:
-        line = line.removeprefix("\ufeff")
-    if len(line) <= MAX_LINE_CHARS:
-        return line
-    return f"{line[:MAX_LINE_CHARS]}... [line cut: {len(line)} characters in all]"
+    return ToolResult("\n".join(window.lines + tuple(notes)))
 
 
 # --- write_file ------------------------------------------------------------------------------

@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from msgspec import Struct
+
+from engine.safe_read import read_bounded
+
+MAX_IGNORE_FILE_BYTES = 1024 * 1024
+"""An ignore file larger than this is not read (as if it were missing)."""
 
 # pathspec names the group that matches a directory's trailing slash; when it is present we can tell
 # "the path itself matched" from "a parent directory matched".
@@ -134,10 +140,66 @@ def sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def _read_rules(path: Path) -> tuple[_Rule, ...]:
+def refused_ignore_file(root: Path) -> Path | None:
+    """An ignore file a search of ``root`` reads that hive's reader refuses (a FIFO, a device, a huge file); None if none.
+
+    ripgrep opens the ``.gitignore`` of every folder it enters, of the folders above ``root`` up to
+    the repository, and the repository's exclude file, and a FIFO among them blocks it for good (a
+    huge one fills its memory). Only a search that :func:`walk_files` lists (it reads them through
+    :func:`engine.safe_read.read_bounded`) is safe then. The folders looked through are those a search
+    enters: ``.git`` and the folders ``.gitignore`` excludes are left out.
+    """
+    root = root.resolve()
+    above = _refused_above(root)
+    return above if above is not None else _refused_below(root, IgnoreRules())
+
+
+def _refused_above(root: Path) -> Path | None:
+    for folder in (root, *root.parents):
+        if not _safe_ignore_file(folder / ".gitignore"):
+            return folder / ".gitignore"
+        if os.path.lexists(folder / ".git"):
+            exclude = folder / ".git" / "info" / "exclude"
+            return None if _safe_ignore_file(exclude) else exclude
+    return None
+
+
+def _refused_below(directory: Path, rules: IgnoreRules) -> Path | None:
+    entries = _entries(directory)
+    if any(entry.name == ".gitignore" for entry in entries) and not _safe_ignore_file(directory / ".gitignore"):
+        return directory / ".gitignore"
+    for entry in entries:
+        if entry.name == ".git" or not entry.is_dir(follow_symlinks=False):
+            continue
+        path = directory / entry.name
+        if not rules.is_ignored(path, True) and (found := _refused_below(path, rules)) is not None:
+            return found
+    return None
+
+
+def _entries(directory: Path) -> list[os.DirEntry[str]]:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        with os.scandir(directory) as entries:
+            return list(entries)
     except OSError:
+        return []
+
+
+def _safe_ignore_file(path: Path) -> bool:
+    """Whether ``path`` is missing, or a regular file (through links) of at most :data:`MAX_IGNORE_FILE_BYTES`."""
+    try:
+        status = os.stat(path)
+    except OSError:  # missing, a dangling link, a loop, no permission: ripgrep cannot open it either
+        return True
+    return stat.S_ISREG(status.st_mode) and status.st_size <= MAX_IGNORE_FILE_BYTES
+
+
+def _read_rules(path: Path) -> tuple[_Rule, ...]:
+    if not os.path.lexists(path):  # most folders have none: spare the reader's checks
+        return ()
+    try:
+        text = read_bounded(path, limit=MAX_IGNORE_FILE_BYTES).decode("utf-8", errors="replace")
+    except OSError:  # missing, unreadable, or refused (a FIFO, a device, a link loop, too large)
         return ()
     # imported here, once a file was read: a folder without ignore files never needs pathspec
     from pathspec.patterns.gitwildmatch import GitWildMatchPattern, GitWildMatchPatternError

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.programs import ProgramLookup, TrustedProgram, trusted_program
-from engine.tools.ignore import IgnoreRules
+from engine.tools.ignore import IgnoreRules, refused_ignore_file
 from engine.tools.search_backend import MAX_FILE_SIZE, GrepMatch, GrepQuery, PythonSearchBackend, SearchError
 
 # Hidden files are searched, .git never, .ignore/.rgignore and the global git excludes are not read:
@@ -67,7 +67,7 @@ class RipgrepBackend:
 
     async def list_files(self, root: Path) -> list[str]:
         """Every searchable file under ``root``, relative to it, in depth-first name order."""
-        if await asyncio.to_thread(_parent_rules_anchored, root):
+        if not await asyncio.to_thread(_ripgrep_may_walk, root):
             return await PythonSearchBackend().list_files(root)
         args = [*_COMMON_FLAGS, "--files", "--null", "--sort", "path"]
         proc = await self._spawn(args, root)
@@ -83,7 +83,7 @@ class RipgrepBackend:
 
     async def grep(self, root: Path, query: GrepQuery, files: Sequence[str] | None = None) -> list[GrepMatch]:
         """Matching lines under ``root`` (or only in ``files``), in file order."""
-        if files is None and await asyncio.to_thread(_parent_rules_anchored, root):
+        if files is None and not await asyncio.to_thread(_ripgrep_may_walk, root):
             files = await PythonSearchBackend().list_files(root)
         if files is None:
             return await self._search(root, query, ["--sort", "path"], query.max_matches)
@@ -169,8 +169,10 @@ class _JsonReader:
         return self.done
 
 
-def _parent_rules_anchored(root: Path) -> bool:
-    return IgnoreRules().parent_rules_anchored(root)
+def _ripgrep_may_walk(root: Path) -> bool:
+    """Whether rg may find the files under ``root`` itself: it reads their ignore files with no bound and blocks on
+    a FIFO (so hive's reader must read them), and it misreads anchored rules from above ``root``."""
+    return refused_ignore_file(root) is None and not IgnoreRules().parent_rules_anchored(root)
 
 
 def _small_enough(root: Path, files: Sequence[str]) -> list[str]:

@@ -22,6 +22,7 @@ from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ShownFiles, ToolContext, ToolResult
 from engine.tools.files import plural
 from engine.tools.globs import GlobMatcher, split_base
+from engine.tools.grep_skips import Skipped, describe_skipped, find_skipped
 from engine.tools.paths import describe_os_error, display_path, resolve_path
 from engine.tools.ripgrep import RipgrepBackend, find_ripgrep
 from engine.tools.search_backend import GrepMatch, GrepQuery, PythonSearchBackend, SearchBackend, SearchError
@@ -161,7 +162,8 @@ class GrepFilesTool(ArgsTool[GrepFilesArgs]):
     description = (
         "Search file contents for a regular expression. Returns matching lines as 'path:line:text', in path "
         f"order, at most {GREP_LIMIT}. Searches the working directory (or `path`) recursively, skipping binary "
-        "files and files ignored by .gitignore. Narrow the search with `path` and `glob`. Use read_file with "
+        "files, files over 20 MiB and files ignored by .gitignore; when nothing matches it names the files it "
+        "skipped. Narrow the search with `path` and `glob`. Use read_file with "
         "an offset to see the code around a match."
     )
     args_model = GrepFilesArgs
@@ -176,12 +178,17 @@ class GrepFilesTool(ArgsTool[GrepFilesArgs]):
         if isinstance(target, ToolResult):
             return target
         query = GrepQuery(args.pattern, args.ignore_case, GREP_LIMIT + 1)
+        prefix = _prefix(display_path(target.root, ctx))
         try:
             files = await self._candidates(target, GlobMatcher(args.glob) if args.glob else None)
             matches = await self.backend.grep(target.root, query, files)
+            if not matches:
+                searched = files if files is not None else await self.backend.list_files(target.root)
+                skipped = await asyncio.to_thread(find_skipped, target.root, searched)
+                return _no_matches(args, target.shown, skipped, prefix)
         except ValueError as exc:  # SearchError, or an invalid glob
             return ToolResult.error(str(exc))
-        return _grep_result(matches, _prefix(display_path(target.root, ctx)), args, target.shown)
+        return _grep_result(matches, prefix)
 
     async def _candidates(self, target: _Target, matcher: GlobMatcher | None) -> list[str] | None:
         """The files to search, relative to the root; None for "every file under the root"."""
@@ -192,11 +199,18 @@ class GrepFilesTool(ArgsTool[GrepFilesArgs]):
         return [name for name in await self.backend.list_files(target.root) if matcher.matches(name)]
 
 
-def _grep_result(matches: list[GrepMatch], prefix: str, args: GrepFilesArgs, shown: str) -> ToolResult:
-    if not matches:
-        where = f"{shown} (files matching {args.glob!r})" if args.glob else shown
-        return _nothing_shown(f"No matches for {args.pattern!r} in {where}.")
+def _no_matches(args: GrepFilesArgs, shown: str, skipped: Skipped, prefix: str) -> ToolResult:
+    """ "No matches", naming the files the search left out (binary, too large, unreadable) so none is taken as searched."""
+    where = f"{shown} (files matching {args.glob!r})" if args.glob else shown
+    said = f"No matches for {args.pattern!r} in {where}."
 
+    def render(hidden: frozenset[str]) -> str:
+        return said + describe_skipped(skipped, prefix, hidden)
+
+    return ToolResult(render(frozenset()), shown_files=ShownFiles(tuple(prefix + p for p in skipped.paths), render))
+
+
+def _grep_result(matches: list[GrepMatch], prefix: str) -> ToolResult:
     def render(hidden: frozenset[str]) -> str:
         return _grep_text([m for m in matches if prefix + m.path not in hidden], prefix)
 

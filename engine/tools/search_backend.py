@@ -22,6 +22,7 @@ from typing import Protocol
 
 from msgspec import Struct
 
+from engine.safe_read import read_bounded
 from engine.tools.ignore import walk_files
 
 MAX_FILE_SIZE = 20 * 1024 * 1024
@@ -85,6 +86,7 @@ class PythonSearchBackend:
 
     def _grep(self, root: Path, query: GrepQuery, files: Sequence[str] | None) -> list[GrepMatch]:
         regex = compile_pattern(query)
+        root = root.resolve()
         candidates: Iterable[str] = files if files is not None else walk_files(root)
         matches: list[GrepMatch] = []
         for rel in candidates:
@@ -105,10 +107,8 @@ def compile_pattern(query: GrepQuery) -> re.Pattern[str]:
 
 def _search_file(path: Path, rel: str, regex: re.Pattern[str]) -> Iterator[GrepMatch]:
     try:
-        if path.stat().st_size > MAX_FILE_SIZE:
-            return
-        data = path.read_bytes()
-    except OSError:
+        data = read_bounded(path, limit=MAX_FILE_SIZE, resolved=True)  # listed under the resolved root
+    except OSError:  # gone, unreadable, or refused: larger than MAX_FILE_SIZE, no longer a regular file
         return
     if b"\0" in data:
         return

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from engine.instructions import (
     BASE_INSTRUCTIONS,
+    MAX_FILE_BYTES,
     InstructionContext,
     ProjectInstructions,
     build_instructions,
     default_contributors,
     instruction_files,
+    instruction_notices,
+    read_instruction_files,
 )
 
 
@@ -61,3 +65,62 @@ def test_a_huge_instruction_file_is_capped_and_says_so(tmp_path: Path) -> None:
     assert section is not None
     assert "truncated: 100,000 bytes" in section
     assert len(section) < 40_000
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    return repo
+
+
+def test_an_instruction_file_linked_into_proc_or_out_of_the_repository_is_refused_and_reported(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".bash_history").write_text("export TOKEN=history-canary\n")
+    (repo / "AGENTS.md").symlink_to("/proc/self/environ")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "CLAUDE.md").symlink_to("../../home/.bash_history")
+
+    read = read_instruction_files(repo / "sub")
+
+    assert [found.text for found in read] == ["", ""]
+    assert read[0].refused.startswith("leads to /proc/") and "outside" in read[1].refused
+    assert ProjectInstructions().contribute(InstructionContext(cwd=repo / "sub")) is None
+    notices = instruction_notices(repo / "sub")
+    assert notices[0].startswith(f"hive did not read the instruction file {repo / 'AGENTS.md'}: it leads to /proc/")
+    assert notices[1].startswith(f"hive did not read the instruction file {repo / 'sub' / 'CLAUDE.md'}: it leads to ")
+
+
+def test_a_link_that_stays_in_the_repository_is_read(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "rules.md").write_text("Rule kept in docs.")
+    (repo / "AGENTS.md").symlink_to("docs/rules.md")
+
+    section = ProjectInstructions().contribute(InstructionContext(cwd=repo))
+
+    assert section is not None and "Rule kept in docs." in section
+    assert instruction_notices(repo) == []
+
+
+def test_a_fifo_named_agents_md_is_refused_without_blocking(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    os.mkfifo(repo / "AGENTS.md")  # a regression blocks in open(); pytest-timeout ends it
+
+    assert ProjectInstructions().contribute(InstructionContext(cwd=repo)) is None
+    assert instruction_notices(repo) == [
+        f"hive did not read the instruction file {repo / 'AGENTS.md'}: it is a FIFO, not a regular file."
+    ]
+
+
+def test_a_sparse_instruction_file_of_2_gb_is_read_only_up_to_the_cap(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    with (repo / "AGENTS.md").open("wb") as file:
+        file.write(b"Rule: be brief.\n")
+        file.truncate(2 * 1024**3)
+
+    (found,) = read_instruction_files(repo)
+
+    assert found.text.startswith("Rule: be brief.\n")
+    assert found.text.endswith(f"[AGENTS.md truncated: {2 * 1024**3:,} bytes, only the first {MAX_FILE_BYTES:,} shown]")
+    assert len(found.text) < MAX_FILE_BYTES + 200

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.safe_read import UnsafeFile, describe_size, read_bounded
+from engine.safe_read import Head, UnsafeFile, describe_size, open_checked, read_bounded, read_head
 
 
 def test_a_regular_file_is_read_whole_up_to_the_limit(tmp_path: Path) -> None:
@@ -94,3 +94,62 @@ def test_a_missing_file_is_a_plain_os_error_and_a_refusal_is_one_too(tmp_path: P
 )
 def test_sizes_are_described_in_the_largest_whole_unit(size: int, text: str) -> None:
     assert describe_size(size) == text
+
+
+def test_read_head_cuts_a_sparse_file_of_2_gb_at_the_limit_and_says_more_follows(tmp_path: Path) -> None:
+    path = tmp_path / "AGENTS.md"
+    with path.open("wb") as file:
+        file.write(b"use tabs\n")
+        file.truncate(2 * 1024**3)
+
+    head = read_head(path, limit=16)
+
+    assert head == Head(b"use tabs\n" + b"\0" * 7, True, 2 * 1024**3)
+
+
+def test_read_head_of_a_small_file_is_the_whole_file(tmp_path: Path) -> None:
+    path = tmp_path / "AGENTS.md"
+    path.write_bytes(b"short\n")
+
+    assert read_head(path, limit=1024) == Head(b"short\n", False, 6)
+
+
+def test_a_link_into_proc_is_refused_even_without_a_folder_to_stay_in(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").symlink_to("/proc/self/environ")
+
+    with pytest.raises(
+        UnsafeFile, match=f"^leads to /proc/{os.getpid()}/environ, under /proc, where no project file lives$"
+    ):
+        read_head(tmp_path / "AGENTS.md", limit=1024)
+    with pytest.raises(UnsafeFile, match="under /proc"):
+        open_checked(Path("/proc/self/environ"))
+
+
+def test_a_link_into_the_home_is_refused_when_it_leaves_the_project(tmp_path: Path) -> None:
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    (home / ".bash_history").write_text("export TOKEN=secret\n")
+    (project / "CLAUDE.md").symlink_to("../home/.bash_history")
+
+    with pytest.raises(UnsafeFile, match="outside"):
+        read_head(project / "CLAUDE.md", limit=1024, within=project)
+
+
+def test_open_checked_refuses_a_fifo_before_opening_it_and_reads_a_regular_file_in_chunks(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "f.txt").write_text("one\ntwo\n")
+
+    with pytest.raises(UnsafeFile, match="FIFO"):
+        open_checked(tmp_path / "pipe")
+    with open_checked(tmp_path / "f.txt") as file:
+        assert file.readline(100) == b"one\n"
+        assert file.read() == b"two\n"
+
+
+def test_open_checked_of_a_resolved_path_still_refuses_a_link_in_its_last_component(tmp_path: Path) -> None:
+    (tmp_path / "real.txt").write_text("x")
+    (tmp_path / "alias.txt").symlink_to(tmp_path / "real.txt")
+
+    with pytest.raises(UnsafeFile, match="link"):
+        open_checked(tmp_path / "alias.txt", resolved=True)

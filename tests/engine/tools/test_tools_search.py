@@ -251,7 +251,10 @@ def test_grep_searches_a_single_file_when_given_one(call: Call, backend: SearchB
 
 def test_grep_skips_binary_files_even_when_named_explicitly(call: Call, backend: SearchBackend, repo: Path) -> None:
     result = call(GrepFilesTool(backend), pattern="needle", path="data.bin")
-    assert (result.success, result.output) == (True, "No matches for 'needle' in data.bin.")
+    assert (result.success, result.output) == (
+        True,
+        "No matches for 'needle' in data.bin. Not searched: 1 binary file (data.bin).",
+    )
 
 
 def test_grep_with_an_invalid_regex_is_an_error(call: Call, backend: SearchBackend, repo: Path) -> None:
@@ -336,4 +339,5 @@ def test_results_name_the_file_behind_every_entry_and_render_without_some(
     }
     assert "src/util.py" not in globbed.shown_files.render(frozenset({"src/util.py"}))
     nothing = call(GrepFilesTool(backend), pattern="no such text")
-    assert nothing.shown_files is not None and nothing.shown_files.paths == ()
+    assert nothing.shown_files is not None and nothing.shown_files.paths == ("data.bin",)  # named: not searched
+    assert nothing.shown_files.render(frozenset({"data.bin"})) == "No matches for 'no such text' in .."
