@@ -44,11 +44,30 @@ def capture_state(path: Path | str, store: CheckpointStore, max_file_bytes: int)
     if st.st_size > max_file_bytes:
         return FileState(kind="unrecorded", reason=f"larger than max_file_bytes ({max_file_bytes} bytes)")
     try:
-        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb") as source:
-            data = source.read()
+        data = _read_regular(path, max_file_bytes)
     except OSError as exc:
         return FileState(kind="unrecorded", reason=f"it could not be read: {exc.strerror or exc}")
+    if data is None:
+        return FileState(
+            kind="unrecorded",
+            reason=f"it changed while it was read (now larger than {max_file_bytes} bytes, or not a regular file)",
+        )
     return FileState(kind="file", blob=store.put_bytes(data), mode=stat.S_IMODE(st.st_mode))
+
+
+def _read_regular(path: Path | str, limit: int) -> bytes | None:
+    """The bytes of the regular file at ``path``; None when it was swapped for something else or outgrew ``limit``.
+
+    Opened without blocking (a FIFO swapped in after the ``lstat`` must not hang the turn) and read
+    no further than ``limit + 1`` bytes.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    with open(descriptor, "rb", buffering=0) as source:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        os.set_blocking(descriptor, True)
+        data = source.read(limit + 1) or b""
+    return data if len(data) <= limit else None
 
 
 def current_state(path: Path | str) -> FileState | None:

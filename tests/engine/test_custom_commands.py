@@ -95,3 +95,18 @@ def test_a_broken_file_is_reported_by_name_and_the_others_still_load(project: Pa
     assert (found.commands["fine"].model, found.commands["fine"].mode) == ("openai/gpt-4o-mini", "plan")
     assert any(str(broken) in p and "not valid YAML" in p for p in found.problems)
     assert any("mode must be plan or work" in p for p in found.problems)
+
+
+def test_a_project_command_that_is_a_link_out_of_its_folder_is_refused(project: Path, tmp_path: Path) -> None:
+    history = write(tmp_path / "home" / ".bash_history", "export TOKEN=history-canary")
+    folder = project / ".ironhive" / "commands"
+    folder.mkdir(parents=True)
+    (folder / "leak.md").symlink_to(history)
+    write(folder / "inside.md", "Inside.")
+    (folder / "alias.md").symlink_to(folder / "inside.md")
+
+    found = discover_commands(project, home=tmp_path / "home")
+
+    assert sorted(found.commands) == ["alias", "inside"]
+    assert any("leak.md" in p and "outside" in p for p in found.problems)
+    assert all("history-canary" not in c.body for c in found.commands.values())

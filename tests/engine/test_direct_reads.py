@@ -27,7 +27,7 @@ ALLOWED: dict[str, str] = {
     "scratch.py:*": "creates the scratch file beneath folders opened without following links",
     "sandbox/nofollow.py:*": "the sandbox's no-follow opener (dir_fd walk, O_NOFOLLOW)",
     "checkpoints/nofollow.py:*": "the checkpoints' no-follow opener (dir_fd walk, O_NOFOLLOW)",
-    "checkpoints/states.py:capture_state": "checkpoints copy project files through O_NOFOLLOW (the store helper's)",
+    "checkpoints/states.py:_read_regular": "checkpoints copy project files: O_NOFOLLOW, O_NONBLOCK, regular files only, bounded",
     "checkpoints/store.py:*": "hive's own checkpoint store in its data folder",
     "sessions.py:*": "hive's own session files in its data folder",
     "trust/store.py:*": "hive's own trust file and its lock in its config folder",
@@ -36,7 +36,6 @@ ALLOWED: dict[str, str] = {
     "model/resolve.py:_first_model": "urllib's opener: a request to the model server, not a file",
     "context/bundled_tokenizer.py:cl100k_counter": "the tokenizer ranks packaged with hive",
     "sandbox/probe.py:_userns_hint": "kernel settings under /proc/sys, read by hive about the machine",
-    "sandbox/gitconfig.py:_entries": "the repository's git configuration: the gitsafe helper's module (to migrate)",
 }
 """``module:function`` (or ``module:*``) relative to engine/, and why it may read without engine.safe_read."""
 
