@@ -150,7 +150,8 @@ def read_command(path: Path, folder: Path, scope: Scope) -> CustomCommand:
     if not all(_NAME_PART.match(part) for part in relative.parts):
         raise CommandFileError(f"{path}: a command name may hold letters, digits, '.', '_' and '-' only")
     try:
-        within = folder if scope == "project" else None  # a project's command never reads through a link out of its folder
+        # a project's command is never read through a link out of its folder
+        within = folder if scope == "project" else None
         text = read_bounded(path, limit=MAX_COMMAND_BYTES, within=within).decode("utf-8")
     except UnsafeFile as refused:  # too large, a FIFO, a folder named *.md...
         raise CommandFileError(f"{path}: {refused}") from None
