@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from contextlib import aclosing
 
 from engine.context.overflow import window_after_refusal
 from engine.context.policy import PreparedRequest
@@ -18,6 +17,7 @@ from engine.context.tokens import counter_for
 from engine.context.window import Window, Windows
 from engine.conversation import Conversation, is_summary
 from engine.events import CompactionReason, ContextCompacted
+from engine.model.completion import ModelCallFailed, complete
 from engine.model.types import Message, ModelClient, ModelReply, ModelRequest
 
 KEEP_MESSAGES = 6
@@ -148,12 +148,12 @@ class Compactor:
                 {"role": "user", "content": "\n\n".join(parts)},
             )
         )
-        reply: ModelReply | None = None
-        async with aclosing(self.client().stream(request)) as items:
-            async for item in items:
-                if isinstance(item, ModelReply):
-                    reply = item
-        return reply
+        try:
+            return await complete(self.client(), request)
+        except ModelCallFailed as failed:
+            if failed.kind == "provider":
+                raise
+            return failed.reply  # a refused, empty or cut summary is kept as it is; no reply: the ledger says so
 
 
 def cut_point(messages: Sequence[Message], keep: int) -> int:

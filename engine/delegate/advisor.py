@@ -7,12 +7,11 @@ may consult it ``advisor.max_calls`` times; its usage counts in the session's us
 
 from __future__ import annotations
 
-from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from engine.context.compaction import transcript_line
 from engine.delegate.options import AdvisorOptions
-from engine.errors import ProviderError
+from engine.model.completion import ModelCallFailed, UsageSink, complete
 from engine.model.types import Message, ModelClient, ModelReply, ModelRequest
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.registry import ToolRegistry
@@ -20,6 +19,8 @@ from engine.tracking.progress import report_usage
 
 if TYPE_CHECKING:
     from engine.agent import BuildContext
+    from engine.loop import AgentLoop
+    from engine.usage import Usage
 
 ADVISOR_TOOL = "advisor"
 REVIEWER_INSTRUCTIONS = """You are the advisor of a coding agent. You read the transcript of its conversation \
@@ -76,11 +77,9 @@ class AdvisorTool:
         loop = self.context.loop()
         request = review_request(loop.conversation.view())
         try:
-            reply = await complete(self._client(), request)
-        except ProviderError as error:
-            return ToolResult.error(f"The advisor could not be consulted: {error}")
-        report_usage(reply.usage)
-        loop.count_usage(reply.usage)
+            reply = await review(self._client(), request, count=lambda usage: _count(loop, usage))
+        except ModelCallFailed as failed:
+            return ToolResult.error(f"The advisor could not be consulted: {failed}")
         return ToolResult(reply.text.strip() or "(the advisor gave no review)")
 
     def _client(self) -> ModelClient:
@@ -100,12 +99,19 @@ def review_request(messages: tuple[Message, ...]) -> ModelRequest:
     )
 
 
-async def complete(client: ModelClient, request: ModelRequest) -> ModelReply:
-    """The whole reply to ``request``."""
-    reply: ModelReply | None = None
-    async with aclosing(client.stream(request)) as items:
-        async for item in items:
-            if isinstance(item, ModelReply):
-                reply = item
-    assert reply is not None
-    return reply
+async def review(client: ModelClient, request: ModelRequest, count: UsageSink) -> ModelReply:
+    """The advisor's reply, usable or not (a refused, empty or cut review is passed on as it is)."""
+    try:
+        return await complete(client, request, count=count)
+    except ModelCallFailed as failed:
+        if failed.kind == "no_reply":
+            raise AssertionError from None  # as before: the tool round reports the advisor crashed
+        if failed.reply is None:
+            raise
+        return failed.reply
+
+
+def _count(loop: AgentLoop, usage: Usage) -> None:
+    """The advisor's tokens count in the progress report and in the session's usage."""
+    report_usage(usage)
+    loop.count_usage(usage)

@@ -109,7 +109,10 @@ StreamItem = StreamOpened | StreamText | StreamReasoning | StreamRetry | ModelRe
 
 
 class ModelClient(Protocol):
-    """Something that can answer a ``ModelRequest``; the loop depends only on this."""
+    """Something that can answer a ``ModelRequest``; the loop depends only on this.
+
+    For one whole answer rather than a stream, call ``engine.model.completion.complete`` with the client.
+    """
 
     @property
     def model(self) -> str:

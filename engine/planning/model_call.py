@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from contextlib import aclosing
-
-from engine.errors import RunError
+from engine.model.completion import ModelCallFailed, complete
 from engine.model.types import ModelClient, ModelReply, ModelRequest
 
 
 async def ask_model(client: ModelClient, system: str, user: str) -> ModelReply:
-    """The model's reply to ``user`` under the ``system`` instructions."""
+    """The model's reply to ``user`` under the ``system`` instructions.
+
+    A failed call raises ``ModelCallFailed`` (a ``RunError``); a refused, empty or cut reply is returned
+    as it is, and the planner and the judge read what they can of it.
+    """
     request = ModelRequest(messages=({"role": "system", "content": system}, {"role": "user", "content": user}))
-    async with aclosing(client.stream(request)) as items:
-        async for item in items:
-            if isinstance(item, ModelReply):
-                return item
-    raise RunError("the model stream ended without a reply")
+    try:
+        return await complete(client, request)
+    except ModelCallFailed as failed:
+        if failed.reply is None:
+            raise
+        return failed.reply

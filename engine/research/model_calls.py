@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import aclosing
 
+from engine.model.completion import ModelCallFailed, UsageSink, complete
 from engine.model.types import ModelClient, ModelReply, ModelRequest
 from engine.research.events import ResearchEvent, Stage, UsageUpdated
 from engine.usage import Usage, UsageLimits
@@ -34,15 +34,21 @@ class ResearchModel:
         if problem is not None:
             raise BudgetSpent(problem)
         request = ModelRequest(messages=({"role": "system", "content": system}, {"role": "user", "content": user}))
-        reply = await self._reply(request)
-        self.total = self.total + reply.usage
-        self.by_stage[stage] = self.by_stage.get(stage, Usage()) + reply.usage
-        self.emit(UsageUpdated(stage=stage, total=self.total))
+        reply = await self._reply(request, lambda usage: self._count(stage, usage))
         return reply.text
 
-    async def _reply(self, request: ModelRequest) -> ModelReply:
-        async with aclosing(self.client.stream(request)) as stream:
-            async for item in stream:
-                if isinstance(item, ModelReply):
-                    return item
-        raise RuntimeError("the model stream ended without a reply")
+    def _count(self, stage: Stage, usage: Usage) -> None:
+        self.total = self.total + usage
+        self.by_stage[stage] = self.by_stage.get(stage, Usage()) + usage
+        self.emit(UsageUpdated(stage=stage, total=self.total))
+
+    async def _reply(self, request: ModelRequest, count: UsageSink) -> ModelReply:
+        """The reply, usable or not (a refused, empty or cut one is read as it is); a failed call raises."""
+        try:
+            return await complete(self.client, request, count=count)
+        except ModelCallFailed as failed:
+            if failed.kind == "no_reply":
+                raise RuntimeError(str(failed)) from None  # as before: shown as an internal error
+            if failed.reply is None:
+                raise
+            return failed.reply

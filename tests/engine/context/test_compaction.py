@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from engine.context.compaction import CompactionLimit, Compactor, cut_point, fitting_cut_point
 from engine.context.policy import PreparedRequest
 from engine.context.window import Windows
 from engine.conversation import Conversation
+from engine.errors import ProviderError
 from engine.model.types import Message
-from tests.support.agents import client_for
-from tests.support.llm_server import LLMServer, text
+from tests.support.agents import FAST_RETRY, client_for
+from tests.support.llm_server import LLMServer, Usage, server_error, text
 
 GOAL = "Port the CLI from argparse to typer, keeping every flag."
 
@@ -78,3 +81,29 @@ def test_the_limit_counts_what_each_request_adds_to_the_history_before_it() -> N
     history.append({"role": "user", "content": "every flag " * 300})
     assert limit.reached(PreparedRequest(messages=tuple(history)))
     assert not limit.reached(PreparedRequest(messages=tuple(history[:3])))
+
+
+def long_conversation() -> Conversation:
+    conversation = Conversation([{"role": "user", "content": GOAL}])
+    for i in range(5):
+        for message in round_of(i):
+            conversation.append(message)
+    return conversation
+
+
+def test_an_empty_summary_still_compacts_and_its_cost_is_reported(llm_server: LLMServer) -> None:
+    llm_server.script(text("", usage=Usage(prompt_tokens=40, completion_tokens=0)))
+    conversation = long_conversation()
+    compacted = asyncio.run(Compactor(lambda: client_for(llm_server), keep_messages=4).compact(conversation, "manual"))
+    assert compacted is not None and compacted.usage is not None and compacted.usage.prompt_tokens == 40
+    ledger = conversation.view()[0]["content"]
+    assert f"> {GOAL}" in ledger and ledger.endswith("Work so far:\n(no summary was written)")
+
+
+def test_a_failed_summary_call_leaves_the_history_as_it_was(llm_server: LLMServer) -> None:
+    llm_server.script(*[server_error(500, "the GPU caught fire")] * FAST_RETRY.max_attempts)
+    conversation = long_conversation()
+    before = tuple(conversation.messages)
+    with pytest.raises(ProviderError, match="the GPU caught fire"):
+        asyncio.run(Compactor(lambda: client_for(llm_server), keep_messages=4).compact(conversation, "manual"))
+    assert tuple(conversation.messages) == before and not conversation.compactions

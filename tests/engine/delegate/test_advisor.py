@@ -6,7 +6,7 @@ from pathlib import Path
 
 from engine.delegate.advisor import REVIEWER_INSTRUCTIONS
 from tests.support.delegation import config_in, offered, open_in, run, write
-from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
+from tests.support.llm_server import LLMServer, Usage, auth_error, call, text, tool_calls
 
 ADVISOR = "advisor:\n  model: openai/strong-model\n  max_calls: 2\n"
 
@@ -69,3 +69,31 @@ def test_advisor_calls_are_counted_capped_at_max_calls_and_their_usage_accounted
     assert result.report is not None
     assert [c.usage.total_tokens for c in result.report.tool_calls] == [130, 130, None]
     assert result.report.total.total_tokens == session.usage.total_tokens
+
+
+def test_an_advisor_that_cannot_be_reached_is_a_failed_tool_call_and_costs_nothing(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    parent_usage = Usage(prompt_tokens=10, completion_tokens=1)
+    llm_server.script(tool_calls(call("advisor"), usage=parent_usage), auth_error(), text("done", usage=parent_usage))
+    session = open_in(config_in(llm_server.base_url, tmp_path, ADVISOR))
+    _, result = run(session, "go")
+
+    outcome = result.tool_outcomes[0]
+    assert outcome.success is False and outcome.output.startswith("The advisor could not be consulted: ")
+    assert "Incorrect API key provided" in outcome.output
+    assert result.text == "done" and (session.usage.prompt_tokens, session.usage.calls) == (20, 2)
+
+
+def test_an_empty_review_says_so_and_its_cost_still_counts(llm_server: LLMServer, tmp_path: Path) -> None:
+    parent_usage = Usage(prompt_tokens=10, completion_tokens=1)
+    llm_server.script(
+        tool_calls(call("advisor"), usage=parent_usage),
+        text("", usage=Usage(prompt_tokens=100, completion_tokens=0)),
+        text("done", usage=parent_usage),
+    )
+    session = open_in(config_in(llm_server.base_url, tmp_path, ADVISOR))
+    _, result = run(session, "go")
+
+    assert result.tool_outcomes[0].output == "(the advisor gave no review)"
+    assert (session.usage.prompt_tokens, session.usage.calls) == (120, 3)

@@ -6,10 +6,11 @@ import asyncio
 
 import pytest
 
+from engine.errors import ProviderError
 from engine.planning.planner import Plan, Planner, PlanningError, parse_plan, plan_from_todos
 from engine.tools.todo import TodoItem
-from tests.support.agents import client_for
-from tests.support.llm_server import LLMServer, text
+from tests.support.agents import FAST_RETRY, client_for
+from tests.support.llm_server import LLMServer, server_error, text
 
 
 def test_numbered_bulleted_and_checkbox_lines_become_steps_and_the_rest_is_left_out() -> None:
@@ -62,3 +63,14 @@ def test_an_answer_without_a_list_is_a_planning_error(llm_server: LLMServer) -> 
     llm_server.script(text("I would just do it."))
     with pytest.raises(PlanningError):
         asyncio.run(Planner(client_for(llm_server)).plan("do it"))
+
+
+def test_a_refused_plan_is_read_as_it_came_and_a_failed_call_fails_the_planning(llm_server: LLMServer) -> None:
+    llm_server.script(text("1. Read a.py\n2. Stop here", finish_reason="content_filter"))
+    refused = asyncio.run(Planner(client_for(llm_server)).plan("do it"))
+    assert refused.steps == ("Read a.py", "Stop here")
+
+    llm_server.script(*[server_error(500, "the GPU caught fire")] * FAST_RETRY.max_attempts)
+    with pytest.raises(ProviderError, match="the GPU caught fire") as caught:
+        asyncio.run(Planner(client_for(llm_server)).plan("do it"))
+    assert not isinstance(caught.value, PlanningError)

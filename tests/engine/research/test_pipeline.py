@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.errors import ProviderError
 from engine.policy.injection import PromptInjectionGuard
 from engine.research.docs_index import LocalDocs
 from engine.research.errors import ResearchUnavailable
@@ -17,7 +18,7 @@ from engine.research.pipeline import ResearchSetup, research
 from engine.research.result import ResearchResult
 from engine.research.sources import SearchError, SearchHit
 from tests.support.agents import client_for
-from tests.support.llm_server import LLMServer
+from tests.support.llm_server import LLMServer, auth_error
 from tests.support.research_model import COMPLETION_TOKENS, FIXTURE_DOCS, PROMPT_TOKENS, ResearchScript, stage_of
 
 QUESTION = "How fast is the Tessel Glacier retreating, and why?"
@@ -217,3 +218,22 @@ def test_retries_beyond_the_iterations_allowance_give_up(llm_server: LLMServer) 
 
     with pytest.raises(ResearchUnavailable, match="slow down"):
         run(llm_server, providers=[FlakyProvider(failures=3)], max_search_retries_per_iteration=2)
+
+
+def test_an_empty_answer_is_read_as_it_came_and_what_it_cost_counts(llm_server: LLMServer) -> None:
+    ResearchScript(judges=["", SUFFICIENT]).install(llm_server)
+
+    _, result = run(llm_server, min_sources_before_report=2)
+
+    assert result.iterations[0].judge_readable is False
+    assert result.usage.calls == len(llm_server.chat_requests)
+    assert result.usage.total_tokens == result.usage.calls * (PROMPT_TOKENS + COMPLETION_TOKENS)
+
+
+def test_a_failed_model_call_ends_the_research_with_the_providers_words(llm_server: LLMServer) -> None:
+    script = ResearchScript(judges=[SUFFICIENT])
+    llm_server.script(*[lambda body: auth_error() if stage_of(body) == "judge" else script(body)] * 40)
+
+    with pytest.raises(ProviderError, match="Incorrect API key provided"):
+        run(llm_server, min_sources_before_report=2)
+    assert stages(llm_server)[-1] == "judge"
