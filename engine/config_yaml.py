@@ -41,16 +41,17 @@ def parse_yaml(path: Path, text: str) -> tuple[Any, dict[KeyPath, int]]:
     return data, key_lines(node)
 
 
-def load_yaml(text: str) -> Any:
+def load_yaml(text: str, *, duplicate_keys: bool = False) -> Any:
     """The data of YAML ``text`` (a frontmatter, say) under the same limits; raises ``yaml.YAMLError``.
 
     A refusal (an alias, deep nesting, a duplicate key) is a :class:`Refused`, whose text gives its line.
+    ``duplicate_keys``: let a repeated key pass, the last one winning, as ordinary YAML readers do.
     """
-    return _load(text)[1]
+    return _load(text, duplicate_keys=duplicate_keys)[1]
 
 
-def _load(text: str) -> tuple[yaml.Node | None, Any]:
-    loader = _ConfigLoader(text)
+def _load(text: str, *, duplicate_keys: bool = False) -> tuple[yaml.Node | None, Any]:
+    loader = _ConfigLoader(text, duplicate_keys=duplicate_keys)
     try:
         node = loader.get_single_node()
         return node, None if node is None else loader.construct_document(node)
@@ -104,9 +105,10 @@ class Refused(yaml.YAMLError):
 class _ConfigLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing aliases and deep nesting as it composes and duplicate keys as it constructs."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, duplicate_keys: bool = False) -> None:
         super().__init__(text)
         self._depth = 0
+        self._duplicate_keys = duplicate_keys
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
@@ -131,7 +133,7 @@ class _ConfigLoader(yaml.SafeLoader):
         return event.start_mark.line + 1 if event.start_mark is not None else 0
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, yaml.MappingNode) and not self._duplicate_keys:
             self._refuse_duplicate_keys(node)
         return super().construct_mapping(node, deep=deep)
 

@@ -9,9 +9,9 @@ then ``ToolCallFinished``, each carrying the call's place in the scope tree (``S
 made from inside another tool and calls of a nested agent run travel into every enclosing stream as
 these same events, deeper in the tree. Each model call of a run begins with ``ModelTurnStarted``.
 
-Only the standard library is imported here, plus three engine modules that are themselves standard
-library only (``engine.usage``, ``engine.reports``, ``engine.errors``); a test holds this true, so any
-host can depend on the protocol cheaply.
+Only the standard library and msgspec (the records) are imported here, plus three engine modules that
+import nothing more (``engine.usage``, ``engine.reports``, ``engine.errors``); a test holds this true, so
+any host can depend on the protocol cheaply.
 """
 
 from __future__ import annotations

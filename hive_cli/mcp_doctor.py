@@ -198,7 +198,7 @@ def http_status(config: ServerConfig) -> int | None:
 
     The SDK reports an HTTP error on Streamable HTTP only as a JSON-RPC error, so the doctor asks once itself.
     """
-    import httpx
+    import httpx2 as httpx
 
     body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}
     headers = {"Accept": "application/json, text/event-stream", **dict(config.headers)}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from engine.globs import GlobError, name_glob, name_matches
 from engine.validation import StrictRecord
 
 HookEvent = Literal["session_start", "user_prompt", "pre_tool", "post_tool", "stop", "session_end"]
@@ -20,19 +20,28 @@ class HookSpec(StrictRecord, frozen=True):
     event: HookEvent
     command: Annotated[str, Meta(min_length=1)]
     matcher: str | None = None
-    """Tool-name globs separated by ``|`` (``write_file|edit_file``, ``mcp__*``); every tool when unset."""
+    """Tool-name globs (:mod:`engine.globs`, case exact) separated by ``|`` (``write_file|edit_file``, ``mcp__*``);
+    every tool when unset."""
     timeout: Annotated[float, Meta(gt=0, le=600)] = DEFAULT_HOOK_TIMEOUT
     """Seconds the command may take; then it is stopped and counts as failed."""
 
     def __post_init__(self) -> None:
         if self.matcher is not None and self.event not in TOOL_EVENTS:
             raise ValueError(f"matcher is for pre_tool and post_tool hooks, not {self.event}")
+        for glob in self._globs():
+            try:
+                name_glob(glob)
+            except GlobError as exc:
+                raise ValueError(f"matcher {glob!r}: {exc}") from None
 
     def matches(self, tool: str) -> bool:
         """Whether this hook runs for a call of ``tool``."""
         if self.matcher is None:
             return True
-        return any(fnmatchcase(tool, glob.strip()) for glob in self.matcher.split("|") if glob.strip())
+        return any(name_matches(glob, tool) for glob in self._globs())
+
+    def _globs(self) -> list[str]:
+        return [glob.strip() for glob in (self.matcher or "").split("|") if glob.strip()]
 
     @property
     def label(self) -> str:

@@ -20,6 +20,7 @@ from msgspec import Struct, field
 from pydantic import ValidationError
 
 from engine.config_files import CONFIG_FILE_LIMIT
+from engine.config_yaml import load_yaml
 from engine.errors import UserError
 from engine.mcp.entries import PluginEntry, PluginsFile, Transport, check_server_name
 from engine.paths import user_config_dir
@@ -198,7 +199,7 @@ def _entry_span(lines: list[str], name: str, child: str) -> tuple[int, int] | No
 def _write_checked(path: Path, lines: list[str]) -> None:
     text = "\n".join(lines).rstrip("\n") + "\n"
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)  # the reader that will load it: no aliases, no repeated keys
         PluginsFile.model_validate(data or {})
     except (yaml.YAMLError, ValidationError) as exc:
         raise UserError(f"{path}: the edited file would not be valid ({_first_problem(exc)}); left unchanged") from None

@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from engine.globs import GlobError, name_glob
+
 Transport = Literal["stdio", "http", "sse"]
 SERVER_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$")
 """A server name as it appears in ``mcp__{server}__{tool}``: letters, digits, ``-`` and single ``_``."""
@@ -52,9 +54,19 @@ class PluginEntry(BaseModel):
     tool_timeout: float | None = Field(default=None, gt=0)
     """Seconds one call may take (default: the ``mcp`` setting)."""
     include_tools: list[str] | None = None
-    """Offer only these tools (names or ``*`` globs); default: all."""
+    """Offer only these tools (names or globs, :mod:`engine.globs`, case exact); default: all."""
     exclude_tools: list[str] = Field(default_factory=list)
     """Never offer these tools (names or globs); wins over ``include_tools``."""
+
+    @field_validator("include_tools", "exclude_tools", mode="after")
+    @classmethod
+    def _globs(cls, value: list[str] | None) -> list[str] | None:
+        for pattern in value or ():
+            try:
+                name_glob(pattern)
+            except GlobError as exc:
+                raise ValueError(f"tool pattern {pattern!r}: {exc}") from None
+        return value
 
     @field_validator("transport", mode="before")
     @classmethod

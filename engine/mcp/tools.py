@@ -10,7 +10,6 @@ are kept for hosts to show. Servers that have resources also get ``mcp__{server}
 from __future__ import annotations
 
 import contextvars
-import fnmatch
 import hashlib
 import re
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import anyio
 from msgspec import Struct
 
+from engine.globs import name_matches
 from engine.mcp.connection import ServerConnection
 from engine.mcp.content import result_text
 from engine.mcp.errors import CallFailed, connection_lost, describe_call_error
@@ -82,9 +82,9 @@ def tool_infos(connection: ServerConnection) -> list[McpToolInfo]:
 
 def _wanted(tool: str, connection: ServerConnection) -> bool:
     config = connection.config
-    if any(fnmatch.fnmatchcase(tool, pattern) for pattern in config.exclude_tools):
+    if any(name_matches(pattern, tool) for pattern in config.exclude_tools):
         return False
-    return config.include_tools is None or any(fnmatch.fnmatchcase(tool, p) for p in config.include_tools)
+    return config.include_tools is None or any(name_matches(p, tool) for p in config.include_tools)
 
 
 def _info(server: str, tool: Any) -> McpToolInfo:

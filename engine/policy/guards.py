@@ -104,17 +104,6 @@ class GuardedToolset(WrapperToolset):
         return await apply_guards(self.guards, call, result)
 
 
-class CallGuardedToolset(WrapperToolset):
-    """Puts every call of the inner toolset (e.g. an MCP server's tools) through the call guards."""
-
-    def __init__(self, inner: Toolset, guards: Sequence[CallGuard]) -> None:
-        super().__init__(inner)
-        self.guards = tuple(guards)
-
-    async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        return await guarded_call(self.guards, call, lambda: self.inner.call(call, ctx))
-
-
 async def _checked(guard: ResultGuard, call: ToolCall, result: ToolResult) -> GuardVerdict:
     try:
         verdict: object = await guard.check(call, result)

@@ -1,15 +1,14 @@
 """The two pattern languages of permission rules: path globs and command word patterns.
 
-Path globs (``read``, ``edit``, ``external_directory``): ``*`` and ``?`` stay within one path segment,
-``**`` spans segments (``src/**`` is ``src`` and everything below it, ``**/x`` is ``x`` at any depth),
-``[abc]`` and ``{a,b}`` work as in a shell, and a pattern without ``/`` matches the last segment
-(the file name) at any depth, so ``.env*`` covers ``config/.env.local``.
-
-Name globs (``tools``, ``mcp_tools``, ``read_only_tools``): the same, over a whole name.
+Path globs (``read``, ``edit``, ``external_directory``) and name globs (``tools``, ``mcp_tools``,
+``read_only_tools``) are hive's one glob language, :mod:`engine.globs`: ``*`` and ``?`` stay within one
+path segment, ``**`` spans segments (``src/**`` is ``src`` and everything below it), and a pattern
+without ``/`` matches the file name at any depth, so ``.env*`` covers ``config/.env.local``.
 
 Command patterns (``bash``): shell words. A word that is exactly ``*`` matches any number of words
 (none included), a ``*`` at the very end of a pattern also matches any words after it, other ``*``
-and ``?`` match within one word, ``-rf`` matches a short-option cluster with the same letters in any
+and ``?`` match within one word (a name glob over the word, whose backslashes are plain: the shell has
+already read them), ``-rf`` matches a short-option cluster with the same letters in any
 order (``-fr``), and ``|`` matches a pipe between two commands of a pipeline.
 """
 
@@ -21,6 +20,8 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 
 from msgspec import Struct
+
+from engine.globs import GlobError, name_glob, path_glob
 
 PIPE = "\x00|"
 """The word standing for a pipe between two commands (no shell word can contain a NUL)."""
@@ -37,27 +38,22 @@ class PatternError(ValueError):
 # --- path and name globs ----------------------------------------------------------------
 
 
-@lru_cache(maxsize=4096)
 def path_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
-    """The compiled form of a path glob (see the module docstring)."""
-    glob = pattern.strip()
-    if not glob:
-        raise PatternError("empty pattern")
-    if glob.startswith("./"):
-        glob = glob[2:]
-    if glob.endswith("/") and len(glob) > 1:
-        glob = glob.rstrip("/") + "/**"
-    if "/" not in glob:
-        glob = "**/" + glob
-    return re.compile(_translate(glob, within_segment="[^/]"), re.IGNORECASE if ignore_case else 0)
+    """The compiled form of a path glob (see :mod:`engine.globs`); raises ``PatternError`` when it has none."""
+    try:
+        return path_glob(pattern, ignore_case=ignore_case)
+    except GlobError as exc:
+        raise PatternError(str(exc)) from None
 
 
-@lru_cache(maxsize=4096)
 def name_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
     """The compiled form of a name glob: ``*`` matches any characters."""
     if not pattern.strip():
         raise PatternError("empty pattern")
-    return re.compile(_translate(pattern.strip(), within_segment="."), re.IGNORECASE if ignore_case else 0)
+    try:
+        return name_glob(pattern.strip(), ignore_case=ignore_case)
+    except GlobError as exc:
+        raise PatternError(str(exc)) from None
 
 
 def path_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
@@ -68,58 +64,6 @@ def path_matches(pattern: str, path: str, ignore_case: bool = False) -> bool:
 def name_matches(pattern: str, name: str, ignore_case: bool = False) -> bool:
     """Whether a tool name matches the glob."""
     return name_regex(pattern, ignore_case).fullmatch(name) is not None
-
-
-def _translate(glob: str, *, within_segment: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(glob):
-        char = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif glob.startswith("/**", i) and i + 3 == len(glob):
-            out.append("(?:/.*)?")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif char == "*":
-            out.append(within_segment + "*")
-            i += 1
-        elif char == "?":
-            out.append(within_segment)
-            i += 1
-        elif char == "[":
-            i = _char_class(glob, i, out)
-        elif char == "{":
-            i = _alternatives(glob, i, out, within_segment)
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return "".join(out)
-
-
-def _char_class(glob: str, start: int, out: list[str]) -> int:
-    end = glob.find("]", start + 2)
-    if end < 0:
-        out.append(re.escape("["))
-        return start + 1
-    body = glob[start + 1 : end]
-    if body.startswith("!"):
-        body = "^" + body[1:]
-    out.append("[" + body.replace("\\", "\\\\") + "]")
-    return end + 1
-
-
-def _alternatives(glob: str, start: int, out: list[str], within_segment: str) -> int:
-    end = glob.find("}", start)
-    if end < 0 or "," not in glob[start:end]:
-        out.append(re.escape("{"))
-        return start + 1
-    options = glob[start + 1 : end].split(",")
-    out.append("(?:" + "|".join(_translate(o, within_segment=within_segment) for o in options) + ")")
-    return end + 1
 
 
 # --- command patterns -------------------------------------------------------------------
@@ -159,12 +103,20 @@ def command_pattern(text: str) -> CommandPattern:
         elif token == "*":
             words.append(ANY_WORDS)
         else:
-            words.append(token)
+            words.append(_checked_word(token))
     if words[0] in (PIPE, ANY_WORDS) and len(words) == 1:
         return CommandPattern(text, (ANY_WORDS,))
     if words[-1] not in (ANY_WORDS, PIPE) and words[-1].endswith("*"):
         words.append(ANY_WORDS)
     return CommandPattern(text, tuple(words))
+
+
+def _checked_word(word: str) -> str:
+    try:
+        _word_regex(word)
+    except GlobError as exc:
+        raise PatternError(str(exc)) from None
+    return word
 
 
 def _match_words(pattern: tuple[str, ...], words: tuple[CommandWord, ...]) -> bool:
@@ -193,9 +145,9 @@ def _is_short_options(word: str) -> bool:
     return len(word) > 2 and word[0] == "-" and word[1:].isalpha()
 
 
-@lru_cache(maxsize=4096)
 def _word_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(_translate(pattern, within_segment="."))
+    # The shell has already taken its quotes and backslashes off the pattern's words: what is left is plain.
+    return name_glob(pattern.replace("\\", "\\\\"))
 
 
 def exact_matches(category: str, pattern: str, value: str | tuple[CommandWord, ...]) -> bool:

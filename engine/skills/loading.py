@@ -91,12 +91,11 @@ def _lenient_mapping(yaml_text: str) -> dict[str, Any] | None:
     """The frontmatter as ordinary YAML reads it, when that gives a mapping with string keys."""
     import yaml
 
+    from engine.config_yaml import load_yaml  # hive's bounded reader: no aliases, bounded nesting
+
     try:
-        # Anchors and aliases could expand a small file into a huge structure; they are not worth it here.
-        if any(isinstance(token, yaml.AnchorToken | yaml.AliasToken) for token in yaml.scan(yaml_text)):
-            return None
-        data = yaml.safe_load(yaml_text)
-    except (yaml.YAMLError, RecursionError):  # deep nesting overflows PyYAML's recursive composer
+        data = load_yaml(yaml_text, duplicate_keys=True)  # as an ordinary YAML reader: the last one wins
+    except (yaml.YAMLError, RecursionError):
         return None
     if not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
         return None

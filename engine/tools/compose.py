@@ -1,21 +1,17 @@
-"""Composing toolsets: several offered as one, and one offered under a name prefix.
+"""Composing toolsets: several offered as one.
 
 These are how capabilities attach: each tool provider (the built-ins, skills, an MCP server, the
 agents) gives a toolset; ``CombinedToolset`` offers them together and starts and stops those with a
-lifecycle; ``PrefixedToolset`` names a server's tools ``mcp__{server}__{tool}``. Both read their
-members' specs on every call, so a member whose tools change while a session runs is seen at once.
+lifecycle. It reads its members' specs on every call, so a member whose tools change while a session
+runs is seen at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from msgspec.structs import replace
-
 from engine.events import ToolCall
-from engine.reports import ToolKind
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec, start_toolset, stop_toolset
-from engine.tools.registry import WrapperToolset
 
 ToolsetWrapper = Callable[[Toolset], Toolset]
 """Puts a toolset behind some behaviour (a gate, a guard, a checkpoint) and returns the wrapped one."""
@@ -74,26 +70,3 @@ async def _stop_all(members: Iterable[Toolset]) -> None:
             failure = failure or error
     if failure is not None:
         raise failure
-
-
-class PrefixedToolset(WrapperToolset):
-    """``inner``'s tools under ``prefix`` (e.g. ``mcp__github__``), optionally marked with a kind and a source."""
-
-    def __init__(self, inner: Toolset, prefix: str, *, kind: ToolKind | None = None, source: str | None = None) -> None:
-        super().__init__(inner)
-        self.prefix = prefix
-        self.kind = kind
-        self.source = source
-
-    def specs(self) -> Sequence[ToolSpec]:
-        return [
-            replace(spec, name=self.prefix + spec.name, kind=self.kind or spec.kind, source=self.source or spec.source)
-            for spec in self.inner.specs()
-        ]
-
-    async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        name = call.name.removeprefix(self.prefix)
-        if name == call.name or not any(spec.name == name for spec in self.inner.specs()):
-            names = ", ".join(sorted(spec.name for spec in self.specs())) or "none"
-            return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {names}.")
-        return await self.inner.call(replace(call, name=name), ctx)

@@ -9,7 +9,6 @@ the project, no FIFO or device, a size bound), so the digest is of the bytes hiv
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable, Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.config_files import CONFIG_FILE_LIMIT
+from engine.globs import name_matches
 from engine.launch_files import NamedFile
 from engine.paths import PROJECT_DIR_NAME
 from engine.safe_read import UnsafeFile, read_bounded
@@ -66,7 +66,7 @@ def _listed(root: Path) -> Iterator[str]:
         for here, folders, files in os.walk(base):  # links to folders are listed as files, never entered
             folders.sort()
             for name in sorted(files + [f for f in folders if os.path.islink(os.path.join(here, f))]):
-                if not fnmatch.fnmatch(name, pattern):
+                if not name_matches(pattern, name):
                     continue
                 count += 1
                 if count > _MAX_LISTED:

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 
 from engine.events import Event
 from engine.webhooks.options import WebhookEventType, WebhookOptions

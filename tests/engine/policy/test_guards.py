@@ -12,11 +12,11 @@ from engine.policy.guards import (
     Allow,
     Block,
     CallCheck,
-    CallGuardedToolset,
     GuardedToolset,
     GuardVerdict,
     Replace,
     Withhold,
+    guarded_call,
 )
 from engine.policy.injection import PromptInjectionGuard, injection_signs
 from engine.tools.base import ToolContext, ToolResult, Toolset
@@ -64,6 +64,9 @@ def registry() -> Toolset:
     return ToolRegistry(builtin_tools())
 
 
+READ = ToolCall(id="r", name="read_file", arguments={"path": "README.md"})
+
+
 def test_an_allowing_guard_leaves_the_result_alone(ctx: ToolContext) -> None:
     result = read(GuardedToolset(registry(), [AnswerGuard(Allow())]), ctx)
     assert result.success is True and "# project" in result.output
@@ -91,23 +94,28 @@ def test_a_broken_guard_withholds(ctx: ToolContext, broken: Exception | None) ->
     assert result.output.startswith("Tool result withheld by guard: scanner")
 
 
+def guarded(guards: list[CallBlocker], call: ToolCall, ctx: ToolContext) -> ToolResult:
+    """The call through ``guarded_call``, as the MCP manager puts every server call."""
+    toolset = registry()
+    return asyncio.run(guarded_call(guards, call, lambda: toolset.call(call, ctx)))
+
+
 def test_a_call_guard_blocks_before_anything_runs(ctx: ToolContext) -> None:
     guard = CallBlocker(Block("server is quarantined"))
-    toolset = CallGuardedToolset(registry(), [guard])
     write = ToolCall(id="w", name="write_file", arguments={"path": "src/x.py", "content": "x"})
-    result = asyncio.run(toolset.call(write, ctx))
+    result = guarded([guard], write, ctx)
     assert result.output == "Tool call blocked by guard: server is quarantined" and result.success is False
     assert not (ctx.cwd / "src" / "x.py").exists()
 
 
 def test_a_call_guard_that_raises_blocks(ctx: ToolContext) -> None:
-    result = read(CallGuardedToolset(registry(), [CallBlocker(ValueError("no config"))]), ctx)
+    result = guarded([CallBlocker(ValueError("no config"))], READ, ctx)
     assert result.output.startswith("Tool call blocked by guard:") and "ValueError: no config" in result.output
 
 
 def test_a_call_guard_that_allows_still_checks_the_result(ctx: ToolContext) -> None:
     guard = CallBlocker(Allow())
-    result = read(CallGuardedToolset(registry(), [guard]), ctx)
+    result = guarded([guard], READ, ctx)
     assert result.success is True and guard.asked == ["read_file"] and guard.seen == [result.output]
 
 

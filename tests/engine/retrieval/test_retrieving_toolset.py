@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Any
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from engine.agent import BuildContext, BuiltinTools, Extensions, build_agent
 from engine.config import Overrides, load_config
@@ -15,8 +17,8 @@ from engine.model.types import Message
 from engine.retrieval.keywords import KeywordRetriever
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.retrieval.toolset import RetrievingToolset, latest_request, retriever_for, used_tools
-from engine.tools.base import ArgsTool, ToolContext, ToolResult, Toolset
-from engine.tools.compose import CombinedToolset, PrefixedToolset
+from engine.tools.base import ArgsTool, ToolContext, ToolResult, Toolset, ToolSpec
+from engine.tools.compose import CombinedToolset
 from engine.tools.registry import ToolRegistry
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
@@ -49,9 +51,23 @@ class NamedTool(ArgsTool[NoArgs]):
         return ToolResult(f"ran {self.name}")
 
 
+class ServerTool(NamedTool):
+    """A tool of the MCP server ``gh`` as hive offers it (``mcp__gh__{name}``, kind mcp), answering with its own name."""
+
+    def __init__(self, name: str, description: str) -> None:
+        super().__init__(f"mcp__gh__{name}", description)
+        self.plain = name
+
+    @functools.cached_property
+    def spec(self) -> ToolSpec:
+        return replace(super().spec, kind="mcp", source="gh")
+
+    async def execute(self, args: NoArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(f"ran {self.plain}")
+
+
 def server_toolset() -> Toolset:
-    tools = [NamedTool(name, description) for name, description in SERVER_TOOLS.items()]
-    return PrefixedToolset(ToolRegistry(tools), "mcp__gh__", kind="mcp", source="gh")
+    return ToolRegistry([ServerTool(name, description) for name, description in SERVER_TOOLS.items()])
 
 
 def toolset(messages: list[Message], **options: Any) -> RetrievingToolset:

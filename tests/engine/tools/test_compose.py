@@ -1,4 +1,4 @@
-"""Composing toolsets: several as one, a name prefix, a lifecycle, and a tool list that changes mid-session."""
+"""Composing toolsets: several as one, a lifecycle, and a tool list that changes mid-session."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.events import ToolCall
-from engine.tools.base import ToolContext, ToolResult, ToolSpec
-from engine.tools.compose import CombinedToolset, PrefixedToolset
+from engine.tools.base import ToolContext, ToolResult
+from engine.tools.compose import CombinedToolset
 from engine.tools.registry import ToolRegistry, WrapperToolset
 from tests.support.agents import RecordingTool, make_loop, run_events
 from tests.support.llm_server import LLMServer, call, text, tool_calls
@@ -55,16 +55,6 @@ def test_an_earlier_member_hides_a_namesake_and_calls_go_to_the_member_that_offe
     assert missing.success is False and "Available tools: a, b, echo" in missing.output
 
 
-def test_a_prefix_names_the_tools_marks_their_kind_and_routes_calls_back_to_the_plain_name(tmp_path: Path) -> None:
-    server = PrefixedToolset(ToolRegistry([RecordingTool("echo")]), "mcp__docs__", kind="mcp", source="docs")
-    (spec,) = server.specs()
-    assert (spec.name, spec.kind, spec.source, spec.read_only) == ("mcp__docs__echo", "mcp", "docs", True)
-    assert run(server, "mcp__docs__echo", tmp_path, text="hi").output == "echo: hi"
-    for wrong in ("echo", "mcp__docs__other", "mcp__other__echo"):
-        result = run(server, wrong, tmp_path, text="hi")
-        assert result.success is False and "Unknown tool" in result.output
-
-
 def test_members_start_in_order_stop_in_reverse_and_a_failed_start_stops_those_already_started() -> None:
     log: list[str] = []
     combined = CombinedToolset([Lifecycle("a", log), ToolRegistry(), WrapperToolset(Lifecycle("b", log))])
@@ -99,24 +89,18 @@ def test_a_tool_list_that_changes_between_model_turns_is_offered_as_it_is_now(
             changing.replace_tools([RecordingTool("new")])  # as a server's tools/list_changed would
             return ToolResult("swapped")
 
-    toolset = CombinedToolset([ToolRegistry([SwapsTools("swap")]), PrefixedToolset(changing, "mcp__srv__")])
+    toolset = CombinedToolset([ToolRegistry([SwapsTools("swap")]), changing])
     llm_server.script(
         tool_calls(call("swap", {"text": "x"})),
-        tool_calls(call("mcp__srv__old", {"text": "gone?"}), call("mcp__srv__new", {"text": "here"})),
+        tool_calls(call("old", {"text": "gone?"}), call("new", {"text": "here"})),
         text("done"),
     )
     _, result = run_events(make_loop(llm_server, tmp_path, toolset=toolset), "go")
 
     offered = [[t["function"]["name"] for t in r.json["tools"]] for r in llm_server.chat_requests]
-    assert offered[0] == ["swap", "mcp__srv__old"]
-    assert offered[1] == offered[2] == ["swap", "mcp__srv__new"]
+    assert offered[0] == ["swap", "old"]
+    assert offered[1] == offered[2] == ["swap", "new"]
     assert heard == [["new"]]
     outputs = {o.call.name: o for o in result.tool_outcomes}
-    assert outputs["mcp__srv__old"].success is False and "Unknown tool" in outputs["mcp__srv__old"].output
-    assert outputs["mcp__srv__new"].output == "echo: here"
-
-
-def test_specs_keep_their_declared_fields_through_the_prefix() -> None:
-    declared = ToolRegistry(declared=[ToolSpec(name="ask_user", description="Ask.", parameters={"type": "object"})])
-    (spec,) = PrefixedToolset(declared, "host__").specs()
-    assert (spec.name, spec.declared_only, spec.kind) == ("host__ask_user", True, "tool")
+    assert outputs["old"].success is False and "Unknown tool" in outputs["old"].output
+    assert outputs["new"].output == "echo: here"
