@@ -139,24 +139,9 @@ def build_agent(
     caps = context.capabilities
     tools = CombinedToolset([t for c in caps if (t := c.toolset(context)) is not None])
     policy = agent_policy(config)
-    toolset = ResultCap(policed(tools, context, policy), partial(_result_limit, context))
-    context_policy = None
-    for capability in caps:
-        context_policy = capability.context_policy(context_policy, context)
     tracker = Tracker(context.model.name, observers=[o for c in caps for o in c.tracking_observers()])
-    loop = AgentLoop(
-        client=context.model,
-        toolset=toolset,
-        environment=ToolEnvironment(cwd=config.cwd, data_dir=data_dir, file_options=config.file_options),
-        instructions=build_instructions(config.cwd, caps, instructions),
-        options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
-        conversation=context.conversation,
-        turn_observers=[o for c in caps for o in c.turn_observers()],
-        hooks=tracker,
-        context=context_policy,
-        agent_id=agent_id,
-        account=context.account,
-    )
+    toolset = ResultCap(policed(tools, context, policy), partial(_result_limit, context))
+    loop = agent_loop(context, toolset, tracker, build_instructions(config.cwd, caps, instructions))
     guards = (*result_guards(config.permissions.guards, (config.model.api_key,)), *_result_guards(caps))
     return Agent(
         id=agent_id,
@@ -170,6 +155,27 @@ def build_agent(
         compactor=context.compactor,
         capabilities=caps,
         windows=context.windows,
+    )
+
+
+def agent_loop(context: BuildContext, toolset: Toolset, tracker: Tracker, instructions: str) -> AgentLoop:
+    """The loop of the agent ``context`` builds, with the context policy its capabilities fold into."""
+    config = context.config
+    context_policy = None
+    for capability in context.capabilities:
+        context_policy = capability.context_policy(context_policy, context)
+    return AgentLoop(
+        client=context.model,
+        toolset=toolset,
+        environment=ToolEnvironment(cwd=config.cwd, data_dir=context.data_dir, file_options=config.file_options),
+        instructions=instructions,
+        options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
+        conversation=context.conversation,
+        turn_observers=[o for c in context.capabilities for o in c.turn_observers()],
+        hooks=tracker,
+        context=context_policy,
+        agent_id=context.agent_id,
+        account=context.account,
     )
 
 

@@ -79,14 +79,14 @@ class BuildContext(Struct, frozen=True, kw_only=True):
     compactor: Compactor
     """Compacts the conversation into the task ledger with the agent's current model."""
     build_child: ChildBuilder
+    data_dir: Path
+    """Where tools keep files for the model."""
     capabilities: tuple[Capability, ...] = ()
     """Every capability of the agent being built (a sub-agent keeps what each one's ``for_child`` gives)."""
     mcp_call_guards: tuple[CallGuard, ...] = ()
     """Guards every MCP call passes before it is sent and whose verdict its result passes afterwards."""
     approver: Approver | None = None
     """Who decides the calls the rules ask about (a sub-agent's calls reach the same one)."""
-    data_dir: Path | None = None
-    """Where tools keep files for the model."""
 
 
 class ToolProvider(Protocol):
