@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from benchmarks.support.context_task import MODEL, LedgerModel, reading_history, run_reading_task, write_files
-from engine.agent import default_context_policy
 from engine.context.compaction import Compactor
+from engine.context.management import default_context_policy
 from engine.context.masking import ObservationMasking
 from engine.context.options import ContextOptions
 from engine.context.policy import PassThrough

@@ -34,9 +34,9 @@ from engine.events import (
     ToolCall,
     TurnCompleted,
     TurnRecord,
-    Usage,
 )
 from engine.model.providers import key_env_for
+from engine.model.slot import ModelSlot
 from engine.model.types import (
     CallOptions,
     ModelClient,
@@ -46,7 +46,7 @@ from engine.model.types import (
 from engine.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
 from engine.resume import cut_messages, cut_usage, resumed_event
 from engine.run_hooks import NoHooks, RunHooks, RunTrace
-from engine.run_state import Received, RoundInProgress, RunState, stream_event
+from engine.run_state import Account, Received, RoundInProgress, RunState, stream_event
 from engine.tool_round import run_tool_round
 from engine.tools.base import FileToolOptions, ToolContext, Toolset
 from engine.usage import UsageLimits
@@ -84,7 +84,7 @@ class AgentLoop:
     def __init__(
         self,
         *,
-        client: ModelClient,
+        client: ModelClient | ModelSlot,
         toolset: Toolset,
         environment: ToolEnvironment,
         instructions: str = "",
@@ -94,8 +94,10 @@ class AgentLoop:
         hooks: RunHooks | None = None,
         context: ContextPolicy | None = None,
         agent_id: str = ROOT_AGENT,
+        account: Account | None = None,
     ) -> None:
-        self.client = client
+        self.model = client if isinstance(client, ModelSlot) else ModelSlot(client)
+        """The model requests go to (the session's ``switch_model`` switches it)."""
         self.toolset = toolset
         self.environment = environment
         self.instructions = instructions
@@ -107,11 +109,10 @@ class AgentLoop:
         """Prepares each request from the history; shrinks the conversation when the provider refuses it."""
         self.agent_id = agent_id
         """Carried by every event of this loop: ``root``, or a sub-agent's name."""
-        self.usage = Usage()
-        """Usage of every run of this loop so far (the session total)."""
+        self.account = account or Account()
+        """Usage of every run of this loop so far (the session total), and of the run in progress."""
         self._task: asyncio.Task[object] | None = None
         self._cancel_requested = False
-        self._state: RunState | None = None
 
     # --- entry points -------------------------------------------------------------------
 
@@ -133,12 +134,6 @@ class AgentLoop:
         """Buffered ``continue_streaming``."""
         return await _final_result(self.continue_streaming(override))
 
-    def count_usage(self, usage: Usage) -> None:
-        """Count model calls its tools made (a delegated run, the advisor) in the run's usage and the limits'."""
-        if self._state is not None:
-            self._state.usage = self._state.usage + usage
-        self.usage = self.usage + usage
-
     def cancel(self) -> None:
         """Stop the run in progress: running tools are cancelled and the run ends with ``cancelled``."""
         self._cancel_requested = True
@@ -149,13 +144,13 @@ class AgentLoop:
 
     async def _run(self, override: CallOptions | None, *, continuation: bool) -> AsyncGenerator[Event, None]:
         options = (override or CallOptions()).merged_onto(self.options.call_options)
-        state = self._state = RunState()
-        trace = self.hooks.begin(self.client.model, self.agent_id)
+        state = self.account.run = RunState()
+        trace = self.hooks.begin(self.model.name, self.agent_id)
         self._cancel_requested = False
         self._task = asyncio.current_task()
         try:
             started = RunStarted(
-                model=self.client.model, continuation=continuation, scope=trace.scope, agent=self.agent_id
+                model=self.model.name, continuation=continuation, scope=trace.scope, agent=self.agent_id
             )
             trace.observe(started)
             yield started
@@ -170,7 +165,7 @@ class AgentLoop:
             self.conversation.answer_unanswered("Cancelled by the user before it finished.")
             state.ending = state.result("cancelled")
         except ProviderError as error:
-            fix = fix_it(error.category, key_env_for(self.client.model))
+            fix = fix_it(error.category, key_env_for(self.model.name))
             yield ErrorEvent(category=error.category, message=str(error), fix=fix, agent=self.agent_id)
             state.ending = state.result("error", error=str(error), fix=fix)
         except BaseException:  # the consumer left (GeneratorExit) or something unexpected broke the run
@@ -183,12 +178,12 @@ class AgentLoop:
         """Model turn, tool round, repeat; sets ``state.ending`` when the run should stop."""
         for index in range(self.options.max_turns):
             self._task = asyncio.current_task()
-            refusal = self.options.limits.check(self.usage)
+            refusal = self.options.limits.check(self.account.total)
             if refusal:
                 yield ErrorEvent(category="limit", message=refusal, fix=fix_it("limit"), agent=self.agent_id)
                 state.ending = state.result("usage_limit", error=refusal, fix=fix_it("limit"))
                 return
-            turn = ModelTurnStarted(index=index, model=self.client.model, scope=trace.scope, agent=self.agent_id)
+            turn = ModelTurnStarted(index=index, model=self.model.name, scope=trace.scope, agent=self.agent_id)
             trace.observe(turn)
             yield turn
             request = self._request(options)
@@ -229,7 +224,7 @@ class AgentLoop:
         while True:
             received = Received()
             try:
-                async with aclosing(self.client.stream(request)) as items:
+                async with aclosing(self.model.client.stream(request)) as items:
                     async for item in items:
                         if isinstance(item, ModelReply):
                             self._add_reply(item, state, trace)
@@ -257,14 +252,14 @@ class AgentLoop:
 
     def _add_reply(self, reply: ModelReply, state: RunState, trace: RunTrace) -> None:
         trace.replied(reply.usage, reply.model)
-        self._count(reply.usage, state)
+        self.account.count(reply.usage)
         self.conversation.append(reply.to_message())
 
     def _pay_for_cut(self, request: ModelRequest, received: Received, state: RunState, trace: RunTrace) -> None:
         """A cut call reported no usage but cost tokens: they count, estimated."""
-        usage = cut_usage(request, received.text, received.reasoning, self.client.model)
+        usage = cut_usage(request, received.text, received.reasoning, self.model.name)
         trace.replied(usage, "")
-        self._count(usage, state)
+        self.account.count(usage)
 
     def _resume(self, error: ProviderError, received: Received, state: RunState) -> Retrying:
         """Keep the cut text in the history with a note saying where it stopped."""
@@ -284,7 +279,7 @@ class AgentLoop:
         """A compaction's summary is a model call: its usage counts."""
         if isinstance(event, ContextCompacted) and event.usage is not None:
             trace.replied(event.usage, "")
-            self._count(event.usage, state)
+            self.account.count(event.usage)
 
     async def _shrunk(self, overflow: ContextOverflowError, refused: ModelRequest, *, retry_allowed: bool) -> Event:
         """After a refused overflow: the context policy's compaction, or the error again when there is none."""
@@ -343,7 +338,7 @@ class AgentLoop:
             outcomes=ordered,
             pending_calls=pending,
             finish_reason=reply.finish_reason,
-            model=reply.model or self.client.model,
+            model=reply.model or self.model.name,
             usage=reply.usage,
         )
 
@@ -369,10 +364,6 @@ class AgentLoop:
             allowed = set(options.tools)
             specs = [s for s in specs if s.name in allowed]
         return tuple(s.to_openai() for s in specs)
-
-    def _count(self, usage: Usage, state: RunState) -> None:
-        state.usage = state.usage + usage
-        self.usage = self.usage + usage
 
     async def _observe(self, record: TurnRecord) -> str | None:
         parts = []

@@ -88,3 +88,18 @@ def stream_event(item: StreamOpened | StreamText | StreamReasoning | StreamRetry
     return Retrying(
         category=item.category, message=item.message, attempt=item.attempt, delay_s=item.delay_s, agent=agent
     )
+
+
+class Account:
+    """What an agent's runs cost: the session total, and the run in progress (whose limits count it too)."""
+
+    def __init__(self) -> None:
+        self.total = Usage()
+        self.run: RunState | None = None
+        """The run in progress (or the last one)."""
+
+    def count(self, usage: Usage) -> None:
+        """The one way usage is counted: a model reply, a delegated run, the advisor, a compaction, ``/research``."""
+        if self.run is not None:
+            self.run.usage = self.run.usage + usage
+        self.total = self.total + usage

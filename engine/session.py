@@ -1,8 +1,10 @@
 """A session: an agent with its conversation saved as it goes, and the one object a host talks to.
 
 ``open_session`` builds the agent (``engine.agent.build_agent``), opens or reopens the session file,
-and starts the toolsets that own processes or connections. Hosts then run prompts, cancel, switch
-the model or the mode, read the usage and the context breakdown, and ``await close()`` at the end.
+and starts the toolsets that own processes or connections, then the capabilities' session parts
+(``engine.capabilities.Capability``: start and stop, the run of a prompt, every event). Hosts then run
+prompts, cancel, switch the model or the mode, read the usage and the context breakdown, and
+``await close()`` at the end.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from engine.agent import Agent, Extensions, build_agent, model_client
-from engine.checkpoints.attach import with_checkpoints
+from engine.agent import Agent, build_agent, configured_capabilities
+from engine.capabilities import Capability
+from engine.checkpoints.attach import checkpoints_for
 from engine.config import SessionConfig
 from engine.context.window import ContextBreakdown, breakdown, percent_used
 from engine.conversation import Conversation
@@ -28,63 +31,48 @@ from engine.tools.base import ToolResult
 from engine.usage import Usage
 
 if TYPE_CHECKING:
-    from engine.hooks.runs import HookedRun
     from engine.mcp.manager import McpManager
-    from engine.webhooks.sender import WebhookSender
 
 
 class Session:
     """An agent plus the session file it writes to."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        writer: SessionWriter | None,
-        config: SessionConfig,
-        webhooks: WebhookSender | None = None,
-    ) -> None:
+    def __init__(self, agent: Agent, writer: SessionWriter | None, config: SessionConfig) -> None:
         self.agent = agent
         self.writer = writer
         self.config = config
-        self.webhooks = webhooks
-        """Sends the session's notifications in the background; None when no endpoint is configured."""
         self._started = False
         self._closed = False
-        self._hook_notices: tuple[str, ...] = ()
-        self._hooked: HookedRun | None = None
+        self._start_notices: tuple[str, ...] = ()
 
     # --- running ------------------------------------------------------------------------
 
     def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
         """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``.
 
-        With user_prompt or stop hooks, the prompt passes them first and the run may go on where they ask.
+        A capability may run the prompt its own way (hooks pass it through user_prompt and stop first).
         """
-        hooks = self.agent.hooks
-        if hooks is not None and (hooks.has("user_prompt") or hooks.has("stop")):
-            from engine.hooks.runs import HookedRun  # imported here: only a session with hooks needs it
-
-            self._hooked = HookedRun(hooks, self.agent.loop, prompt, override)
-            return self._notifying(self._hooked.events())
-        return self._notifying(self.agent.loop.run_streaming(prompt, override))
+        loop = self.agent.loop
+        runs = (r for c in self.agent.capabilities if (r := c.run(prompt, override, loop)) is not None)
+        run: AsyncGenerator[Event, None] | None = next(runs, None)
+        return self._observed(run if run is not None else loop.run_streaming(prompt, override))
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
         """Continue from the history (after the host added results for its own tools)."""
-        return self._notifying(self.agent.loop.continue_streaming(override))
+        return self._observed(self.agent.loop.continue_streaming(override))
 
-    async def _notifying(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
-        """``events``, each also handed to the webhooks (which only queue it)."""
+    async def _observed(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        """``events``, each also shown to every capability (webhooks queue it)."""
         async with aclosing(events) as stream:
             async for event in stream:
-                if self.webhooks is not None:
-                    self.webhooks.send_event(event, self.id)
+                for capability in self.agent.capabilities:
+                    capability.observe(event, self)
                 yield event
 
     def cancel(self) -> None:
         """Stop the run in progress; it ends with ``cancelled`` and keeps what its calls produced."""
-        if self._hooked is not None and self._hooked.cancel():
-            return  # a user_prompt or stop hook was running, and is stopped
-        self.agent.loop.cancel()
+        if not any(c.cancel() for c in self.agent.capabilities):  # e.g. a user_prompt or stop hook was running
+            self.agent.loop.cancel()
 
     async def add_tool_result(self, call_id: str, output: str) -> str:
         """Give a host-run (declared-only) call its result, after the result guards; returns what was recorded."""
@@ -101,7 +89,7 @@ class Session:
         conversation.append({"role": "user", "content": prompt})
         conversation.append({"role": "assistant", "content": answer})
         if usage is not None:
-            self.agent.loop.usage = self.agent.loop.usage + usage
+            self.agent.loop.account.count(usage)
 
     def answer_unanswered(self, output: str) -> int:
         """Give every call still waiting for a result ``output`` (a session killed mid-round); how many there were."""
@@ -118,19 +106,16 @@ class Session:
 
     def switch_model(self, model: str) -> None:
         """Talk to ``model`` (at the same endpoint) from the next request on."""
-        self.agent.loop.client = model_client(self.config, model)
-        self.agent.tracker.model = model
+        self.agent.loop.model.switch(model)
 
     async def compact(self, focus: str = "") -> ContextCompacted | None:
         """Compact the conversation into the task ledger now (``/compact [focus]``); None if nothing is old enough.
 
         The summary call's usage counts in the session's usage.
         """
-        if self.agent.compactor is None:
-            return None
         compacted = await self.agent.compactor.compact(self.agent.loop.conversation, "manual", focus)
         if compacted is not None and compacted.usage is not None:
-            self.agent.loop.usage = self.agent.loop.usage + compacted.usage
+            self.agent.loop.account.count(compacted.usage)
         return compacted
 
     def set_mode(self, mode: WorkingMode) -> None:
@@ -147,7 +132,12 @@ class Session:
     @property
     def model(self) -> str:
         """The model requests go to."""
-        return self.agent.loop.client.model
+        return self.agent.loop.model.name
+
+    @property
+    def client(self) -> ModelClient:
+        """The client of that model, for the host's own requests on the session's behalf (a plan)."""
+        return self.agent.loop.model.client
 
     @property
     def mode(self) -> WorkingMode:
@@ -157,7 +147,7 @@ class Session:
     @property
     def usage(self) -> Usage:
         """Everything this session's runs cost so far."""
-        return self.agent.loop.usage
+        return self.agent.loop.account.total
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -178,7 +168,7 @@ class Session:
             *program_notices(self.config),
             *self.config.mcp_servers.notices,
             *self.config.agents.notices,
-            *self._hook_notices,
+            *self._start_notices,
             *instruction_notices(self.config.cwd),
         ]
         return tuple(n for n in notices if n)
@@ -230,41 +220,27 @@ class Session:
     # --- lifecycle -----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start the toolsets that own processes or connections (once), then run the session_start hooks."""
+        """Start the toolsets that own processes or connections (once), then the capabilities, in order."""
         if not self._started:
             self._started = True
             await self.agent.start()
-            if self.webhooks is not None:
-                self.webhooks.start()
-                data = {"model": self.model, "cwd": str(self.config.cwd), "mode": self.mode}
-                self.webhooks.notify("session_started", self.id, data)
-            if self.agent.hooks is not None:
-                from engine.hooks.runs import session_hooks  # imported here: only a session with hooks needs it
-
-                self._hook_notices = await session_hooks(self.agent.hooks, "session_start")
+            for capability in self.agent.capabilities:
+                self._start_notices += await capability.start(self)
 
     async def close(self) -> None:
-        """Stop the toolsets and close the session file (records already written stay); safe to call twice."""
+        """Stop the capabilities (in reverse order) and the toolsets, and close the session file (records
+        already written stay); every one even if one fails; safe to call twice."""
         if self._closed:
             return
         self._closed = True
         try:
-            if self.agent.hooks is not None:
-                from engine.hooks.runs import session_hooks
-
-                await session_hooks(self.agent.hooks, "session_end")  # nobody is left to tell of a failure
-            await self.agent.stop()
+            await _stop(self.agent.capabilities, self)
         finally:
-            if self.writer is not None:
-                self.writer.close()
-            await self._close_webhooks()
-
-    async def _close_webhooks(self) -> None:
-        """Send ``session_finished`` and give the deliveries still queued a short bound."""
-        if self.webhooks is None:
-            return
-        self.webhooks.notify("session_finished", self.id, {"usage": self.usage.to_dict()})
-        await self.webhooks.close()
+            try:
+                await self.agent.stop()
+            finally:
+                if self.writer is not None:
+                    self.writer.close()
 
 
 async def open_session(
@@ -275,17 +251,17 @@ async def open_session(
     resume: LoadedSession | None = None,
     history: Sequence[Message] = (),
     client: ModelClient | None = None,
-    extensions: Extensions | None = None,
+    capabilities: Sequence[Capability] = (),
 ) -> Session:
     """Build the agent, open (or, for ``resume``, reopen) the session file, and start the toolsets.
 
     ``resume`` continues a saved session (its messages and compactions, appending to its file);
-    ``history`` seeds a new conversation instead. Nothing here reads settings or permission files:
-    ``load_config`` already did.
+    ``history`` seeds a new conversation instead. ``capabilities`` are added after the configured
+    ones and checkpoints. Nothing here reads settings or permission files: ``load_config`` already did.
     """
     if resume is not None and history:
         raise ValueError("give either a session to resume or a history, not both")
-    webhooks = _webhook_sender(config)
+    own = configured_capabilities(config)  # ConfigError here (a webhook's secret unset) leaves no session file
     writer = _open_writer(config, title, resume) if config.persist else None
     if resume is not None:
         conversation = Conversation(resume.messages, resume.compactions)
@@ -294,18 +270,16 @@ async def open_session(
     if writer is not None:
         conversation.record_to(writer)
     try:
-        extensions = with_checkpoints(config, extensions)
+        checkpoints = checkpoints_for(config)
         agent = build_agent(
             config,
             approver=approver,
             data_dir=scratch_dir(config.cwd),
-            extensions=extensions,
+            capabilities=[*own, *((checkpoints,) if checkpoints else ()), *capabilities],
             client=client,
             conversation=conversation,
         )
-        if agent.hooks is not None:
-            agent.hooks.session_id = writer.id if writer is not None else None
-        session = Session(agent, writer, config, webhooks)
+        session = Session(agent, writer, config)
         await session.start()
     except BaseException:
         if writer is not None:
@@ -314,13 +288,13 @@ async def open_session(
     return session
 
 
-def _webhook_sender(config: SessionConfig) -> WebhookSender | None:
-    """The sender for the configured endpoints; ``ConfigError`` for a secret variable that is unset or empty."""
-    if not config.webhooks.endpoints:
-        return None
-    from engine.webhooks.sender import WebhookSender  # httpx only for sessions that send webhooks
-
-    return WebhookSender.from_options(config.webhooks)
+async def _stop(capabilities: Sequence[Capability], session: Session) -> None:
+    """Stop ``capabilities`` last first, every one even if one fails."""
+    if capabilities:
+        try:
+            await capabilities[-1].stop(session)
+        finally:
+            await _stop(capabilities[:-1], session)
 
 
 def _open_writer(config: SessionConfig, title: str, resume: LoadedSession | None) -> SessionWriter:

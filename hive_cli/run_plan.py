@@ -23,7 +23,7 @@ async def drive_plan(
     session: Session, task: str, renderer: Renderer, ending: Ending, exit_codes: dict[ExitReason, int]
 ) -> int:
     """Plan ``task``, execute the plan; the exit status (0 when every step was done)."""
-    plan = await Planner(session.agent.loop.client).plan(task)
+    plan = await Planner(session.client).plan(task)
     numbered = [f"{n}. {step}" for n, step in enumerate(plan.steps, start=1)]
     session.add_exchange(f"Plan this task: {task}", "\n".join(numbered), plan.usage)  # the steps see the task
     _log("hive: plan:", *(f"  {line}" for line in numbered))

@@ -1,42 +1,58 @@
-"""Attaching checkpoints to a session: the wrapper in the approved-call slot and the recorder as a turn observer."""
+"""Checkpoints as a capability: the wrapper in the approved-call slot and the recorder as a turn observer."""
 
 from __future__ import annotations
 
-from msgspec.structs import replace
-
-from engine.agent import Extensions
+from engine.capabilities import BuildContext, Capability
 from engine.checkpoints.recorder import TurnRecorder
 from engine.checkpoints.store import CheckpointStore
 from engine.checkpoints.tree import TreeIndex
 from engine.checkpoints.wrapper import CheckpointToolset
 from engine.config import SessionConfig
-from engine.tools.base import Toolset
+from engine.loop import TurnObserver
+from engine.tools.compose import ToolsetWrapper
 
 
-def with_checkpoints(config: SessionConfig, extensions: Extensions | None) -> Extensions:
-    """``extensions`` plus checkpoints when ``checkpoints.enabled`` (old checkpoints are pruned first).
+class CheckpointCalls(Capability):
+    """Snapshots what each approved call may change, into the turn the recorder opened."""
+
+    def __init__(self, config: SessionConfig, recorder: TurnRecorder, index: TreeIndex) -> None:
+        self.config = config
+        self.recorder = recorder
+        self.index = index
+
+    def approved_call_wrappers(self, context: BuildContext) -> tuple[ToolsetWrapper, ...]:
+        return (lambda inner: CheckpointToolset(inner, self.recorder, self.index, self.config.sandbox),)
+
+    def for_child(self) -> Capability | None:
+        return self
+
+
+class Checkpoints(CheckpointCalls):
+    """The wrapper, and the recorder that marks where turns begin.
+
+    An agent built inside the session (a sub-agent) keeps the wrapper, not the observer: its calls
+    then join the parent's turn, whose rounds alone mark where turns begin.
+    """
+
+    def turn_observers(self) -> tuple[TurnObserver, ...]:
+        return (self.recorder,)
+
+    def for_child(self) -> Capability | None:
+        return CheckpointCalls(self.config, self.recorder, self.index)
+
+
+def checkpoints_for(config: SessionConfig) -> Checkpoints | None:
+    """Checkpoints when ``checkpoints.enabled`` (old checkpoints are pruned first), else None.
 
     A session that saves nothing (``persist`` off, as in embedded uses and tests) keeps no checkpoints.
-    An agent built inside the session (a sub-agent) should reuse the wrapper, not the observer: its
-    calls then join the parent's turn, whose rounds alone mark where turns begin.
     """
-    extensions = extensions or Extensions()
     options = config.checkpoints
     if not options.enabled or not config.persist:
-        return extensions
+        return None
     store = CheckpointStore.for_project(config.cwd)
     try:
         store.prune(options.keep_days)
     except OSError:
         pass  # pruning is housekeeping: a store that cannot be pruned still takes new checkpoints
     recorder = TurnRecorder(store, config.cwd, options.max_file_bytes)
-    index = TreeIndex(store, options.max_file_bytes)
-
-    def wrap(inner: Toolset) -> Toolset:
-        return CheckpointToolset(inner, recorder, index, config.sandbox)
-
-    return replace(
-        extensions,
-        approved_call_wrappers=(*extensions.approved_call_wrappers, wrap),
-        turn_observers=(*extensions.turn_observers, recorder),
-    )
+    return Checkpoints(config, recorder, TreeIndex(store, options.max_file_bytes))

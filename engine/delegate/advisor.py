@@ -18,8 +18,8 @@ from engine.tools.registry import ToolRegistry
 from engine.tracking.progress import report_usage
 
 if TYPE_CHECKING:
-    from engine.agent import BuildContext
-    from engine.loop import AgentLoop
+    from engine.capabilities import BuildContext
+    from engine.run_state import Account
     from engine.usage import Usage
 
 ADVISOR_TOOL = "advisor"
@@ -73,19 +73,17 @@ class AdvisorTool:
                 "(advisor.max_calls); go on without it."
             )
         self.calls += 1
-        assert self.context.loop is not None and self.options.model is not None
-        loop = self.context.loop()
-        request = review_request(loop.conversation.view())
+        assert self.options.model is not None
+        request = review_request(self.context.conversation.view())
         try:
-            reply = await review(self._client(), request, count=lambda usage: _count(loop, usage))
+            reply = await review(self._client(), request, count=lambda usage: _count(self.context.account, usage))
         except ModelCallFailed as failed:
             return ToolResult.error(f"The advisor could not be consulted: {failed}")
         return ToolResult(reply.text.strip() or "(the advisor gave no review)")
 
     def _client(self) -> ModelClient:
-        from engine.agent import model_client  # engine.agent imports this module
-
-        return model_client(self.context.config, self.options.model)
+        assert self.options.model is not None
+        return self.context.model.client_for(self.options.model)
 
 
 def review_request(messages: tuple[Message, ...]) -> ModelRequest:
@@ -111,7 +109,7 @@ async def review(client: ModelClient, request: ModelRequest, count: UsageSink) -
         return failed.reply
 
 
-def _count(loop: AgentLoop, usage: Usage) -> None:
+def _count(account: Account, usage: Usage) -> None:
     """The advisor's tokens count in the progress report and in the session's usage."""
     report_usage(usage)
-    loop.count_usage(usage)
+    account.count(usage)

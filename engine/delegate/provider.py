@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from engine.delegate.definitions import AgentDefinition
+from engine.delegate.run import run_delegated
 from engine.events import ToolCall
 from engine.policy.patterns import name_matches
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
@@ -21,7 +22,7 @@ from engine.tools.compose import CombinedToolset
 from engine.tools.registry import ToolRegistry, WrapperToolset
 
 if TYPE_CHECKING:
-    from engine.agent import BuildContext, ToolProvider
+    from engine.capabilities import BuildContext, ToolProvider
 
 TOOL_PREFIX = "agent_"
 TASK_SCHEMA: dict[str, Any] = {
@@ -129,6 +130,10 @@ class AgentsProvider:
         """The provider of a child's own agents: one level deeper, the same slots."""
         return AgentsProvider(self.tools, self.depth + 1, self.slots)
 
+    def child_tools(self, definition: AgentDefinition) -> ToolProvider:
+        """What a run of ``definition`` is offered: its tools among the providers, and its own agents."""
+        return OnlyTools((*self.tools, self.deeper()), definition.tools)
+
 
 class AgentTool:
     """One agent as a tool: a call is an isolated run of the agent on the call's ``task``."""
@@ -149,14 +154,14 @@ class AgentTool:
         )
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from engine.delegate.run import run_delegated  # it builds agents: engine.agent imports this module
-
         task = arguments.get("task")
         if not isinstance(task, str) or not task.strip():
             return ToolResult.error(f"{self.spec.name} needs a 'task': the whole task for the agent, as text")
         assert self.provider.slots is not None
         async with self.provider.slots.taken():
-            return await run_delegated(self.definition, task, self.provider, self.parent, ctx)
+            return await run_delegated(
+                self.definition, task, self.provider.child_tools(self.definition), self.parent, ctx
+            )
 
 
 class SharedProvider:

@@ -1,8 +1,9 @@
 """One delegated run: the child agent built like any agent, run on its task, its answer handed back.
 
-The child is made by ``build_agent`` from the parent's configuration (no session file, no settings
-read again) with its definition's tools, prompt, model and turn limit, the parent's approver and
-modes, and what is left of the session's usage limits. Its run is tracked below the calling tool's
+The child is built through the parent's build context (``BuildContext.build_child``) from the
+parent's configuration (no session file, no settings read again) with its definition's tools,
+prompt, model and turn limit, the parent's approver and modes, and what is left of the session's
+usage limits. Its run is tracked below the calling tool's
 scope, so its model turns and tool calls show nested under "Calling NAME Agent" and its usage rolls
 into the parent's report; the same usage is counted in the parent's run, so the limits see it.
 """
@@ -13,9 +14,8 @@ from contextlib import aclosing
 
 from msgspec.structs import replace
 
-from engine.agent import Agent, BuildContext, Extensions, build_agent, model_client
+from engine.capabilities import BuildContext, Capability, Instructions, ToolProvider, Tools
 from engine.delegate.definitions import AgentDefinition
-from engine.delegate.provider import AgentsProvider, OnlyTools
 from engine.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -27,7 +27,6 @@ from engine.events import (
 from engine.instructions import EnvironmentInstructions
 from engine.loop import AgentLoop
 from engine.model.types import CallOptions
-from engine.paths import scratch_dir
 from engine.tools.base import ToolContext, ToolResult
 
 RELAYED = (ApprovalRequested, ApprovalResolved, ModeChanged, Retrying)
@@ -35,58 +34,45 @@ RELAYED = (ApprovalRequested, ApprovalResolved, ModeChanged, Retrying)
 
 
 async def run_delegated(
-    definition: AgentDefinition, task: str, provider: AgentsProvider, parent: BuildContext, ctx: ToolContext
+    definition: AgentDefinition, task: str, tools: ToolProvider, parent: BuildContext, ctx: ToolContext
 ) -> ToolResult:
-    """Run ``definition`` on ``task`` for the agent ``parent`` built; its answer (or why there is none)."""
-    assert parent.loop is not None
-    parent_loop = parent.loop()
-    refusal = parent.config.limits.check(parent_loop.usage)
+    """Run ``definition`` on ``task`` with ``tools``, for the agent ``parent`` built; its answer (or why there is none)."""
+    refusal = parent.config.limits.check(parent.account.total)
     if refusal:
         return ToolResult.error(f"The {definition.name} agent was not started: {refusal}.")
-    child = build_child(definition, provider, parent, parent_loop)
+    child = build_child(definition, tools, parent)
     try:
         result = await _drive(child, task, definition, ctx)
     finally:  # what the child spent counts even when the parent's run is cancelled meanwhile
-        parent_loop.count_usage(child.loop.usage)
-    return answer(definition, result, child.loop.options.max_turns, parent.config.delegation.max_output_characters)
+        parent.account.count(child.account.total)
+    return answer(definition, result, child.options.max_turns, parent.config.delegation.max_output_characters)
 
 
-def build_child(
-    definition: AgentDefinition, provider: AgentsProvider, parent: BuildContext, parent_loop: AgentLoop
-) -> Agent:
-    """The child agent: its definition's tools among the parent's providers and its own agents, one level deeper."""
+def build_child(definition: AgentDefinition, tools: ToolProvider, parent: BuildContext) -> AgentLoop:
+    """The child agent: ``tools`` (its definition's among the parent's and its own agents), one level deeper.
+
+    It keeps what each of the parent's capabilities leaves a sub-agent (wrappers, guards, context
+    management); its turn and tracking observers are the parent's request's, which hear its run nested.
+    """
     config = parent.config
-    client = model_client(config, definition.model) if definition.model else parent_loop.client
+    client = parent.model.client_for(definition.model) if definition.model else parent.model.client
     child_config = replace(
         config,
         model=replace(config.model, model=client.model),
         max_turns=definition.max_tool_turns or config.delegation.max_tool_turns,
-        limits=config.limits.after(parent_loop.usage),
+        limits=config.limits.after(parent.account.total),
     )
-    extensions = replace(
-        parent.extensions or Extensions(),
-        providers=(OnlyTools((*provider.tools, provider.deeper()), definition.tools),),
-        contributors=(EnvironmentInstructions(),),
-        base_instructions=definition.prompt,
-        context=None,
-        turn_observers=(),
-        tracking_observers=(),  # the child's run is nested in the parent's request: its observers hear it
-    )
-    return build_agent(
-        child_config,
-        approver=parent.approver,
-        data_dir=parent.data_dir or scratch_dir(config.cwd),
-        extensions=extensions,
-        client=client,
-        agent_id=definition.name,
-        modes=parent.modes,
+    kept = [k for c in parent.capabilities if (k := c.for_child()) is not None]
+    capabilities: list[Capability] = [Tools(tools), Instructions(EnvironmentInstructions()), *kept]
+    return parent.build_child(
+        child_config, capabilities, instructions=definition.prompt, client=client, agent_id=definition.name
     )
 
 
-async def _drive(child: Agent, task: str, definition: AgentDefinition, ctx: ToolContext) -> RunResult:
+async def _drive(child: AgentLoop, task: str, definition: AgentDefinition, ctx: ToolContext) -> RunResult:
     override = CallOptions(reasoning_effort=definition.reasoning) if definition.reasoning else None
     result: RunResult | None = None
-    async with aclosing(child.loop.run_streaming(task, override)) as events:
+    async with aclosing(child.run_streaming(task, override)) as events:
         async for event in events:
             if isinstance(event, RELAYED):
                 ctx.emit(event)

@@ -9,7 +9,7 @@ from engine.paths import user_data_dir
 from engine.tools.base import Toolset
 
 if TYPE_CHECKING:
-    from engine.agent import BuildContext
+    from engine.capabilities import BuildContext
 
 
 class McpProvider:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.agent import BuildContext
+from engine.capabilities import BuildContext
 from engine.instructions import InstructionContext
 from engine.memory.options import MemoryOptions
 from engine.memory.service import MemoryService

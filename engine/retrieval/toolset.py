@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from engine.capabilities import BuildContext, Capability
 from engine.model.types import Message
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.retrieval.select import SelectionRule, select_tools
@@ -96,3 +97,17 @@ def retriever_for(options: ToolRetrievalOptions) -> Retriever:
     from engine.retrieval.keywords import KeywordRetriever
 
     return KeywordRetriever()
+
+
+class ToolRetrieval(Capability):
+    """Narrows the MCP tools offered to those relevant to the latest request (``tool_retrieval`` settings)."""
+
+    def offered_tools(self, tools: Toolset, context: BuildContext) -> Toolset:
+        options = context.config.tool_retrieval
+        if not options.enabled:
+            return tools
+        conversation = context.conversation
+        return RetrievingToolset(tools, options, lambda: conversation.messages, retriever_for(options))
+
+    def for_child(self) -> Capability | None:
+        return self  # a sub-agent's MCP tools are narrowed the same way

@@ -11,7 +11,7 @@ from engine.tools.base import Toolset
 from engine.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from engine.agent import BuildContext
+    from engine.capabilities import BuildContext
 
 
 class SkillsProvider:

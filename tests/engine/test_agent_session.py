@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.agent import BuildContext, BuiltinTools, Extensions, build_agent
+from engine.agent import build_agent, configured_capabilities
+from engine.capabilities import BuildContext, Capability, Tools
 from engine.config import Overrides, SessionConfig, load_config
 from engine.events import ApprovalRequested, Event, RunFinished, ToolCall
 from engine.policy.gate import ApprovalRequest, Decision
 from engine.session import Session, open_session
 from engine.sessions import SessionStore
 from engine.tools.base import ToolContext, ToolResult, Toolset
+from engine.tools.compose import ToolsetWrapper
 from engine.tools.registry import ToolRegistry, WrapperToolset
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
@@ -81,6 +83,11 @@ class Recorder(WrapperToolset):
         return await self.inner.call(call, ctx)
 
 
+class RecordsApprovedCalls(Capability):
+    def approved_call_wrappers(self, context: BuildContext) -> tuple[ToolsetWrapper, ...]:
+        return (Recorder,)
+
+
 class DeniesId:
     async def decide(self, request: ApprovalRequest) -> Decision:
         allowed = "id -u" not in str(request.call.arguments)
@@ -92,11 +99,12 @@ def test_the_approved_call_slot_sees_exactly_the_calls_that_run_shell_commands_i
 ) -> None:
     Recorder.seen = []
     (tmp_path / "notes.md").write_text("hello\n")
+    config = config_for(llm_server, tmp_path)
     agent = build_agent(
-        config_for(llm_server, tmp_path),
+        config,
         approver=DeniesId(),
         data_dir=tmp_path / "out",
-        extensions=Extensions(approved_call_wrappers=(Recorder,)),
+        capabilities=[*configured_capabilities(config), RecordsApprovedCalls()],
     )
     llm_server.script(
         tool_calls(
@@ -136,8 +144,7 @@ def test_a_session_starts_its_providers_toolsets_and_closing_twice_stops_them_on
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     provider = LifecycleProvider()
-    extensions = Extensions(providers=(BuiltinTools(), provider))
-    session = open_now(config_for(llm_server, tmp_path), approver=None, extensions=extensions)
+    session = open_now(config_for(llm_server, tmp_path), approver=None, capabilities=(Tools(provider),))
     assert provider.log == ["start"]
     asyncio.run(session.close())
     asyncio.run(session.close())

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.agent import Extensions
 from engine.config import Overrides, load_config
+from engine.context.management import ContextPolicyLayer
 from engine.context.policy import PassThrough, PreparedRequest
 from engine.conversation import SUMMARY_HEADER, Conversation
 from engine.errors import ContextOverflowError
@@ -47,7 +47,7 @@ class KeepsTheLastMessage:
 def session_with(server: LLMServer, cwd: Path, policy: KeepsTheLastMessage, **kwargs: Any) -> Session:
     overrides = Overrides(model="openai/test-model", api_base=server.base_url, api_key="sk-test")
     config = load_config(cwd, overrides)
-    return asyncio.run(open_session(config, approver=None, extensions=Extensions(context=policy), **kwargs))
+    return asyncio.run(open_session(config, approver=None, capabilities=(ContextPolicyLayer(policy),), **kwargs))
 
 
 def run(session: Session, prompt: str) -> list[Event]:

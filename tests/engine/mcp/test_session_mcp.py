@@ -6,10 +6,10 @@ import asyncio
 import secrets
 from pathlib import Path
 
-from engine.agent import Extensions
+from engine.capabilities import Capability
 from engine.config import Overrides, load_config
 from engine.events import ToolCall
-from engine.policy.guards import Block
+from engine.policy.guards import Block, CallGuard
 from engine.session import open_session
 from tests.support.mcp_servers import EVERYTHING, approve_project_servers
 from tests.support.processes import gone_within
@@ -89,13 +89,18 @@ class BlockAll:
         raise AssertionError("a blocked call has no result")
 
 
+class McpCallGuards(Capability):
+    def mcp_call_guards(self) -> tuple[CallGuard, ...]:
+        return (BlockAll(),)
+
+
 def test_hosts_put_call_guards_in_front_of_every_mcp_call(tmp_path: Path) -> None:
     root = project(tmp_path, "plugins:\n" + everything("everything"))
 
     async def body() -> None:
-        extensions = Extensions(mcp_call_guards=(BlockAll(),))
+        guards = McpCallGuards()
         config = load_config(root, MODEL, persist=False)
-        session = await open_session(config, approver=None, extensions=extensions)
+        session = await open_session(config, approver=None, capabilities=(guards,))
         try:
             await session.wait_for_mcp()
             assert session.mcp is not None

@@ -8,10 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.agent import Extensions
+from engine.capabilities import Capability
 from engine.config import Overrides, SessionConfig, load_config
 from engine.events import Event, RunFinished
 from engine.memory.tools import RECALL_HEADER
+from engine.policy.guards import ResultGuard
 from engine.policy.injection import PromptInjectionGuard
 from engine.session import open_session
 from tests.support.agents import collect
@@ -29,9 +30,14 @@ def config_in(project: Path, server: LLMServer, settings: str = MEMORY_ON) -> Se
     return load_config(project, overrides, persist=False)
 
 
-def session_run(config: SessionConfig, prompt: str, extensions: Extensions | None = None) -> list[Event]:
+class WithholdsInjections(Capability):
+    def result_guards(self) -> tuple[ResultGuard, ...]:
+        return (PromptInjectionGuard(action="withhold"),)
+
+
+def session_run(config: SessionConfig, prompt: str, capabilities: tuple[Capability, ...] = ()) -> list[Event]:
     async def body() -> list[Event]:
-        session = await open_session(config, approver=None, extensions=extensions)
+        session = await open_session(config, approver=None, capabilities=capabilities)
         try:
             return await collect(session.run_streaming(prompt))
         finally:
@@ -93,7 +99,7 @@ def test_recall_withholds_a_planted_note_itself_so_the_result_guard_passes_the_r
         tool_calls(call("recall", {"query": "api keys"})),
         text("one withheld"),
     )
-    guards = Extensions(result_guards=(PromptInjectionGuard(action="withhold"),))
+    guards = (WithholdsInjections(),)
     session_run(config, "remember", guards)
     session_run(config, "recall", guards)
     answer = llm_server.chat_requests[-1].messages[-1]["content"]

@@ -10,13 +10,15 @@ from typing import Any
 from msgspec import Struct
 from msgspec.structs import replace
 
-from engine.agent import BuildContext, BuiltinTools, Extensions, build_agent
+from engine.agent import BuiltinTools, build_agent
+from engine.capabilities import BuildContext, Capability, Tools
 from engine.config import Overrides, load_config
+from engine.context.management import ContextManagement
 from engine.events import ToolCall
 from engine.model.types import Message
 from engine.retrieval.keywords import KeywordRetriever
 from engine.retrieval.options import ToolRetrievalOptions
-from engine.retrieval.toolset import RetrievingToolset, latest_request, retriever_for, used_tools
+from engine.retrieval.toolset import RetrievingToolset, ToolRetrieval, latest_request, retriever_for, used_tools
 from engine.tools.base import ArgsTool, ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.compose import CombinedToolset
 from engine.tools.registry import ToolRegistry
@@ -131,7 +133,7 @@ def test_without_an_embedding_model_the_keyword_retriever_is_used() -> None:
     assert isinstance(retriever_for(ToolRetrievalOptions()), KeywordRetriever)
 
 
-class ServerProvider:
+class ServerProvider(Capability):
     def toolset(self, context: BuildContext) -> Toolset | None:
         return server_toolset()
 
@@ -147,8 +149,8 @@ def test_each_request_of_a_session_carries_the_tools_retrieval_chose(llm_server:
     trust(tmp_path)
     overrides = Overrides(model="openai/test-model", api_base=llm_server.base_url, api_key="k")
     config = load_config(tmp_path, overrides, persist=False)
-    extensions = Extensions(providers=(BuiltinTools(), ServerProvider()))
-    agent = build_agent(config, approver=None, data_dir=tmp_path / "out", extensions=extensions)
+    capabilities = (Tools(BuiltinTools()), ServerProvider(), ToolRetrieval(), ContextManagement())
+    agent = build_agent(config, approver=None, data_dir=tmp_path / "out", capabilities=capabilities)
     llm_server.script(tool_calls(call("mcp__gh__get_weather")), text("done"))
 
     asyncio.run(collect(agent.loop.run_streaming("please list the issues")))
