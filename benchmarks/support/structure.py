@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.support import import_cycles
+from benchmarks.support.import_cycles import module_name
+
 ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "engine"
 HIVE_CLI = ROOT / "hive_cli"
@@ -32,100 +35,15 @@ class Shape:
     loop_lines: int
     build_agent_lines: int
     cycles: tuple[tuple[str, ...], ...]
+    """Cycles among engine/ modules, counting every import (function-level and typing-only too)."""
     root_cycles: tuple[tuple[str, ...], ...]
     cli_reach_ins: tuple[str, ...]
     fnmatch_users: tuple[str, ...]
 
 
-def module_name(path: Path) -> str:
-    """``engine/mcp/config.py`` -> ``engine.mcp.config`` (a package's ``__init__`` is the package)."""
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
 def sources(folder: Path) -> Iterator[Path]:
     """Every Python file under ``folder``, caches left out."""
     yield from sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
-
-
-def imports_of(path: Path, tree: ast.Module, known: set[str]) -> set[str]:
-    """The modules of ``known`` that ``path`` imports (anywhere in it, under TYPE_CHECKING too)."""
-    found: set[str] = set()
-    package = module_name(path).rsplit(".", 0 if path.name == "__init__.py" else 1)[0]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(_known_prefix(alias.name, known) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = _absolute(node, package)
-            for alias in node.names:
-                found.add(_known_prefix(f"{base}.{alias.name}", known) or _known_prefix(base, known))
-    found.discard("")
-    found.discard(module_name(path))
-    return found
-
-
-def _absolute(node: ast.ImportFrom, package: str) -> str:
-    if not node.level:
-        return node.module or ""
-    base = package.split(".")
-    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
-    return ".".join([*base, node.module] if node.module else base)
-
-
-def _known_prefix(name: str, known: set[str]) -> str:
-    parts = name.split(".")
-    for end in range(len(parts), 0, -1):
-        candidate = ".".join(parts[:end])
-        if candidate in known:
-            return candidate
-    return ""
-
-
-def strongly_connected(graph: dict[str, set[str]]) -> list[tuple[str, ...]]:
-    """The import cycles: components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[tuple[str, ...]] = []
-    counter = 0
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = counter
-        counter += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(tuple(sorted(component)))
-    return found
 
 
 def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -141,9 +59,8 @@ def _length(node: ast.AST) -> int:
 def measure() -> Shape:
     """The shape of engine/ (and hive_cli/'s reach into it) as it is on disk now."""
     trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in sources(ENGINE)}
-    known = {module_name(path) for path in trees}
-    graph = {module_name(path): imports_of(path, tree, known) for path, tree in trees.items()}
-    cycles = strongly_connected(graph)
+    everything = import_cycles.graphs()[1]
+    cycles = [tuple(c) for c in import_cycles.cycles(everything) if c[0].startswith("engine")]
     lengths = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in trees}
     functions = [
         (f"{module_name(path)}.{fn.name}", _length(fn)) for path, tree in trees.items() for fn in _functions(tree)
