@@ -45,7 +45,6 @@ from engine.context.masking import ObservationMasking
 from engine.context.policy import ContextPolicy
 from engine.context.window import Windows
 from engine.events import ToolCall, Usage
-from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model import litellm_import
 from engine.model.client_settings import ModelSettings
 from engine.model.failures import RetryPolicy
@@ -53,6 +52,7 @@ from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
 from engine.model.providers import openai_compatible_endpoint
 from engine.model.types import ModelClient, ModelReply, ModelRequest
+from engine.run.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.tools.registry import ToolRegistry
 
 ROUNDS = 200

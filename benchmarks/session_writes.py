@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.redaction.scrubber import Scrubber
-from engine.sessions import SessionWriter
+from engine.session_store import SessionWriter
 
 WRITES = 2000
 MESSAGE = {"type": "message", "message": {"role": "user", "content": "please fix the failing test in loop.py " * 5}}

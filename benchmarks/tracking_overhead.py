@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.support.noop_tool import Noop
 from engine.events import ToolCall, Usage
-from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model.types import ModelReply, StreamItem, StreamText
+from engine.run.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.tools.files import ReadFileTool
 from engine.tools.registry import ToolRegistry
 from engine.tracking import Tracker

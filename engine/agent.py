@@ -16,7 +16,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from engine.capabilities import BuildContext, Capability, ChildBuilder, Instructions, ToolProvider, Tools
-from engine.config import SessionConfig
+from engine.config.loader import SessionConfig
 from engine.context.compaction import Compactor
 from engine.context.estimated_usage import EstimatedUsage
 from engine.context.management import ContextManagement
@@ -26,7 +26,6 @@ from engine.delegate.advisor import AdvisorProvider
 from engine.delegate.provider import AgentsProvider, SharedProvider
 from engine.events import ROOT_AGENT
 from engine.instructions import BASE_INSTRUCTIONS, build_instructions, default_contributors
-from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.mcp.provider import McpProvider
 from engine.model.client_settings import ModelSettings
 from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint, responses_endpoint
@@ -38,7 +37,8 @@ from engine.policy.guards import ResultGuard
 from engine.policy.modes import ModeManager
 from engine.policy.unconfined import RunOutsideOnce, gate_policy
 from engine.retrieval.toolset import ToolRetrieval
-from engine.run_state import Account
+from engine.run.loop import AgentLoop, LoopOptions, ToolEnvironment
+from engine.run.state import Account
 from engine.sandbox.base import commands_can_write
 from engine.sandbox.status import sandbox_for
 from engine.skills.provider import SkillsProvider

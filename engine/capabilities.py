@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Protocol
 
 from msgspec import Struct
 
-from engine.config import SessionConfig
+from engine.config.loader import SessionConfig
 from engine.context.compaction import Compactor
 from engine.context.policy import ContextPolicy
 from engine.context.window import Windows
 from engine.conversation import Conversation
 from engine.events import Event, WorkingMode
 from engine.instructions import InstructionContext, InstructionContributor
-from engine.loop import AgentLoop, TurnObserver
 from engine.model.slot import ModelSlot
 from engine.model.types import CallOptions, ModelClient
 from engine.policy.gate import Approver
 from engine.policy.guards import CallGuard, ResultGuard
 from engine.policy.modes import ModeManager
-from engine.run_state import Account
+from engine.run.loop import AgentLoop, TurnObserver
+from engine.run.state import Account
 from engine.sandbox.base import Sandbox
 from engine.tools.base import Toolset
 from engine.tools.compose import ToolsetWrapper

@@ -176,7 +176,7 @@ def _frontmatter(text: str, path: Path) -> tuple[dict[str, Any], str]:
         return {}, text.strip()
     import yaml  # only for a file with frontmatter: the prompt comes up before it is needed
 
-    from engine.config_yaml import load_yaml  # no aliases: `description: *bomb` would expand when shown
+    from engine.config.yaml_reader import load_yaml  # no aliases: `description: *bomb` would expand when shown
 
     parts = text.split("---", 2)
     if len(parts) < 3:

@@ -18,7 +18,7 @@ from engine.sandbox.base import commands_can_write, shell_lookup
 from engine.tools.ripgrep import ripgrep_lookup
 
 if TYPE_CHECKING:
-    from engine.config import SessionConfig
+    from engine.config.loader import SessionConfig
 
 
 def program_notices(config: SessionConfig) -> tuple[str, ...]:

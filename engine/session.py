@@ -1,40 +1,35 @@
 """A session: an agent with its conversation saved as it goes, and the one object a host talks to.
 
-``open_session`` builds the agent (``engine.agent.build_agent``), opens or reopens the session file,
-and starts the toolsets that own processes or connections, then the capabilities' session parts
+``engine.session_open.open_session`` builds the agent (``engine.agent.build_agent``), opens or reopens
+the session file, and starts the toolsets that own processes or connections, then the capabilities' session parts
 (``engine.capabilities.Capability``: start and stop, the run of a prompt, every event). Hosts then run
-prompts, cancel, switch the model or the mode, read the usage and the context breakdown, and
-``await close()`` at the end.
+prompts, cancel, switch the model or the mode, read the usage and the context breakdown (the read-outs
+are :class:`engine.session_view.SessionView`), and ``await close()`` at the end.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from engine.agent import Agent, build_agent, configured_capabilities
+from engine.agent import Agent
 from engine.capabilities import Capability
-from engine.checkpoints.attach import checkpoints_for
-from engine.config import SessionConfig
-from engine.context.window import ContextBreakdown, breakdown, percent_used
-from engine.conversation import Conversation
+from engine.config.loader import SessionConfig
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
-from engine.model.types import CallOptions, Message, ModelClient
-from engine.paths import scratch_dir, user_data_dir
-from engine.policy.gate import Approver, Judgement
+from engine.model.types import CallOptions
+from engine.policy.gate import Judgement
 from engine.policy.guards import apply_guards
-from engine.redaction.scrubber import Scrubber
-from engine.sessions import LoadedSession, SessionStore, SessionWriter
+from engine.session_store import SessionWriter
+from engine.session_view import SessionView
 from engine.tools.base import ToolResult
 from engine.usage import Usage
 
 if TYPE_CHECKING:
-    from engine.mcp.manager import McpManager
+    pass
 
 
-class Session:
+class Session(SessionView):
     """An agent plus the session file it writes to."""
 
     def __init__(self, agent: Agent, writer: SessionWriter | None, config: SessionConfig) -> None:
@@ -122,101 +117,6 @@ class Session:
         """Plan (read-only tools) or work; the next model turn is offered the tools of that mode."""
         self.agent.modes.switch(mode)
 
-    # --- what the host may read ----------------------------------------------------------
-
-    @property
-    def id(self) -> str | None:
-        """The session id, or None when the session is not saved."""
-        return self.writer.id if self.writer else None
-
-    @property
-    def model(self) -> str:
-        """The model requests go to."""
-        return self.agent.loop.model.name
-
-    @property
-    def client(self) -> ModelClient:
-        """The client of that model, for the host's own requests on the session's behalf (a plan)."""
-        return self.agent.loop.model.client
-
-    @property
-    def mode(self) -> WorkingMode:
-        """The working mode (plan or work)."""
-        return self.agent.modes.working_mode
-
-    @property
-    def usage(self) -> Usage:
-        """Everything this session's runs cost so far."""
-        return self.agent.loop.account.total
-
-    @property
-    def messages(self) -> tuple[Message, ...]:
-        """The whole conversation, compacted messages included."""
-        return self.agent.loop.conversation.messages
-
-    @property
-    def notices(self) -> tuple[str, ...]:
-        """What the person must be told once, at the start (e.g. that the sandbox cannot start here)."""
-        from engine.instructions import instruction_notices
-        from engine.program_notices import program_notices
-
-        trust = self.config.trust
-        notices = [
-            trust.workspace.root_notice() if trust else None,
-            trust.notice() if trust else None,
-            self.config.sandbox.notice(),
-            *program_notices(self.config),
-            *self.config.mcp_servers.notices,
-            *self.config.agents.notices,
-            *self._start_notices,
-            *instruction_notices(self.config.cwd),
-        ]
-        return tuple(n for n in notices if n)
-
-    @property
-    def mcp(self) -> McpManager | None:
-        """The MCP servers (status, health, waiting for their tools); None when none is configured."""
-        manager_module = sys.modules.get("engine.mcp.manager")
-        if manager_module is None:  # the provider imports it when it makes a manager: none was made
-            return None
-        manager_type: type[McpManager] = manager_module.McpManager
-        return next((m for m in self.agent.tools.members if isinstance(m, manager_type)), None)
-
-    @property
-    def sandbox(self) -> str:
-        """One line saying what confines the shell commands."""
-        status = self.config.sandbox
-        if status.failed:
-            return f"none: the {status.mode} sandbox cannot start here"
-        return status.description
-
-    def context_breakdown(self) -> ContextBreakdown:
-        """What fills the context window of the next request, by kind of content."""
-        loop = self.agent.loop
-        view = loop.context.prepare(loop.conversation.view(), ()).messages  # as sent: old results masked
-        window = self.agent.windows.of(self.model)
-        return breakdown(self.model, loop.instructions, loop.toolset.specs(), view, window)
-
-    def context_percent(self, prompt_tokens: int | None) -> float | None:
-        """How full the window was at a request of ``prompt_tokens`` (None when unknown)."""
-        return percent_used(self.model, prompt_tokens, self.agent.windows.of(self.model))
-
-    async def wait_for_mcp(self) -> tuple[str, ...]:
-        """Wait until every MCP server has listed its tools or failed; one notice per server that failed.
-
-        For hosts that must offer the servers' tools from the first model call (``hive run``); the
-        REPL does not wait: tools appear as their servers come up.
-        """
-        manager = self.mcp
-        if manager is None:
-            return ()
-        await manager.wait_ready()
-        return tuple(
-            f"MCP server {s.name} ({s.source}) is not available: {s.error}"
-            for s in manager.status()
-            if s.state == "failed"
-        )
-
     # --- lifecycle -----------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -243,51 +143,6 @@ class Session:
                     self.writer.close()
 
 
-async def open_session(
-    config: SessionConfig,
-    *,
-    approver: Approver | None,
-    title: str = "",
-    resume: LoadedSession | None = None,
-    history: Sequence[Message] = (),
-    client: ModelClient | None = None,
-    capabilities: Sequence[Capability] = (),
-) -> Session:
-    """Build the agent, open (or, for ``resume``, reopen) the session file, and start the toolsets.
-
-    ``resume`` continues a saved session (its messages and compactions, appending to its file);
-    ``history`` seeds a new conversation instead. ``capabilities`` are added after the configured
-    ones and checkpoints. Nothing here reads settings or permission files: ``load_config`` already did.
-    """
-    if resume is not None and history:
-        raise ValueError("give either a session to resume or a history, not both")
-    own = configured_capabilities(config)  # ConfigError here (a webhook's secret unset) leaves no session file
-    writer = _open_writer(config, title, resume) if config.persist else None
-    if resume is not None:
-        conversation = Conversation(resume.messages, resume.compactions)
-    else:
-        conversation = Conversation(history)
-    if writer is not None:
-        conversation.record_to(writer)
-    try:
-        checkpoints = checkpoints_for(config)
-        agent = build_agent(
-            config,
-            approver=approver,
-            data_dir=scratch_dir(config.cwd),
-            capabilities=[*own, *((checkpoints,) if checkpoints else ()), *capabilities],
-            client=client,
-            conversation=conversation,
-        )
-        session = Session(agent, writer, config)
-        await session.start()
-    except BaseException:
-        if writer is not None:
-            writer.close()
-        raise
-    return session
-
-
 async def _stop(capabilities: Sequence[Capability], session: Session) -> None:
     """Stop ``capabilities`` last first, every one even if one fails."""
     if capabilities:
@@ -295,11 +150,3 @@ async def _stop(capabilities: Sequence[Capability], session: Session) -> None:
             await capabilities[-1].stop(session)
         finally:
             await _stop(capabilities[:-1], session)
-
-
-def _open_writer(config: SessionConfig, title: str, resume: LoadedSession | None) -> SessionWriter:
-    store = SessionStore(user_data_dir() / "sessions")
-    scrub = Scrubber.from_environment(known=[("model-api-key", config.model.api_key)])
-    if resume is not None:
-        return store.reopen(resume.info.id, scrub=scrub)
-    return store.create(cwd=config.cwd, model=config.model.model, scrub=scrub, title=title)

@@ -15,12 +15,12 @@ from typing import Any
 
 from msgspec.structs import replace
 
+from engine.config.settings import load_settings
 from engine.errors import RunError, UserError
 from engine.mcp.approvals import shown_command, shown_details
 from engine.mcp.config import McpServers, ServerConfig, load_servers
 from engine.mcp.manager import McpManager, ServerStatus
 from engine.paths import user_data_dir
-from engine.settings import load_settings
 from hive_cli.terminal_text import echo, echo_json
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.config.settings import load_settings
 from engine.errors import UserError
 from engine.events import ToolCall
 from engine.paths import project_root
@@ -19,7 +20,6 @@ from engine.policy.unconfined import gate_policy
 from engine.reports import ToolKind
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.status import SandboxStatus, check_sandbox
-from engine.settings import load_settings
 from engine.tools.base import ToolContext, ToolSpec
 from engine.tools.builtin import builtin_tools
 from hive_cli.terminal_text import echo, echo_json

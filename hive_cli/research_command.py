@@ -16,7 +16,7 @@ from typing import Protocol
 
 from msgspec import Struct
 
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.errors import UserError
 from engine.research.events import ResearchEvent, ResearchFinished
 from engine.research.options import Depth, SearchProvider

@@ -10,15 +10,16 @@ from pathlib import Path
 from msgspec import Struct
 
 from engine.agent import needs_litellm
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
 from engine.model import litellm_import
 from engine.paths import user_data_dir
 from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
-from engine.session import Session, open_session
-from engine.sessions import LoadedSession, SessionStore
+from engine.session import Session
+from engine.session_open import open_session
+from engine.session_store import LoadedSession, SessionStore
 from engine.workspace import open_workspace
 from hive_cli import collection
 from hive_cli.errors import EXIT_INTERRUPTED

@@ -6,10 +6,10 @@ import asyncio
 import json
 from pathlib import Path
 
+from engine.config.settings import load_settings
 from engine.paths import project_root
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.selftest import SelfTestReport, self_test
-from engine.settings import load_settings
 from hive_cli.terminal_text import echo, echo_json
 
 MARKS = {True: "✓", False: "✗", None: "–"}

@@ -6,7 +6,7 @@ import datetime
 from pathlib import Path
 
 from engine.paths import user_data_dir
-from engine.sessions import SessionStore
+from engine.session_store import SessionStore
 from hive_cli.terminal_text import echo, visible
 from hive_cli.workdir import resolve_cwd
 

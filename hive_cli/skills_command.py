@@ -144,7 +144,7 @@ def list_skills(cwd: Path) -> int:
 
 
 def _options(cwd: Path) -> SkillOptions:
-    from engine.config import load_skill_options
+    from engine.config.loader import load_skill_options
 
     return load_skill_options(cwd)
 

@@ -12,8 +12,8 @@ from engine.context.policy import ContextPolicy
 from engine.context.tokens import TokenCounter
 from engine.conversation import Conversation
 from engine.events import ToolCall, Usage
-from engine.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.model.types import Message, ModelReply, ModelRequest
+from engine.run.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.tools.files import ReadFileTool
 from engine.tools.registry import ToolRegistry
 

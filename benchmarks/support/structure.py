@@ -73,7 +73,7 @@ def measure() -> Shape:
         function_median=statistics.median(n for _, n in functions),
         function_max=max(functions, key=lambda item: item[1]),
         session_lines=lengths.get(ENGINE / "session.py", 0),
-        loop_lines=lengths.get(ENGINE / "loop.py", 0),
+        loop_lines=lengths.get(ENGINE / "run" / "loop.py", 0),
         build_agent_lines=build_agent,
         cycles=tuple(cycles),
         root_cycles=tuple(c for c in cycles if COMPOSITION_ROOT in c),

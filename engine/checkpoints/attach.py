@@ -7,8 +7,8 @@ from engine.checkpoints.recorder import TurnRecorder
 from engine.checkpoints.store import CheckpointStore
 from engine.checkpoints.tree import TreeIndex
 from engine.checkpoints.wrapper import CheckpointToolset
-from engine.config import SessionConfig
-from engine.loop import TurnObserver
+from engine.config.loader import SessionConfig
+from engine.run.loop import TurnObserver
 from engine.tools.compose import ToolsetWrapper
 
 

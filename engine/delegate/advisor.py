@@ -19,7 +19,7 @@ from engine.tracking.progress import report_usage
 
 if TYPE_CHECKING:
     from engine.capabilities import BuildContext
-    from engine.run_state import Account
+    from engine.run.state import Account
     from engine.usage import Usage
 
 ADVISOR_TOOL = "advisor"

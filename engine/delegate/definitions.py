@@ -27,9 +27,9 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct, field
 
+from engine.config.validation import Invalid, StrictRecord, convert
 from engine.paths import project_dir, user_config_dir
 from engine.skills.frontmatter import SkillFileError, parse_yaml_mapping, read_skill_text
-from engine.validation import Invalid, StrictRecord, convert
 
 AGENTS_DIR_NAME = "agents"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,57}$"

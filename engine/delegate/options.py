@@ -6,7 +6,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
-from engine.validation import StrictRecord
+from engine.config.validation import StrictRecord
 
 
 class DelegationOptions(StrictRecord, frozen=True):

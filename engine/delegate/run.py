@@ -25,8 +25,8 @@ from engine.events import (
     RunResult,
 )
 from engine.instructions import EnvironmentInstructions
-from engine.loop import AgentLoop
 from engine.model.types import CallOptions
+from engine.run.loop import AgentLoop
 from engine.tools.base import ToolContext, ToolResult
 
 RELAYED = (ApprovalRequested, ApprovalResolved, ModeChanged, Retrying)

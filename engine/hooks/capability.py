@@ -13,8 +13,8 @@ from engine.events import ROOT_AGENT, Event
 from engine.hooks.points import Hooks, build_hooks
 from engine.hooks.runs import HookedRun, session_hooks
 from engine.hooks.toolset import hook_wrapper
-from engine.loop import AgentLoop
 from engine.model.types import CallOptions
+from engine.run.loop import AgentLoop
 from engine.tools.compose import ToolsetWrapper
 
 

@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from engine.config.validation import StrictRecord
 from engine.globs import GlobError, name_glob, name_matches
-from engine.validation import StrictRecord
 
 HookEvent = Literal["session_start", "user_prompt", "pre_tool", "post_tool", "stop", "session_end"]
 TOOL_EVENTS = frozenset({"pre_tool", "post_tool"})

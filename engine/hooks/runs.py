@@ -19,8 +19,8 @@ from engine.events import ErrorEvent, Event, RunFinished, RunResult
 from engine.hooks.options import HookEvent
 from engine.hooks.points import Hooks
 from engine.hooks.runner import HookOutcome
-from engine.loop import AgentLoop
 from engine.model.types import CallOptions
+from engine.run.loop import AgentLoop
 
 MAX_STOP_CONTINUES = 3
 """How many times stop hooks may send the agent on after one prompt."""

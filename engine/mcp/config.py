@@ -27,7 +27,7 @@ import msgspec
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from engine.config_files import describe_errors, read_document
+from engine.config.files import describe_errors, read_document
 from engine.errors import ConfigError
 from engine.mcp.options import McpOptions
 from engine.mcp.project_entry import loader_problem, loader_variables, withheld_notice

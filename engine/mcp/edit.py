@@ -19,8 +19,8 @@ import yaml
 from msgspec import Struct, field
 from pydantic import ValidationError
 
-from engine.config_files import CONFIG_FILE_LIMIT
-from engine.config_yaml import load_yaml
+from engine.config.files import CONFIG_FILE_LIMIT
+from engine.config.yaml_reader import load_yaml
 from engine.errors import UserError
 from engine.mcp.entries import PluginEntry, PluginsFile, Transport, check_server_name
 from engine.paths import user_config_dir

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.config_files import CONFIG_FILE_LIMIT, parse_json, read_config_text
+from engine.config.files import CONFIG_FILE_LIMIT, parse_json, read_config_text
 from engine.errors import ConfigError
 from engine.mcp.entries import PluginEntry, check_server_name
 

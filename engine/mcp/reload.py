@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.config_files import CONFIG_FILE_LIMIT
+from engine.config.files import CONFIG_FILE_LIMIT
 from engine.errors import ConfigError
 from engine.mcp.config import MCP_JSON, PLUGINS_NAMES, McpServers, load_servers
 from engine.mcp.options import McpOptions

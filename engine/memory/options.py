@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.validation import StrictRecord
+from engine.config.validation import StrictRecord
 
 
 class MemoryOptions(StrictRecord, frozen=True):

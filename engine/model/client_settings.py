@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from msgspec import Struct, field
 
-from engine.defaults import DEFAULT_REQUEST_TIMEOUT_S
+from engine.config.defaults import DEFAULT_REQUEST_TIMEOUT_S
 from engine.model.failures import RetryPolicy
 from engine.records import hiding
 

@@ -18,7 +18,7 @@ from typing import Any
 from msgspec import Struct
 
 from engine.errors import ContextOverflowError, ErrorCategory, ProviderError
-from engine.recovery import recovery_for, retried_by_model_layer
+from engine.run.recovery import recovery_for, retried_by_model_layer
 
 _OVERFLOW_PHRASES = (
     "context length",
@@ -205,7 +205,7 @@ def _parse_retry_after(value: str) -> float | None:
 class RetryPolicy(Struct, frozen=True, kw_only=True):
     """How hive retries model calls that failed before producing output.
 
-    ``engine.recovery`` decides what is retried: rate limits wait for the provider's Retry-After
+    ``engine.run.recovery`` decides what is retried: rate limits wait for the provider's Retry-After
     (capped), transient failures back off exponentially with jitter. Nothing else is retried here.
     """
 

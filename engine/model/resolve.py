@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from msgspec import Struct
 
+from engine.config.settings import LayeredSettings
 from engine.errors import NoModelError
 from engine.model.model_check import check_api_base
 from engine.records import hiding
-from engine.settings import LayeredSettings
 
 LOCAL_SERVERS: tuple[tuple[str, str], ...] = (
     ("Ollama", "http://127.0.0.1:11434/v1"),

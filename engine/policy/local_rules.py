@@ -19,7 +19,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from engine.config_files import read_document
+from engine.config.files import read_document
 from engine.paths import project_root
 from engine.policy.config import saved_rules_file
 from engine.policy.rules import CATEGORIES, Action, Category, Finding, Layer, Rule, Subject

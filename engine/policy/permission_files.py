@@ -12,14 +12,14 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct, field
 
-from engine.config_files import check_document, line_of, read_document
+from engine.config.files import check_document, line_of, read_document
+from engine.config.validation import KeyPath, StrictRecord
 from engine.errors import ConfigError
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.defaults import DEFAULT_SOURCE, default_layer
 from engine.policy.examples import example_problem
 from engine.policy.patterns import PatternError, command_pattern, name_regex, path_regex
 from engine.policy.rules import CATEGORIES, Action, Category, Layer, Rule, RuleBook
-from engine.validation import KeyPath, StrictRecord
 
 
 class RuleExamples(StrictRecord, frozen=True):

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from engine.validation import StrictRecord
+from engine.config.validation import StrictRecord
 
 SearchProvider = Literal["searxng", "tavily", "brave", "duckduckgo", "docs"]
 Depth = Literal["quick", "standard", "deep"]

@@ -13,7 +13,8 @@ from typing import Any
 from msgspec.structs import asdict
 
 from engine.agent import model_client
-from engine.config import SessionConfig
+from engine.config.loader import SessionConfig
+from engine.config.validation import Invalid, convert
 from engine.errors import UserError
 from engine.policy.compose import result_guards
 from engine.policy.guards import ResultGuard
@@ -22,7 +23,6 @@ from engine.research.options import ResearchOptions
 from engine.research.pipeline import ResearchSetup
 from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchError
-from engine.validation import Invalid, convert
 
 
 def research_options(base: ResearchOptions, **changes: Any) -> ResearchOptions:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct
 
-from engine.validation import StrictRecord
+from engine.config.validation import StrictRecord
 
 SandboxMode = Literal["workspace-write", "read-only", "off"]
 _LOOSENESS: dict[SandboxMode, int] = {"read-only": 0, "workspace-write": 1, "off": 2}

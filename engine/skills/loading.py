@@ -91,7 +91,7 @@ def _lenient_mapping(yaml_text: str) -> dict[str, Any] | None:
     """The frontmatter as ordinary YAML reads it, when that gives a mapping with string keys."""
     import yaml
 
-    from engine.config_yaml import load_yaml  # hive's bounded reader: no aliases, bounded nesting
+    from engine.config.yaml_reader import load_yaml  # hive's bounded reader: no aliases, bounded nesting
 
     try:
         data = load_yaml(yaml_text, duplicate_keys=True)  # as an ordinary YAML reader: the last one wins

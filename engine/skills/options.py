@@ -8,9 +8,9 @@ from typing import Annotated, Literal, TypeVar
 
 from msgspec import Meta, Struct
 
+from engine.config.validation import StrictRecord
 from engine.paths import project_root, user_config_dir
 from engine.skills.model import Skill
-from engine.validation import StrictRecord
 
 T = TypeVar("T")
 

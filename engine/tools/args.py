@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.validation import StrictRecord
+from engine.config.validation import StrictRecord
 
 
 class ToolArgs(StrictRecord, frozen=True):

@@ -11,11 +11,11 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 import msgspec
 from msgspec import Struct, field
 
+from engine.config.validation import Invalid, convert
 from engine.events import ROOT_AGENT, Event, Success, ToolCall
 from engine.reports import ToolKind
 from engine.tools.args import without_nulls
 from engine.tools.waits import DecisionWaits
-from engine.validation import Invalid, convert
 
 
 class ToolSpec(Struct, frozen=True, kw_only=True):

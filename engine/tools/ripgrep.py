@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.programs import ProgramLookup, TrustedProgram, trusted_program
 from engine.tools.ignore import IgnoreRules, refused_ignore_file
-from engine.tools.search_backend import MAX_FILE_SIZE, GrepMatch, GrepQuery, PythonSearchBackend, SearchError
+from engine.tools.search_backend import MAX_FILE_SIZE, GrepError, GrepMatch, GrepQuery, PythonSearchBackend
 
 # Hidden files are searched, .git never, .ignore/.rgignore and the global git excludes are not read:
 # exactly what engine.tools.ignore does. .gitignore only applies inside a git repository (rg's default).
@@ -78,7 +78,7 @@ class RipgrepBackend:
                 proc.kill()
             raise
         if proc.returncode == 2 and not stdout:
-            raise SearchError(f"ripgrep failed: {stderr.decode(errors='replace').strip()}")
+            raise GrepError(f"ripgrep failed: {stderr.decode(errors='replace').strip()}")
         return [_strip_dot(os.fsdecode(name)) for name in stdout.split(b"\0") if name]
 
     async def grep(self, root: Path, query: GrepQuery, files: Sequence[str] | None = None) -> list[GrepMatch]:
@@ -115,7 +115,7 @@ class RipgrepBackend:
             else:
                 finished = True
         except ValueError as exc:  # not JSON, or one line longer than _LINE_LIMIT
-            raise SearchError(f"ripgrep output could not be read: {exc}") from exc
+            raise GrepError(f"ripgrep output could not be read: {exc}") from exc
         finally:
             if not finished:
                 with contextlib.suppress(ProcessLookupError):
@@ -123,7 +123,7 @@ class RipgrepBackend:
             await proc.wait()
             stderr = await stderr_task
         if proc.returncode == 2 and not reader.ran:
-            raise SearchError(_pattern_error(query.pattern, stderr))
+            raise GrepError(_pattern_error(query.pattern, stderr))
         return reader.matches
 
     async def _spawn(self, args: list[str], root: Path) -> asyncio.subprocess.Process:
@@ -138,7 +138,7 @@ class RipgrepBackend:
                 limit=_LINE_LIMIT,
             )
         except OSError as exc:
-            raise SearchError(f"Cannot run ripgrep ({self.executable}): {exc}") from exc
+            raise GrepError(f"Cannot run ripgrep ({self.executable}): {exc}") from exc
 
 
 class _JsonReader:

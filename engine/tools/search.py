@@ -25,7 +25,7 @@ from engine.tools.globs import GlobMatcher, split_base
 from engine.tools.grep_skips import Skipped, describe_skipped, find_skipped
 from engine.tools.paths import describe_os_error, display_path, resolve_path
 from engine.tools.ripgrep import RipgrepBackend, find_ripgrep
-from engine.tools.search_backend import GrepMatch, GrepQuery, PythonSearchBackend, SearchBackend, SearchError
+from engine.tools.search_backend import GrepError, GrepMatch, GrepQuery, PythonSearchBackend, SearchBackend
 
 GLOB_LIMIT = 200
 """Files glob_files lists at most."""
@@ -80,7 +80,7 @@ class GlobFilesTool(ArgsTool[GlobFilesArgs]):
         root, shown = target.root, target.shown
         try:
             files = await self.backend.list_files(root)
-        except SearchError as exc:
+        except GrepError as exc:
             return ToolResult.error(str(exc))
         try:
             matcher = GlobMatcher(pattern, anchored=anchored)
@@ -186,7 +186,7 @@ class GrepFilesTool(ArgsTool[GrepFilesArgs]):
                 searched = files if files is not None else await self.backend.list_files(target.root)
                 skipped = await asyncio.to_thread(find_skipped, target.root, searched)
                 return _no_matches(args, target.shown, skipped, prefix)
-        except ValueError as exc:  # SearchError, or an invalid glob
+        except ValueError as exc:  # GrepError, or an invalid glob
             return ToolResult.error(str(exc))
         return _grep_result(matches, prefix)
 

@@ -29,7 +29,7 @@ MAX_FILE_SIZE = 20 * 1024 * 1024
 """Files larger than this many bytes are not searched (``rg --max-filesize 20M``)."""
 
 
-class SearchError(ValueError):
+class GrepError(ValueError):
     """A search could not run, e.g. because the pattern is not a valid regular expression."""
 
 
@@ -66,7 +66,7 @@ class SearchBackend(Protocol):
     async def grep(self, root: Path, query: GrepQuery, files: Sequence[str] | None = None) -> list[GrepMatch]:
         """Matching lines under ``root`` (or only in ``files``, relative to ``root``), in file order.
 
-        Raises :class:`SearchError` when the pattern is invalid.
+        Raises :class:`GrepError` when the pattern is invalid.
         """
         ...
 
@@ -98,11 +98,11 @@ class PythonSearchBackend:
 
 
 def compile_pattern(query: GrepQuery) -> re.Pattern[str]:
-    """The query's pattern compiled with Python's ``re``; raises :class:`SearchError` when invalid."""
+    """The query's pattern compiled with Python's ``re``; raises :class:`GrepError` when invalid."""
     try:
         return re.compile(query.pattern, re.IGNORECASE if query.ignore_case else 0)
     except re.error as exc:
-        raise SearchError(f"Invalid regular expression {query.pattern!r}: {exc}") from exc
+        raise GrepError(f"Invalid regular expression {query.pattern!r}: {exc}") from exc
 
 
 def _search_file(path: Path, rel: str, regex: re.Pattern[str]) -> Iterator[GrepMatch]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from engine.events import ToolCall
-from engine.run_hooks import CallTrace, UntracedCall
-from engine.tool_round import run_traced_call
+from engine.run.tool_round import run_traced_call
+from engine.run.trace import CallTrace, UntracedCall
 from engine.tools.base import ToolContext, ToolResult, Toolset
 from engine.tracking.scopes import current_scope
 from engine.tracking.tracker import open_call

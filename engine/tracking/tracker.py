@@ -1,6 +1,6 @@
 """The tracker: a run's root scope, its lifecycle events, model turns, tool-call scopes and the report.
 
-It plugs into the loop's lifecycle seam (``engine.run_hooks``) instead of wrapping the event stream,
+It plugs into the loop's lifecycle seam (``engine.run.trace``) instead of wrapping the event stream,
 so untouched events (every text delta) cost nothing extra.
 """
 
@@ -13,7 +13,7 @@ from msgspec.structs import replace
 
 from engine.events import Event, ExitReason, RunResult, ScopeInfo, ToolCall
 from engine.reports import RequestOutcome, ToolKind
-from engine.run_hooks import CallTrace, Emit, RunTrace
+from engine.run.trace import CallTrace, Emit, RunTrace
 from engine.tracking.scopes import Request, Scope, ToolScope, TrackingObserver, TrackingOptions, current_scope
 from engine.usage import Usage
 

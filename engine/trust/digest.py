@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from engine.config_files import CONFIG_FILE_LIMIT
+from engine.config.files import CONFIG_FILE_LIMIT
 from engine.globs import name_matches
 from engine.launch_files import NamedFile
 from engine.paths import PROJECT_DIR_NAME
@@ -115,7 +115,7 @@ def _raw(path: Path, root: Path) -> Any:
     """The file's data with no checking (the loaders check it); None when absent or unreadable."""
     if not path.is_file():
         return None
-    from engine.config_files import read_document
+    from engine.config.files import read_document
     from engine.errors import ConfigError
 
     try:

@@ -92,9 +92,9 @@ def _launch(server: ServerConfig) -> str:
 
 def review(workspace: Workspace) -> TrustReview:
     """What the project at ``workspace`` would change if trusted (read as if it were not); loads no model."""
+    from engine.config.settings import load_settings
     from engine.mcp.config import load_servers
     from engine.policy.config import load_permissions
-    from engine.settings import load_settings
 
     untrusted = replace(workspace, trust="untrusted")
     settings = load_settings(untrusted)

@@ -21,6 +21,7 @@ import msgspec
 import msgspec.structs
 from msgspec import Struct
 
+from engine.config.validation import Invalid, convert
 from engine.skills.options import DEFAULT_MAX_METADATA_CHARACTERS
 from engine.trust.orders import (
     Order,
@@ -34,10 +35,9 @@ from engine.trust.orders import (
     same,
     tightest_is,
 )
-from engine.validation import Invalid, convert
 
 Given = dict[str, Any]
-"""A settings file's data as read (the same shape as ``engine.settings.Given``): the keys it sets, and only those."""
+"""A settings file's data as read (the same shape as ``engine.config.settings.Given``): the keys it sets, and only those."""
 
 
 class Ignored(Struct, frozen=True):
@@ -298,9 +298,9 @@ _RELATIONS: dict[Relation, Callable[[Rule, str, Any, Any, Path], _Verdict]] = {
 
 @cache
 def _fields() -> dict[str, tuple[Any, Any]]:
-    # engine.settings will call this module when it loads settings: imported at first use, so that
+    # engine.config.settings will call this module when it loads settings: imported at first use, so that
     # neither module's import waits on the other's
-    from engine.settings import SettingsFile
+    from engine.config.settings import SettingsFile
 
     return dict(_walk(SettingsFile, ""))
 

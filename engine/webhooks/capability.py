@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.capabilities import Capability, SessionView
-from engine.config import SessionConfig
+from engine.config.loader import SessionConfig
 from engine.events import Event
 from engine.webhooks.sender import WebhookSender
 

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
-from engine.validation import StrictRecord
+from engine.config.validation import StrictRecord
 
 WebhookEventType = Literal["session_started", "session_finished", "turn_completed", "approval_requested", "error"]
 """What a webhook can be sent for."""

@@ -18,12 +18,12 @@ from engine.paths import user_data_dir
 from engine.usage import Usage
 
 if TYPE_CHECKING:  # the session machinery loads in the background, after the prompt is up
-    from engine.config import SessionConfig
+    from engine.config.loader import SessionConfig
     from engine.events import RunResult, WorkingMode
     from engine.policy.gate import Approver
     from engine.sandbox.options import SandboxMode
     from engine.session import Session
-    from engine.sessions import LoadedSession, SessionStore
+    from engine.session_store import LoadedSession, SessionStore
 
 
 class ReplOptions(Struct, frozen=True, kw_only=True):
@@ -73,8 +73,8 @@ class ReplState:
     def _load(self, model: str | None = None) -> SessionConfig:
         # The session machinery is imported here too, in the background, to spare the first request that wait.
         from engine.agent import needs_litellm
-        from engine.config import Overrides, load_config
-        from engine.session import open_session  # noqa: F401
+        from engine.config.loader import Overrides, load_config
+        from engine.session_open import open_session  # noqa: F401
 
         options = self.options
         overrides = Overrides(
@@ -119,7 +119,7 @@ class ReplState:
     @property
     def store(self) -> SessionStore:
         """The saved sessions."""
-        from engine.sessions import SessionStore
+        from engine.session_store import SessionStore
 
         return SessionStore(user_data_dir() / "sessions")
 
@@ -160,7 +160,7 @@ class ReplState:
             from msgspec.structs import replace
 
             from engine.agent import needs_litellm
-            from engine.session import open_session
+            from engine.session_open import open_session
 
             config = await self.ready()
             if needs_litellm(config):

@@ -12,7 +12,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from engine.events import ToolCall
-from engine.sessions import LoadedSession
+from engine.session_store import LoadedSession
 from hive_cli.output.summaries import key_argument
 from hive_cli.repl.view import ReplView
 from hive_cli.terminal_text import visible, visible_markdown

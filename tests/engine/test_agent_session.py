@@ -10,11 +10,12 @@ import pytest
 
 from engine.agent import build_agent, configured_capabilities
 from engine.capabilities import BuildContext, Capability, Tools
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.events import ApprovalRequested, Event, RunFinished, ToolCall
 from engine.policy.gate import ApprovalRequest, Decision
-from engine.session import Session, open_session
-from engine.sessions import SessionStore
+from engine.session import Session
+from engine.session_open import open_session
+from engine.session_store import SessionStore
 from engine.tools.base import ToolContext, ToolResult, Toolset
 from engine.tools.compose import ToolsetWrapper
 from engine.tools.registry import ToolRegistry, WrapperToolset

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from engine.capabilities import BuildContext, Capability, SessionView
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.events import Event, RunFinished, TurnRecord
 from engine.instructions import InstructionContext
-from engine.loop import TurnObserver
 from engine.policy.gate import ApprovalRequest, Decision
-from engine.session import open_session
+from engine.run.loop import TurnObserver
+from engine.session_open import open_session
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.registry import ToolRegistry
 from tests.support.agents import collect

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import Overrides, SessionConfig, load_config
-from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.config.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.config.loader import Overrides, SessionConfig, load_config
+from engine.config.settings import SettingsFile
 from engine.errors import ConfigError
-from engine.loop import LoopOptions
 from engine.model.litellm_client import ModelSettings
-from engine.settings import SettingsFile
+from engine.run.loop import LoopOptions
 from tests.support.trust import trust
 
 MODEL = Overrides(model="openai/test-model")

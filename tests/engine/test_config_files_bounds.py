@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.config_files import MAX_DEPTH, read_document
+from engine.config.files import MAX_DEPTH, read_document
+from engine.config.settings import load_settings
 from engine.errors import ConfigError
 from engine.mcp.config import load_plugins_file, load_servers
 from engine.mcp.mcp_json import read_mcp_json
 from engine.policy.permission_files import load_permissions_file
-from engine.settings import load_settings
 
 
 def alias_bomb(levels: int) -> str:

@@ -17,8 +17,8 @@ from engine.events import (
     TurnCompleted,
     TurnRecord,
 )
-from engine.loop import LoopOptions
 from engine.model.types import CallOptions
+from engine.run.loop import LoopOptions
 from engine.tools.base import ToolSpec
 from engine.tools.registry import ToolRegistry
 from engine.usage import UsageLimits

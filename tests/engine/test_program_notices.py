@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.paths import user_config_dir
 from engine.program_notices import program_notices
 from engine.programs import INSIDE_WRITABLE

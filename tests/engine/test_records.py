@@ -8,7 +8,7 @@ import pytest
 from msgspec import Struct
 from rich.pretty import pretty_repr
 
-from engine.config import Overrides
+from engine.config.loader import Overrides
 from engine.mcp.config import ServerConfig, WrittenEntry
 from engine.model.client_settings import ModelSettings
 from engine.model.resolve import ModelChoice

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from engine.events import ErrorEvent, Retrying, TextDelta
-from engine.loop import AgentLoop, ToolEnvironment
 from engine.model.client_settings import ModelSettings
 from engine.model.openai_compat import OpenAICompatClient
 from engine.model.providers import key_env_for, openai_compatible_endpoint
-from engine.recovery import fix_it
+from engine.run.loop import AgentLoop, ToolEnvironment
+from engine.run.recovery import fix_it
 from engine.tools.registry import ToolRegistry
 from tests.support.agents import FAST_RETRY, RecordingTool, client_for, run_events
 from tests.support.llm_server import (

@@ -12,7 +12,7 @@ import pytest
 from msgspec.structs import replace
 
 from engine.agent import build_agent
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.errors import ConfigError
 from engine.events import ApprovalRequested, RunFinished
 from engine.paths import user_config_dir

@@ -8,7 +8,7 @@ import pytest
 
 from engine.conversation import Conversation
 from engine.redaction.scrubber import Scrubber
-from engine.sessions import SessionStore, SessionWriter
+from engine.session_store import SessionStore, SessionWriter
 
 
 def test_messages_are_on_disk_as_soon_as_they_are_appended(tmp_path: Path) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from msgspec import Struct
 
+from engine.config.settings import load_settings
+from engine.config.validation import convert
 from engine.errors import ConfigError, UserError
 from engine.model.resolve import NO_KEY, resolve_model
-from engine.settings import load_settings
-from engine.validation import convert
 from tests.support.llm_server import LLMServer
 from tests.support.trust import trust
 
@@ -111,7 +111,7 @@ def test_with_nothing_configured_and_no_server_the_error_explains_what_to_do(tmp
 
 
 def test_the_defaults_of_every_section_are_what_an_empty_section_reads_as() -> None:
-    from engine.settings import SettingsFile
+    from engine.config.settings import SettingsFile
 
     assert SettingsFile() == convert({}, SettingsFile)
     for name in SettingsFile.__struct_fields__:
@@ -123,7 +123,7 @@ def test_the_defaults_of_every_section_are_what_an_empty_section_reads_as() -> N
 
 def test_reading_settings_does_not_import_pydantic(tmp_path: Path, isolated_hive: Path) -> None:
     probe = (
-        "import sys; from pathlib import Path; from engine.settings import load_settings; "
+        "import sys; from pathlib import Path; from engine.config.settings import load_settings; "
         "merged = load_settings(Path(sys.argv[1])).merged(); "
         "print(merged.checkpoints.keep_days, 'pydantic' in sys.modules)"
     )

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from msgspec import Meta
 
-from engine.validation import Invalid, StrictRecord, convert, required_keys
+from engine.config.validation import Invalid, StrictRecord, convert, required_keys
 
 
 class Step(StrictRecord, frozen=True):

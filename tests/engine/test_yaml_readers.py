@@ -1,4 +1,4 @@
-"""hive reads YAML one bounded way: plugins.yaml edits and lenient skill frontmatter go through engine.config_yaml."""
+"""hive reads YAML one bounded way: plugins.yaml edits and lenient skill frontmatter go through engine.config.yaml_reader."""
 
 from __future__ import annotations
 

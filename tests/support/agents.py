@@ -10,13 +10,13 @@ from typing import Annotated, Any
 from msgspec import Meta, Struct
 
 from engine.events import Event, RunFinished, RunResult
-from engine.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.model.client_settings import ModelSettings
 from engine.model.failures import RetryPolicy
 from engine.model.litellm_client import LiteLLMClient
 from engine.model.openai_compat import OpenAICompatClient
 from engine.model.providers import openai_compatible_endpoint
 from engine.model.types import ModelClient
+from engine.run.loop import AgentLoop, LoopOptions, ToolEnvironment, TurnObserver
 from engine.tools.base import ArgsTool, Tool, ToolContext, ToolResult
 from engine.tools.registry import ToolRegistry
 from tests.support.llm_server import LLMServer

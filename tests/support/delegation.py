@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.events import Event, RunFinished, RunResult
 from engine.policy.gate import Approver
-from engine.session import Session, open_session
+from engine.session import Session
+from engine.session_open import open_session
 from tests.support.agents import collect
 from tests.support.llm_server import Reply
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.context.management import ContextPolicyLayer
 from engine.context.policy import PassThrough, PreparedRequest
 from engine.conversation import SUMMARY_HEADER, Conversation
@@ -15,8 +15,9 @@ from engine.errors import ContextOverflowError
 from engine.events import ContextCompacted, ErrorEvent, Event, RunFinished
 from engine.model.types import Message
 from engine.paths import user_data_dir
-from engine.session import Session, open_session
-from engine.sessions import SessionStore
+from engine.session import Session
+from engine.session_open import open_session
+from engine.session_store import SessionStore
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, context_overflow, text
 

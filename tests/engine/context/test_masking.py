@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.context.masking import ObservationMasking, placeholder
 from engine.context.recall import RecallResultTool
 from engine.events import Event
-from engine.session import Session, open_session
-from engine.sessions import SessionStore
+from engine.session import Session
+from engine.session_open import open_session
+from engine.session_store import SessionStore
 from engine.tools.base import ToolContext
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls

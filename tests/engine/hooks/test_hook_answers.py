@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from engine.config.validation import Invalid, convert
 from engine.hooks.options import HookSpec
 from engine.hooks.runner import HookOutcome, answer
 from engine.hooks.toolset import pre_tool_verdict
-from engine.validation import Invalid, convert
 
 HOOK = HookSpec(event="pre_tool", command="check")
 

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from msgspec.structs import replace
 
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.events import ApprovalRequested, ErrorEvent, Event, RunFinished
 from engine.policy.gate import ApprovalRequest, Decision
 from engine.sandbox.probe import bubblewrap_availability
 from engine.sandbox.status import SandboxStatus
-from engine.session import Session, open_session
+from engine.session import Session
+from engine.session_open import open_session
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.processes import processes_with, unique_sleep

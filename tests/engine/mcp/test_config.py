@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.errors import ConfigError
 from engine.mcp.approvals import approve
 from engine.mcp.config import load_servers

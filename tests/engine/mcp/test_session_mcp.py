@@ -7,10 +7,10 @@ import secrets
 from pathlib import Path
 
 from engine.capabilities import Capability
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.events import ToolCall
 from engine.policy.guards import Block, CallGuard
-from engine.session import open_session
+from engine.session_open import open_session
 from tests.support.mcp_servers import EVERYTHING, approve_project_servers
 from tests.support.processes import gone_within
 from tests.support.trust import trust

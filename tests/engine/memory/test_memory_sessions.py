@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 from engine.capabilities import Capability
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.events import Event, RunFinished
 from engine.memory.tools import RECALL_HEADER
 from engine.policy.guards import ResultGuard
 from engine.policy.injection import PromptInjectionGuard
-from engine.session import open_session
+from engine.session_open import open_session
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.trust import trust
@@ -113,7 +113,7 @@ IMPORTS = """
 import json, sys
 from pathlib import Path
 from engine.agent import build_agent
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 config = load_config(Path(sys.argv[1]), Overrides(model="openai/m", api_base="http://127.0.0.1:9", api_key="k"))
 agent = build_agent(config, approver=None, data_dir=Path(sys.argv[1]) / "out")
 names = [spec.name for spec in agent.tools.specs()]

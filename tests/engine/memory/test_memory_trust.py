@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.events import ToolCall
 from engine.memory.store import SqliteMemory
 from engine.memory.tools import MEMORY_INSTRUCTIONS, RECALL_HEADER, RecallTool, RememberTool
@@ -18,7 +18,7 @@ from engine.policy.gate import ApprovalRequest, Decision
 from engine.policy.injection import injection_signs
 from engine.policy.permissions import PermissionPolicy
 from engine.policy.subjects import USER_SCOPE_NOTE
-from engine.session import open_session
+from engine.session_open import open_session
 from engine.tools.base import ToolContext
 from tests.support.agents import collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls

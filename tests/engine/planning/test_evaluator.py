@@ -46,7 +46,7 @@ def test_a_model_that_says_it_could_not_fails_the_step(llm_server: LLMServer, tm
 
 
 def test_a_run_stopped_by_its_turn_limit_fails_the_step(llm_server: LLMServer, tmp_path: Path) -> None:
-    from engine.loop import LoopOptions
+    from engine.run.loop import LoopOptions
 
     (tmp_path / "a.txt").write_text("a\n")
     llm_server.script(tool_calls(call("read_file", {"path": "a.txt"})))

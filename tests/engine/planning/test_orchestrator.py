@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.events import Event, ToolCallStarted
 from engine.planning.events import PlanEvent, PlanFinished, StepFinished, StepStarted
 from engine.planning.orchestrator import PlanAndExecute
 from engine.planning.planner import Plan, Planner, plan_from_todos
 from engine.policy.gate import ApproveEverything
-from engine.session import Session, open_session
+from engine.session import Session
+from engine.session_open import open_session
 from tests.support.agents import client_for, collect
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.planning import planning_replies

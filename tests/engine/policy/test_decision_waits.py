@@ -9,12 +9,12 @@ import pytest
 from msgspec import Struct
 
 from engine.events import ToolCall, ToolOutcome
-from engine.loop import AgentLoop, ToolEnvironment
 from engine.policy.compose import guarded_toolset
 from engine.policy.config import default_permissions
 from engine.policy.gate import ApprovalRequest, ApproveEverything, Approver, Decision
 from engine.policy.modes import ModeManager
 from engine.redaction.scan import default_rules
+from engine.run.loop import AgentLoop, ToolEnvironment
 from engine.tools.base import ArgsTool, ToolContext, ToolResult, Toolset
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry

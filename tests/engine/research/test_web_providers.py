@@ -9,12 +9,12 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
+from engine.config.validation import convert
 from engine.research.fallback import FallbackSearch
 from engine.research.fetch import WebFetcher
 from engine.research.options import ResearchOptions
 from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchHit, SearchProvider
-from engine.validation import convert
 from tests.support.cli import hive_env
 from tests.support.search_server import Provider, Result, SearchServer
 

@@ -12,7 +12,7 @@ from msgspec.structs import replace
 
 from engine.agent import BuiltinTools, build_agent
 from engine.capabilities import BuildContext, Capability, Tools
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.context.management import ContextManagement
 from engine.events import ToolCall
 from engine.model.types import Message

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.config.settings import load_settings
 from engine.paths import user_config_dir
-from engine.settings import load_settings
 from tests.support.cli import run_hive
 from tests.support.trust import trust
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import load_skill_options
+from engine.config.loader import load_skill_options
 from engine.instructions import InstructionContext, build_instructions
 from engine.skills.discovery import discover_skills
 from engine.skills.model import SkillCatalog, SkillRoot

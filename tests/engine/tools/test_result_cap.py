@@ -6,9 +6,9 @@ import asyncio
 import re
 from pathlib import Path
 
-from engine.config import Overrides, load_config
+from engine.config.loader import Overrides, load_config
 from engine.events import ToolCall
-from engine.session import open_session
+from engine.session_open import open_session
 from engine.tools.base import ToolContext
 from engine.tools.files import ReadFileTool
 from engine.tools.registry import ToolRegistry

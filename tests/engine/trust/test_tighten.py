@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.settings import SettingsFile, load_settings, overlay
+from engine.config.settings import SettingsFile, load_settings, overlay
+from engine.config.validation import convert
 from engine.trust.tighten import Given, Ignored, loosenings, tighten_settings
-from engine.validation import convert
 from engine.workspace import open_workspace
 
 

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.settings import SettingsFile, overlay
+from engine.config.settings import SettingsFile, overlay
+from engine.config.validation import convert
 from engine.trust.tighten import RULES, Given, tighten_settings
-from engine.validation import convert
 
 
 def setting_keys(record: type[msgspec.Struct], prefix: str = "") -> Iterator[str]:
@@ -56,7 +56,7 @@ def test_every_rule_but_the_sandboxs_declares_an_order() -> None:
 
 
 def test_the_table_is_imported_without_the_settings_module_so_settings_can_call_it() -> None:
-    code = "import sys, engine.trust.tighten; print('engine.settings' in sys.modules)"
+    code = "import sys, engine.trust.tighten; print('engine.config.settings' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from msgspec.structs import replace
 
-from engine.config import Overrides, SessionConfig, load_config
+from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.errors import ConfigError
 from engine.events import ApprovalRequested, Event, RunFinished
 from engine.policy.gate import ApprovalRequest, Decision
-from engine.session import open_session
+from engine.session_open import open_session
 from engine.webhooks.options import WebhookEndpoint, WebhookEventType, WebhookOptions
 from engine.webhooks.payloads import payload
 from engine.webhooks.sender import WebhookSender

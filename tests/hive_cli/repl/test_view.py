@@ -21,8 +21,8 @@ from engine.events import (
     Usage,
 )
 from engine.policy.gate import ApprovalRequest
-from engine.recovery import fix_it
 from engine.reports import UsageReport
+from engine.run.recovery import fix_it
 from engine.tools.base import ToolSpec
 from hive_cli.repl.approver import describe
 from hive_cli.repl.view import ReplView

@@ -3,7 +3,7 @@
 Each section of a file is a typed model whose field defaults are the one source of every default.
 Files are validated strictly (an unknown key or a bad value is an error naming the file and the
 line). The project's file wins over the user's key by key, within each section too; a key neither
-file sets keeps its default. Flags and environment come on top in ``engine.config``.
+file sets keeps its default. Flags and environment come on top in ``engine.config.loader``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct, field
 
 from engine.checkpoints.options import CheckpointOptions
-from engine.config_files import check_document, read_document
+from engine.config.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.config.files import check_document, read_document
+from engine.config.validation import StrictRecord, convert
 from engine.context.options import ContextOptions
-from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
 from engine.hooks.options import HookSpec
@@ -27,7 +28,6 @@ from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options, sandbox_section
 from engine.skills.options import SkillsFile
-from engine.validation import StrictRecord, convert
 from engine.webhooks.options import WebhookOptions
 from engine.workspace import Workspace, as_workspace
 

@@ -2,7 +2,7 @@
 
 A project hive may not trust writes these files, so the loader refuses what costs without bound:
 aliases (a 400-byte "billion laughs" file expands to billions of nodes) and nesting deeper than
-:data:`~engine.config_files.MAX_DEPTH` (which also keeps every walk of the node tree far from
+:data:`~engine.config.files.MAX_DEPTH` (which also keeps every walk of the node tree far from
 Python's recursion limit). Duplicate keys, which PyYAML settles silently by keeping the last, are
 an error too. One composed node tree gives both the data and the line of every key. Imported only
 when there is a file to read: PyYAML takes some 18 ms to import.
@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
-from engine.config_files import DEPTH_PROBLEM, MAX_DEPTH
+from engine.config.files import DEPTH_PROBLEM, MAX_DEPTH
+from engine.config.validation import KeyPath
 from engine.errors import ConfigError
-from engine.validation import KeyPath
 
 ALIAS_PROBLEM = "YAML aliases (*name) are not allowed in hive's configuration files"
 _MERGE_TAG = "tag:yaml.org,2002:merge"

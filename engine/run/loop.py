@@ -16,9 +16,9 @@ from pathlib import Path
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from engine.config.defaults import DEFAULT_MAX_TURNS
 from engine.context.policy import ContextPolicy, PassThrough, PreparedRequest
 from engine.conversation import Conversation
-from engine.defaults import DEFAULT_MAX_TURNS
 from engine.errors import ContextOverflowError, ProviderError
 from engine.events import (
     ROOT_AGENT,
@@ -43,11 +43,11 @@ from engine.model.types import (
     ModelReply,
     ModelRequest,
 )
-from engine.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
-from engine.resume import cut_messages, cut_usage, resumed_event
-from engine.run_hooks import NoHooks, RunHooks, RunTrace
-from engine.run_state import Account, Received, RoundInProgress, RunState, stream_event
-from engine.tool_round import run_tool_round
+from engine.run.cut_replies import cut_messages, cut_usage, resumed_event
+from engine.run.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
+from engine.run.state import Account, Received, RoundInProgress, RunState, stream_event
+from engine.run.tool_round import run_tool_round
+from engine.run.trace import NoHooks, RunHooks, RunTrace
 from engine.tools.base import FileToolOptions, ToolContext, Toolset
 from engine.usage import UsageLimits
 
@@ -218,7 +218,7 @@ class AgentLoop:
         """The model call of one turn, its reply added to the history and yielded last.
 
         A refused overflow is compacted and sent once more; a reply cut after output is resumed once
-        (``engine.recovery``), and the reply yielded then carries the text of both parts.
+        (``engine.run.recovery``), and the reply yielded then carries the text of both parts.
         """
         cut_text, overflow_retried, resumed = "", False, False
         while True:

@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.config.validation import Invalid, KeyPath, convert, required_keys
 from engine.errors import ConfigError
 from engine.safe_read import UnsafeFile, read_bounded
-from engine.validation import Invalid, KeyPath, convert, required_keys
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -75,14 +75,14 @@ def read_document(path: Path) -> tuple[Any, dict[KeyPath, int]]:
 
     The file is read through :func:`~engine.safe_read.read_bounded` (a regular file of at most
     :data:`CONFIG_FILE_LIMIT`) and parsed once: duplicate keys and nesting deeper than :data:`MAX_DEPTH`
-    are errors, and so are YAML aliases (see :mod:`engine.config_yaml`).
+    are errors, and so are YAML aliases (see :mod:`engine.config.yaml_reader`).
     """
     text = read_config_text(path, CONFIG_FILE_LIMIT)
-    from engine import config_yaml  # imports yaml: only when there is a file to read, and most runs have none
+    from engine.config import yaml_reader  # imports yaml: only when there is a file to read, and most runs have none
 
     if path.suffix == ".json":
-        return parse_json(path, text), config_yaml.json_key_lines(text)
-    return config_yaml.parse_yaml(path, text)
+        return parse_json(path, text), yaml_reader.json_key_lines(text)
+    return yaml_reader.parse_yaml(path, text)
 
 
 def read_config_text(path: Path, limit: int) -> str:

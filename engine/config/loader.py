@@ -1,7 +1,7 @@
 """The configuration loader: settings files, environment and flags merged once into a ``SessionConfig``.
 
 Precedence for every value: flag > environment > project settings > user settings > built-in default.
-The defaults are the field defaults of the settings models (``engine.settings`` and each capability's
+The defaults are the field defaults of the settings models (``engine.config.settings`` and each capability's
 options), so each is written once. A broken settings, permissions or plugins file raises ``ConfigError``;
 no model anywhere raises ``UserError`` (after looking for a local server).
 """
@@ -13,8 +13,9 @@ from pathlib import Path
 from msgspec import Struct, field
 
 from engine.checkpoints.options import CheckpointOptions
+from engine.config.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
+from engine.config.settings import LayeredSettings, load_settings
 from engine.context.options import ContextOptions
-from engine.defaults import DEFAULT_MAX_TURNS, DEFAULT_REQUEST_TIMEOUT_S
 from engine.delegate.definitions import AgentCatalog, load_agents
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
@@ -30,7 +31,6 @@ from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.status import SandboxStatus, check_sandbox
-from engine.settings import LayeredSettings, load_settings
 from engine.skills.options import SkillOptions, skill_options
 from engine.tools.base import FileToolOptions
 from engine.trust.review import TrustReview, command_items, trust_items

@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from msgspec.structs import replace
 
 from engine.events import Event, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome
-from engine.run_hooks import CallTrace, RunTrace
+from engine.run.trace import CallTrace, RunTrace
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 
 ContextFactory = Callable[[ToolCall], ToolContext]

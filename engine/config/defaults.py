@@ -1,6 +1,6 @@
 """Defaults that several layers share, each written once. Standard library only.
 
-Every other default lives as the default of its settings field (``engine.settings`` and the options
+Every other default lives as the default of its settings field (``engine.config.settings`` and the options
 models of each capability), which is the one source the configuration loader reads.
 """
 

@@ -1,0 +1,70 @@
+"""Opening a session: the agent built, the session file opened (or reopened), the toolsets and capabilities started."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.agent import build_agent, configured_capabilities
+from engine.capabilities import Capability
+from engine.checkpoints.attach import checkpoints_for
+from engine.config.loader import SessionConfig
+from engine.conversation import Conversation
+from engine.model.types import Message, ModelClient
+from engine.paths import scratch_dir, user_data_dir
+from engine.policy.gate import Approver
+from engine.redaction.scrubber import Scrubber
+from engine.session import Session
+from engine.session_store import LoadedSession, SessionStore, SessionWriter
+
+
+async def open_session(
+    config: SessionConfig,
+    *,
+    approver: Approver | None,
+    title: str = "",
+    resume: LoadedSession | None = None,
+    history: Sequence[Message] = (),
+    client: ModelClient | None = None,
+    capabilities: Sequence[Capability] = (),
+) -> Session:
+    """Build the agent, open (or, for ``resume``, reopen) the session file, and start the toolsets.
+
+    ``resume`` continues a saved session (its messages and compactions, appending to its file);
+    ``history`` seeds a new conversation instead. ``capabilities`` are added after the configured
+    ones and checkpoints. Nothing here reads settings or permission files: ``load_config`` already did.
+    """
+    if resume is not None and history:
+        raise ValueError("give either a session to resume or a history, not both")
+    own = configured_capabilities(config)  # ConfigError here (a webhook's secret unset) leaves no session file
+    writer = _open_writer(config, title, resume) if config.persist else None
+    if resume is not None:
+        conversation = Conversation(resume.messages, resume.compactions)
+    else:
+        conversation = Conversation(history)
+    if writer is not None:
+        conversation.record_to(writer)
+    try:
+        checkpoints = checkpoints_for(config)
+        agent = build_agent(
+            config,
+            approver=approver,
+            data_dir=scratch_dir(config.cwd),
+            capabilities=[*own, *((checkpoints,) if checkpoints else ()), *capabilities],
+            client=client,
+            conversation=conversation,
+        )
+        session = Session(agent, writer, config)
+        await session.start()
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        raise
+    return session
+
+
+def _open_writer(config: SessionConfig, title: str, resume: LoadedSession | None) -> SessionWriter:
+    store = SessionStore(user_data_dir() / "sessions")
+    scrub = Scrubber.from_environment(known=[("model-api-key", config.model.api_key)])
+    if resume is not None:
+        return store.reopen(resume.info.id, scrub=scrub)
+    return store.create(cwd=config.cwd, model=config.model.model, scrub=scrub, title=title)
