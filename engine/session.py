@@ -4,7 +4,7 @@
 the session file, and starts the toolsets that own processes or connections, then the capabilities' session parts
 (``engine.capabilities.Capability``: start and stop, the run of a prompt, every event). Hosts then run
 prompts, cancel, switch the model or the mode, read the usage and the context breakdown (the read-outs
-are :class:`engine.session_view.SessionView`), and ``await close()`` at the end.
+are :class:`engine.session_readouts.SessionReadouts`), and ``await close()`` at the end.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
 from engine.model.types import CallOptions
 from engine.policy.gate import Judgement
 from engine.policy.guards import apply_guards
+from engine.session_readouts import SessionReadouts
 from engine.session_store import SessionWriter
-from engine.session_view import SessionView
 from engine.tools.base import ToolResult
 from engine.usage import Usage
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     pass
 
 
-class Session(SessionView):
+class Session(SessionReadouts):
     """An agent plus the session file it writes to."""
 
     def __init__(self, agent: Agent, writer: SessionWriter | None, config: SessionConfig) -> None:

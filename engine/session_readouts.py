@@ -1,6 +1,6 @@
 """What a host reads of a session: its id, model, mode, usage, notices, MCP servers, sandbox and context.
 
-:class:`SessionView` is the read-only half of :class:`engine.session.Session`, kept apart so the
+:class:`SessionReadouts` is the read-only half of :class:`engine.session.Session`, kept apart so the
 session itself holds only what a host does (run, cancel, switch, start, close).
 """
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from engine.mcp.manager import McpManager
 
 
-class SessionView:
+class SessionReadouts:
     """The read-outs of a session (its agent, session file and configuration)."""
 
     agent: Agent
