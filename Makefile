@@ -30,11 +30,11 @@ run: install
 	$(BIN)/hive $(ARGS)
 
 lint: install
-	$(BIN)/ruff check engine hive_cli tests benchmarks
-	$(BIN)/ruff format --check engine hive_cli
+	$(BIN)/ruff check engine hive_cli tests benchmarks scripts
+	$(BIN)/ruff format --check engine hive_cli scripts
 
 typecheck: install
-	$(BIN)/mypy engine hive_cli
+	$(BIN)/mypy engine hive_cli scripts
 
 pytest: install mcp-servers
 	$(BIN)/pytest $(PYTEST_ARGS)

@@ -225,7 +225,7 @@ def _show_lines(config: PermissionConfig) -> list[str]:
 
 
 def _action(rule: Rule) -> str:
-    """A rule's action, or ``table`` when a command table decides it (see README, "what the defaults allow")."""
+    """A rule's action, or ``table`` when a command table decides it (see docs/permissions.md, "what the defaults allow")."""
     return "table" if rule.judge is not None else rule.action
 
 

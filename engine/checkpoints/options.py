@@ -13,6 +13,7 @@ class CheckpointOptions(StrictRecord, frozen=True):
     """Snapshots of the files a tool call may change, kept for undo."""
 
     enabled: bool = True
+    """Keep checkpoints, so ``hive undo`` and ``/undo`` can revert a turn."""
     max_file_bytes: Annotated[int, Meta(gt=0)] = 10_000_000
     """Files larger than this are not snapshotted (undo then refuses for them)."""
     keep_days: Annotated[int, Meta(gt=0)] = 30

@@ -40,17 +40,22 @@ class LimitsFile(StrictRecord, frozen=True):
     """The ``limits`` section of a settings file."""
 
     max_total_tokens: Annotated[int, Meta(gt=0)] | None = None
+    """Refuse new model turns once the session has used this many tokens."""
     max_cost_usd: Annotated[float, Meta(gt=0)] | None = None
+    """Refuse new model turns once the session has cost this much (priced models only)."""
 
 
 class SettingsFile(StrictRecord, frozen=True):
     """One settings file. Unknown keys are errors, so a typo never passes silently."""
 
     model: str | None = None
+    """The litellm model string (``openai/gpt-4o``); ``--model`` and ``HIVE_MODEL`` win."""
     api_base: str | None = None
+    """The provider's base URL, for a gateway or an OpenAI-compatible server."""
     api_key_env: str | None = None
     """Name of an environment variable holding the API key (keys never belong in files)."""
     max_turns: Annotated[int, Meta(gt=0)] = DEFAULT_MAX_TURNS
+    """Model turns per task."""
     request_timeout: Annotated[float, Meta(gt=0)] = DEFAULT_REQUEST_TIMEOUT_S
     """Seconds one model call may take."""
     mode: WorkingMode = "work"

@@ -18,7 +18,9 @@ class HookSpec(StrictRecord, frozen=True):
     """One hook: ``command`` runs with ``sh -c`` at ``event``; ``matcher`` picks the tools (pre_tool, post_tool)."""
 
     event: HookEvent
+    """The point of the session the hook runs at."""
     command: Annotated[str, Meta(min_length=1)]
+    """The shell command, run with ``sh -c`` in the project folder; it gets the event as JSON on stdin."""
     matcher: str | None = None
     """Tool-name globs (:mod:`engine.globs`, case exact) separated by ``|`` (``write_file|edit_file``, ``mcp__*``);
     every tool when unset."""

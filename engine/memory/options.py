@@ -11,6 +11,7 @@ class MemoryOptions(StrictRecord, frozen=True):
     """Long-term memory: the ``remember`` and ``recall`` tools over a store that outlives sessions."""
 
     enabled: bool = False
+    """Offer the ``remember`` and ``recall`` tools."""
     embedding_model: str | None = None
     """A litellm embedding model: recall ranks by cosine similarity instead of BM25."""
     path: Path | None = None

@@ -124,7 +124,7 @@ def load_permissions_file(path: Path) -> ParsedFile:
         raise ConfigError(
             f"{path}:1: missing the 'permissions:' section; the smallest valid file is\n"
             "  permissions:\n    include_defaults: true\n"
-            "(or delete the file to use the built-in defaults; README, Permissions, has examples)"
+            "(or delete the file to use the built-in defaults; docs/permissions.md has examples)"
         )
     parsed = check_document(path, data, lines, PermissionsFile)
     problems = _pattern_problems(path, parsed.permissions, lines)

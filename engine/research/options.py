@@ -22,14 +22,18 @@ class ResearchOptions(StrictRecord, frozen=True):
     model: str | None = None
     """The model that plans, reads and writes; the session's model when unset."""
     depth: Depth = "standard"
+    """Iterations and queries per iteration: quick (1, 2), standard (3, 3), deep (5, 5)."""
     sufficiency_threshold: Annotated[float, Meta(ge=0, le=1)] = 0.7
     """Stop when the judged sufficiency reaches this score."""
     min_sources_before_report: Annotated[int, Meta(ge=0)] = 5
     """Keep searching while fewer sources than this were collected and a gap remains."""
     max_search_retries_per_iteration: Annotated[int, Meta(ge=0)] = 2
+    """Retries (with backoff) of searches that failed with a retryable error, per iteration."""
     max_iterations: Annotated[int, Meta(gt=0)] | None = None
     """Iterations per query; the depth preset caps it when unset."""
     allow_private_urls: bool = False
     """Fetch pages at private and loopback addresses (an intranet wiki, a local server); ``--allow-private-urls``."""
     max_total_tokens: Annotated[int, Meta(gt=0)] | None = None
+    """Stop with a partial report once a run has used this many tokens."""
     max_cost_usd: Annotated[float, Meta(gt=0)] | None = None
+    """Stop with a partial report once a run has cost this much."""

@@ -13,6 +13,7 @@ class ToolRetrievalOptions(StrictRecord, frozen=True):
     """Which MCP tools each request offers when there are more than ``max_tools`` of them."""
 
     enabled: bool = True
+    """Offer only the MCP tools that fit the request once there are more than ``max_tools``."""
     max_tools: Annotated[int, Meta(gt=0)] = 40
     """Retrieval starts when more MCP tools than this are available; it then offers about this many."""
     min_relevance_score: Annotated[float, Meta(ge=0, le=1)] = 0.3

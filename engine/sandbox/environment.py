@@ -66,7 +66,7 @@ PASSED_GROUPS: dict[str, tuple[str, ...]] = {
         "MISE_DATA_DIR",
     ),
 }
-"""The names (``*`` at the end: a prefix) a sandboxed command gets, by group, as the README lists them."""
+"""The names (``*`` at the end: a prefix) a sandboxed command gets, by group, as docs/sandbox.md lists them."""
 PROXY_NAMES = (
     "HTTP_PROXY",
     "HTTPS_PROXY",

@@ -165,7 +165,7 @@ TOOLCHAINS: tuple[Toolchain, ...] = (
     Toolchain(name="git ignore", place=".config/git/ignore", moved_by=(("XDG_CONFIG_HOME", "git/ignore"),)),
     Toolchain(name="git attributes", place=".config/git/attributes", moved_by=(("XDG_CONFIG_HOME", "git/attributes"),)),
 )
-"""The allow-list, in the README's order (rust, node, python, go, jvm, ruby, others)."""
+"""The allow-list, in the order docs/sandbox.md lists them (rust, node, python, go, jvm, ruby, others)."""
 
 
 class ShownFolders(Struct, frozen=True):

@@ -16,6 +16,7 @@ class WebhookEndpoint(StrictRecord, frozen=True):
     """One receiver of event notifications."""
 
     url: Annotated[str, Meta(pattern=r"^https?://\S+$")]
+    """Where the notifications are POSTed (http or https)."""
     secret_env: str | None = None
     """Name of the environment variable holding the signing secret (secrets never belong in files).
     Unset: deliveries carry no signature. Set, the variable must hold a secret when the session opens."""
@@ -27,6 +28,7 @@ class WebhookOptions(StrictRecord, frozen=True):
     """Where events are sent, and how hard hive tries."""
 
     endpoints: tuple[WebhookEndpoint, ...] = ()
+    """The receivers; none, and nothing is sent."""
     timeout: Annotated[float, Meta(gt=0)] = 10.0
     """Seconds one delivery attempt may take."""
     max_attempts: Annotated[int, Meta(gt=0)] = 3

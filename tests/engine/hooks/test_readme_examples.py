@@ -1,4 +1,4 @@
-"""The two example hooks in the README do what it says, with the JSON the README documents."""
+"""The two example hooks in docs/hooks.md do what it says, with the JSON the page documents."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from engine.hooks.options import HookSpec
 from engine.hooks.runner import HookOutcome, HookRunner
 from engine.sandbox.base import NoSandbox
 
-README = Path(__file__).parents[3] / "README.md"
+HOOKS_PAGE = Path(__file__).parents[3] / "docs" / "hooks.md"
 
 
 def example(title: str) -> str:
-    """The shell block that follows the README line starting with ``title``."""
-    found = re.search(re.escape(title) + r".*?```sh\n(.*?)```", README.read_text(), re.DOTALL)
-    assert found is not None, f"no example {title!r} in the README"
+    """The shell block that follows the line of docs/hooks.md starting with ``title``."""
+    found = re.search(re.escape(title) + r".*?```sh\n(.*?)```", HOOKS_PAGE.read_text(), re.DOTALL)
+    assert found is not None, f"no example {title!r} in docs/hooks.md"
     return found.group(1)
 
 

@@ -234,9 +234,9 @@ def test_an_approver_cannot_save_what_it_was_not_offered(project: Path, ctx: Too
     assert not local_file(project).exists()
 
 
-def test_the_readme_shows_the_file_as_hive_writes_it(project: Path) -> None:
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    example = readme.split("### Approvals that last")[1].split("```yaml\n")[1].split("```")[0]
+def test_the_permissions_page_shows_the_file_as_hive_writes_it(project: Path) -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "permissions.md").read_text()
+    example = page.split("\n## Approvals that last")[1].split("```yaml\n")[1].split("```")[0]
     save_lasting(project, [LastingRule("bash", PUSH)], "allow")
     save_lasting(project, [LastingRule("edit", "notes.txt")], "deny")
     assert local_file(project).read_text() == example.replace("/home/me/src/app", str(project))

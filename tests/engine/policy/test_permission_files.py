@@ -280,9 +280,9 @@ def test_a_failing_example_is_a_configuration_error_naming_its_line(project: Pat
 REPOSITORY = Path(__file__).resolve().parents[3]
 
 
-def test_the_readme_example_and_this_repositorys_own_rules_are_valid(project: Path, ctx: ToolContext) -> None:
-    readme = (REPOSITORY / "README.md").read_text()
-    example = readme.split("### Where the rules come from")[1].split("```yaml\n")[1].split("```")[0]
+def test_the_documented_example_and_this_repositorys_own_rules_are_valid(project: Path, ctx: ToolContext) -> None:
+    page = (REPOSITORY / "docs" / "permissions.md").read_text()
+    example = page.split("\n## Where the rules come from\n")[1].split("```yaml\n")[1].split("```")[0]
     project_rules(project, example)
     judge = make_judge(load_permissions(project), ctx)
     assert judge("execute_command", command="cd web && make deploy-prod").verdict == "deny"
