@@ -1,9 +1,13 @@
 """A result guard that flags tool results holding text that looks like instructions aimed at the model.
 
-Heuristic by nature: it catches the common shapes of prompt injection (orders to ignore earlier
+Heuristic by nature: it finds the common shapes of prompt injection (orders to ignore earlier
 instructions, fake role or system markers, requests to hide things from the user or to send
-secrets somewhere) and says so next to the text, or withholds the result. Off unless switched on in
-the ``guards:`` section of a permissions file.
+secrets somewhere), then judges each by where it sits and what it asks (``injection_context``): in
+hidden text it always counts; in a code sample or a quoted example, or in a sentence that describes
+such orders, it counts only when it asks for something concrete (a link, a command, a secret, a next
+step). So a README that explains prompt injection is read, and a page that carries one is not. It
+says so next to the text, or withholds the result. Off unless switched on in the ``guards:`` section
+of a permissions file (research has it on always).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from msgspec import Struct
 
 from engine.events import ToolCall
 from engine.policy.guards import Allow, GuardVerdict, Replace, Withhold
+from engine.policy.injection_context import Placement, TextLayout, carries_payload, layout, reads_as_description
 from engine.tools.base import ToolResult
 
 _GAP = r"[^.\n]{0,40}?"
@@ -48,14 +53,70 @@ _SIGNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+_ORDERS = frozenset(
+    {
+        "an order to ignore earlier instructions",
+        "a role change",
+        "a request to hide something from the user",
+        "a request to send secrets",
+        "words addressed to an AI reading the text",
+        "new instructions",
+    }
+)
+"""The signs that are sentences (which prose can describe); the others are markers, which it cannot."""
+
+
+class PhraseMatch(Struct, frozen=True, kw_only=True):
+    """One phrase that looks like prompt injection, where it sits, and whether it counts as an attack."""
+
+    label: str
+    phrase: str
+    placement: Placement
+    counts: bool
+
+    def describe(self) -> str:
+        """The label with the matching text, as the guard reports it."""
+        return f'{self.label} ("{_excerpt(self.phrase)}")'
+
+
+def phrase_matches(text: str) -> list[PhraseMatch]:
+    """Every phrase in ``text`` that looks like prompt injection, judged by where it sits and what it asks."""
+    shaped = layout(text)
+    return [
+        _judged(shaped, label, match.start(), match.end())
+        for label, pattern in _SIGNS
+        for match in pattern.finditer(shaped.text)
+    ]
+
+
 def injection_signs(text: str) -> list[str]:
-    """What in ``text`` looks like prompt injection, each as a label with the matching text."""
-    found = []
-    for label, pattern in _SIGNS:
-        match = pattern.search(text)
-        if match:
-            found.append(f'{label} ("{_excerpt(match.group(0))}")')
-    return found
+    """What in ``text`` counts as prompt injection, each as a label with the matching text (one per label)."""
+    found: dict[str, str] = {}
+    for match in phrase_matches(text):
+        if match.counts and match.label not in found:
+            found[match.label] = match.describe()
+    return list(found.values())
+
+
+def _judged(shaped: TextLayout, label: str, start: int, end: int) -> PhraseMatch:
+    placement = shaped.placement(start, end)
+    return PhraseMatch(
+        label=label,
+        phrase=shaped.text[start:end],
+        placement=placement,
+        counts=_counts(shaped, label, placement, start, end),
+    )
+
+
+def _counts(shaped: TextLayout, label: str, placement: Placement, start: int, end: int) -> bool:
+    """Hidden text always counts; a quoted or code example, or a described order, only when it asks for something."""
+    if placement == "hidden":
+        return True
+    if carries_payload(shaped.text, shaped.enclosing(start, end), end):
+        return True
+    if placement != "flow":
+        return False
+    return label not in _ORDERS or not reads_as_description(shaped.text, start)
 
 
 class PromptInjectionGuard(Struct, frozen=True):
