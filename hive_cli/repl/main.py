@@ -192,7 +192,7 @@ class Repl:
             session_id = recent[0].id
         from hive_cli.repl.transcript import show_transcript
 
-        loaded = store.load(session_id)
+        loaded = store.claim(session_id)  # SessionBusy (exit 2) when another process is writing it
         await self.state.load(loaded)
         show_transcript(self.view, loaded)
         return True

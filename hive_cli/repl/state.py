@@ -182,15 +182,22 @@ class ReplState:
         return tuple(notice for notice in untold if notice not in self.told)
 
     async def load(self, loaded: LoadedSession) -> None:
-        """Continue a saved session: the next session opened appends to it."""
+        """Continue a saved session (claimed by the caller): the next session opened appends to it."""
         await self.close()
+        self._unclaim()
         self.resumed = loaded
 
     async def clear(self) -> None:
         """Start over: a new conversation (and a new session file) on the next request."""
         await self.close()
+        self._unclaim()
         self.resumed = None
         self.last_result = None
+
+    def _unclaim(self) -> None:
+        """Let go of the saved session this REPL was continuing (its writer, if open, is closed already)."""
+        if self.resumed is not None:
+            self.store.unclaim(self.resumed.info.id)
 
     async def close(self) -> None:
         """Close the session (its toolsets and its file), if one is open."""
