@@ -286,6 +286,8 @@ class Repl:
         for notice in self.state.take_notices():
             self.view.print(Text(f"! {visible(notice, keep_newlines=True)}", style="yellow"))
         prompt = await self._with_attachments(line, session) if attach else line
+        prompt = "\n\n".join([*self.state.notes_for_model, prompt])
+        self.state.notes_for_model.clear()
         self._hint_planning(line)
         self._running = session
         try:

@@ -55,6 +55,8 @@ class ReplState:
         self.chosen_model: str | None = None
         """A model picked with /model before the session opened."""
         self.last_result: RunResult | None = None
+        self.notes_for_model: list[str] = []
+        """What the next request must tell the model first (what an /undo put back), then forgotten."""
         self._untold: tuple[str, ...] = ()
         self.approver: Callable[[], Approver] | None = None
         """Makes the approver for a session opened outside a request (``/mcp``); set by the REPL."""
@@ -186,6 +188,7 @@ class ReplState:
         await self.close()
         self._unclaim()
         self.resumed = loaded
+        self.notes_for_model.clear()  # they were about another conversation
 
     async def clear(self) -> None:
         """Start over: a new conversation (and a new session file) on the next request."""
@@ -193,6 +196,7 @@ class ReplState:
         self._unclaim()
         self.resumed = None
         self.last_result = None
+        self.notes_for_model.clear()
 
     def _unclaim(self) -> None:
         """Let go of the saved session this REPL was continuing (its writer, if open, is closed already)."""
