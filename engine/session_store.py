@@ -1,6 +1,8 @@
 """Sessions: one append-only JSONL file per conversation, flushed after every record.
 
-A killed process loses at most the record being written. Known secret values (the API key in use
+A killed process loses at most the record being written. One process at a time writes a session: a
+writer holds the session's lock (:mod:`engine.session_lock`) from its opening to its closing, and
+``claim`` holds it before the records are read, so a second process is refused before it sends anything. Known secret values (the API key in use
 and the values of the secret variables of hive's environment) are replaced by their markers before
 anything is written: the writer passes every line through its ``scrub`` (a
 :class:`engine.redaction.scrubber.Scrubber`), whatever the record holds (the person's prompt, the
@@ -25,6 +27,7 @@ from engine.errors import UserError
 from engine.model.types import Message
 from engine.paths import unusable_user_dir
 from engine.private_files import open_private, private_dir
+from engine.session_lock import hold, release
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 MAX_TITLE = 200
@@ -73,6 +76,8 @@ class SessionWriter:
 
     Given a ``header``, the file is made only with the first record (the header first, titled by the
     first message when it has no title), so a session nothing was said in leaves no file behind.
+    The session's lock is held from here to :meth:`close` (:class:`engine.session_lock.SessionBusy`
+    when another process holds it).
     """
 
     def __init__(self, path: Path, scrub: Scrub, header: dict[str, Any] | None = None) -> None:
@@ -80,7 +85,12 @@ class SessionWriter:
         self.id = path.stem
         self._scrub = scrub
         self._header = header
-        self._file: IO[str] | None = None if header is not None else _append(path)
+        hold(path)
+        try:
+            self._file: IO[str] | None = None if header is not None else _append(path)
+        except BaseException:
+            release(path)
+            raise
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one record and flush it to the operating system."""
@@ -114,9 +124,11 @@ class SessionWriter:
         self.write({"type": "compaction", "ts": time.time(), **record})
 
     def close(self) -> None:
-        """Close the file (records already written stay)."""
+        """Close the file (records already written stay) and let go of the session's lock."""
         if self._file is not None:
             self._file.close()
+            self._file = None
+        release(self.path)
 
 
 class SessionStore:
@@ -138,14 +150,32 @@ class SessionStore:
         return SessionWriter(self.root / f"{session_id}.jsonl", scrub, header | {"title": title})
 
     def reopen(self, session_id: str, *, scrub: Scrub) -> SessionWriter:
-        """Append to an existing session (``--continue``, ``--resume``)."""
+        """Append to an existing session (``--continue``, ``--resume``); ``SessionBusy`` when another process writes it."""
         path = self._path(session_id)
         if _read_info(path) is None:
             raise UserError(f"{path} is not a readable hive session file")
+        writer = SessionWriter(path, scrub)  # locks first: nothing is written while another process writes
         _end_with_newline(path)  # a record cut short by a crash must not swallow the next one
-        writer = SessionWriter(path, scrub)
         writer.write({"type": "resumed", "ts": time.time()})
         return writer
+
+    def claim(self, session_id: str) -> LoadedSession:
+        """Hold the session's lock for this process, then read it back (``SessionBusy``: another process writes it).
+
+        Held before reading, so what is read is not outgrown by another process before this one appends;
+        :meth:`unclaim` lets go (the end of the process does too).
+        """
+        path = self._path(session_id)
+        hold(path)
+        try:
+            return self.load(session_id)
+        except BaseException:
+            release(path)
+            raise
+
+    def unclaim(self, session_id: str) -> None:
+        """Let go of a :meth:`claim` (nothing when the id names no session)."""
+        release(self.root / f"{session_id}.jsonl")
 
     def scan(self, cwd: Path | None = None) -> SessionListing:
         """Sessions, the one used last first (only those started in ``cwd`` when given), and the unreadable files."""

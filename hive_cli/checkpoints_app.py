@@ -19,10 +19,12 @@ def checkpoints_app() -> None:
 @click.command("undo")
 @cwd_option
 @click.option("--yes", "-y", is_flag=True, help="Undo without asking first.")
-@click.option("--force", is_flag=True, help="Undo even over files changed since hive touched them.")
+@click.option(
+    "--force", is_flag=True, help="Restore the other paths; one changed since hive touched it is left as it is."
+)
 @click.option("--to", metavar="N|ID", help="Undo every turn back to this one (see `hive checkpoints list`).")
 def undo_command(cwd: Path | None, yes: bool, force: bool, to: str | None) -> None:
-    """Revert the most recent turn that changed files here; refuses (exit 1) over files changed since, unless --force."""
+    """Revert the most recent turn that changed files here; refuses (exit 1) over files changed since; --force restores the others."""
     with exit_on_error(False):
         from hive_cli.checkpoints_command import undo
 

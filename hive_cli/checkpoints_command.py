@@ -45,6 +45,8 @@ def report_lines(reports: list[UndoReport], cwd: Path) -> list[str]:
         done = len(report.restored) + len(report.removed)
         lines.append(f"Undid the turn of {describe(report.manifest, cwd)}: {done} path(s) put back.")
         lines += [f"  not restored: {_shown(c.path, cwd)} ({c.reason})" for c in report.skipped]
+        if report.skipped:
+            lines.append("  The paths not restored were left exactly as they are now.")
     return lines
 
 

@@ -78,6 +78,14 @@ def run_task(request: RunRequest) -> int:
         raise UserError("--plan shows its steps as text: use it with --output-format text")
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
+    try:
+        return _run_with(request, cwd, saved)
+    finally:
+        if saved is not None:
+            SessionStore(user_data_dir() / "sessions").unclaim(saved.info.id)
+
+
+def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> int:
     config = load_config(open_workspace(cwd, trust_for_run=request.trust_project), request.overrides())
     if needs_litellm(config):
         litellm_import.preload()  # overlaps the import with opening the session
@@ -89,7 +97,10 @@ def run_task(request: RunRequest) -> int:
 
 
 def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
-    """The saved session ``--resume ID`` or ``--continue`` names; ``UserError`` when there is none."""
+    """The saved session ``--resume ID`` or ``--continue`` names, claimed for this process.
+
+    ``UserError`` when there is none; ``SessionBusy`` (exit 2) when another process is writing it.
+    """
     if request.resume is None and not request.continue_last:
         return None
     store = SessionStore(user_data_dir() / "sessions")
@@ -99,7 +110,7 @@ def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
         if not recent:
             raise UserError(f"no saved session for {cwd} to continue (hive sessions list --all shows them all)")
         session_id = recent[0].id
-    return store.load(session_id)
+    return store.claim(session_id)  # held until the process ends: another one is refused (exit 2)
 
 
 async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending) -> int:

@@ -2,8 +2,9 @@
 
 Before anything is touched every path is checked: it must be exactly as the turn left it (its
 after-state), its before-state must have been recorded, and the bytes must still be in the store.
-Any failure refuses the whole undo with the list of problems, unless ``force``: then the paths whose
-before-state is not kept are left alone and the others are restored regardless.
+Any failure refuses the whole undo with the list of problems, unless ``force``: then every path with a
+problem is left exactly as it is (a file the person edited since keeps their edit; one whose
+before-state was not kept stays as the turn left it) and the others are restored.
 
 No link is ever followed (:mod:`.nofollow`): a path with a link among its folders (a command swapped
 ``src/d`` for a link to a folder outside the project, say) is refused by name, and with ``force`` left
@@ -21,7 +22,7 @@ from msgspec import Struct, field
 
 from engine.checkpoints import nofollow
 from engine.checkpoints.states import current_state
-from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
+from engine.checkpoints.store import CheckpointStore, FileState, Manifest
 from engine.errors import HiveError
 
 T = TypeVar("T")
@@ -44,7 +45,7 @@ class UndoRefused(HiveError):
         super().__init__(
             f"Undo refused for the turn of {manifest.id}: nothing was changed.\n  "
             + "\n  ".join(lines)
-            + "\nUse --force to restore the others anyway."
+            + "\nUse --force to restore the others anyway; the paths above are then left as they are."
         )
         self.manifest = manifest
         self.conflicts = conflicts
@@ -57,6 +58,7 @@ class UndoReport(Struct):
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     skipped: list[Conflict] = field(default_factory=list)
+    """The paths left exactly as they were found (a forced undo's conflicts, a link found on the way)."""
 
 
 def pending(store: CheckpointStore) -> list[Manifest]:
@@ -85,7 +87,7 @@ def revert(manifest: Manifest, store: CheckpointStore, *, force: bool = False) -
     problems = conflicts(manifest, store)
     if problems and not force:
         raise UndoRefused(manifest, problems)
-    report = UndoReport(manifest, skipped=[c for c in problems if _left_alone(c, manifest.changes[c.path], store)])
+    report = UndoReport(manifest, skipped=problems)  # with force: never over what hive did not leave there
     changes = {p: c for p, c in manifest.effective.items() if p not in _paths(report.skipped)}
     # Folders first, shallowest first; then files and links; then what the turn created, deepest first.
     folders = sorted((p for p, c in changes.items() if _is(c.before, "dir")), key=_depth)
@@ -121,17 +123,6 @@ def _attempt(report: UndoReport, path: str, action: Callable[[str], T]) -> T | N
 
 def _paths(conflicts: list[Conflict]) -> set[str]:
     return {c.path for c in conflicts}
-
-
-def _left_alone(conflict: Conflict, change: Change, store: CheckpointStore) -> bool:
-    return conflict.through_link or _unrestorable(change, store)
-
-
-def _unrestorable(change: Change, store: CheckpointStore) -> bool:
-    before = change.before
-    if before is None:
-        return False
-    return before.kind == "unrecorded" or (before.kind == "file" and not store.has_blob(before.blob))
 
 
 def _same(now: FileState | None, after: FileState | None) -> bool:

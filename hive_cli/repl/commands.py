@@ -184,7 +184,7 @@ async def _resume(state: ReplState, view: ReplView, arg: str) -> None:
     if target.isdigit() and 1 <= int(target) <= len(infos):
         target = infos[int(target) - 1].id
     try:
-        loaded = state.store.load(target)
+        loaded = state.store.claim(target)
     except HiveError as error:
         view.print(Text(str(error), style="red"))
         return

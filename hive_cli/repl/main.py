@@ -192,7 +192,7 @@ class Repl:
             session_id = recent[0].id
         from hive_cli.repl.transcript import show_transcript
 
-        loaded = store.load(session_id)
+        loaded = store.claim(session_id)  # SessionBusy (exit 2) when another process is writing it
         await self.state.load(loaded)
         show_transcript(self.view, loaded)
         return True
@@ -286,6 +286,8 @@ class Repl:
         for notice in self.state.take_notices():
             self.view.print(Text(f"! {visible(notice, keep_newlines=True)}", style="yellow"))
         prompt = await self._with_attachments(line, session) if attach else line
+        prompt = "\n\n".join([*self.state.notes_for_model, prompt])
+        self.state.notes_for_model.clear()
         self._hint_planning(line)
         self._running = session
         try:

@@ -55,6 +55,8 @@ class ReplState:
         self.chosen_model: str | None = None
         """A model picked with /model before the session opened."""
         self.last_result: RunResult | None = None
+        self.notes_for_model: list[str] = []
+        """What the next request must tell the model first (what an /undo put back), then forgotten."""
         self._untold: tuple[str, ...] = ()
         self.approver: Callable[[], Approver] | None = None
         """Makes the approver for a session opened outside a request (``/mcp``); set by the REPL."""
@@ -182,15 +184,24 @@ class ReplState:
         return tuple(notice for notice in untold if notice not in self.told)
 
     async def load(self, loaded: LoadedSession) -> None:
-        """Continue a saved session: the next session opened appends to it."""
+        """Continue a saved session (claimed by the caller): the next session opened appends to it."""
         await self.close()
+        self._unclaim()
         self.resumed = loaded
+        self.notes_for_model.clear()  # they were about another conversation
 
     async def clear(self) -> None:
         """Start over: a new conversation (and a new session file) on the next request."""
         await self.close()
+        self._unclaim()
         self.resumed = None
         self.last_result = None
+        self.notes_for_model.clear()
+
+    def _unclaim(self) -> None:
+        """Let go of the saved session this REPL was continuing (its writer, if open, is closed already)."""
+        if self.resumed is not None:
+            self.store.unclaim(self.resumed.info.id)
 
     async def close(self) -> None:
         """Close the session (its toolsets and its file), if one is open."""

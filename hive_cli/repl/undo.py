@@ -1,14 +1,22 @@
-"""The REPL's ``/undo`` and ``/rewind``: revert the last turn that changed files, or every turn back to one."""
+"""The REPL's ``/undo`` and ``/rewind``: revert the last turn that changed files, or every turn back to one.
+
+The question is one key, as approvals are (y undoes; n, Esc or Ctrl-C do not). What was put back is
+told to the model with the next request: it would otherwise go on from files that are no longer there.
+"""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from prompt_toolkit.formatted_text import HTML
 from rich.text import Text
 
 from engine.errors import HiveError
 
 if TYPE_CHECKING:
+    from engine.checkpoints.undo import UndoReport
     from hive_cli.repl.state import ReplState
     from hive_cli.repl.view import ReplView
 
@@ -52,7 +60,7 @@ async def _go_back(state: ReplState, view: ReplView, choice: str, *, force: bool
             view.print(Text(f"Undo the turn of {describe(manifest, state.cwd)}:", style="bold"))
             for line in plan_lines(manifest, state.cwd):
                 view.print(Text(line))
-        if (await _ask("undo? [y/N] ")).lower() not in ("y", "yes"):
+        if not await _confirm():
             view.print(Text("Nothing changed.", style="dim"))
             return
         reports = rewind(store, target, force=force)
@@ -61,6 +69,36 @@ async def _go_back(state: ReplState, view: ReplView, choice: str, *, force: bool
         return
     for line in report_lines(reports, state.cwd):
         view.print(Text(line, style="green"))
+    if state.session is not None or state.resumed is not None:  # a conversation that saw the old files
+        state.notes_for_model.append(undo_note(reports, state.cwd))
+
+
+MAX_NOTED_PATHS = 20
+
+
+def undo_note(reports: list[UndoReport], cwd: Path) -> str:
+    """What the model is told with the next request: which files the person's undo put back."""
+    back = sorted({_relative(p, cwd) for r in reports for p in [*r.restored, *r.removed]})
+    kept = sorted({_relative(c.path, cwd) for r in reports for c in r.skipped})
+    listed = ", ".join(back[:MAX_NOTED_PATHS]) + (
+        f" and {len(back) - MAX_NOTED_PATHS} more" if len(back) > MAX_NOTED_PATHS else ""
+    )
+    note = f"[hive: the person undid {len(reports)} earlier turn(s) of yours with /undo: {listed or 'no file'} went back to how they were before those turns"
+    if kept:
+        note += f"; left as they are: {', '.join(kept[:MAX_NOTED_PATHS])}"
+    return note + ". Read a file again before relying on what you saw of it.]"
+
+
+def _relative(path: str, cwd: Path) -> str:
+    return os.path.relpath(path, cwd) if Path(path).is_relative_to(cwd) else path
+
+
+async def _confirm() -> bool:
+    from hive_cli.repl.approver import answer_keys, ask_key
+
+    keys = answer_keys({"y": "yes", "n": "no", "escape": "no", "c-c": "no"}, interrupt=False)
+    question = HTML("  <ansimagenta><b>waiting for you</b></ansimagenta> · undo? <b>y</b> yes · <b>n</b> no ")
+    return await ask_key(question, keys) == "yes"
 
 
 def _flags(arg: str) -> tuple[bool, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.engine.checkpoints.helpers import picture
+from tests.engine.checkpoints.helpers import picture, texts
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.trust import trust
@@ -47,15 +47,26 @@ def test_hive_undo_reverts_the_last_turn_and_then_the_one_before(llm_server: LLM
     assert nothing.returncode == 0 and "Nothing to undo" in nothing.stderr
 
 
-def test_hive_undo_refuses_over_a_file_changed_since_and_force_overrides(llm_server: LLMServer, tmp_path: Path) -> None:
-    one_turn(llm_server, tmp_path, ("write_file", {"path": "a.txt", "content": "by hive"}))
+def test_hive_undo_refuses_over_a_file_changed_since_and_force_restores_only_the_others(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "b.txt").write_text("b before")
+    one_turn(
+        llm_server,
+        tmp_path,
+        ("write_file", {"path": "a.txt", "content": "by hive"}),
+        ("write_file", {"path": "b.txt", "content": "b by hive"}),
+    )
     (tmp_path / "a.txt").write_text("by hand")
     refused = run_hive("undo", "--yes", "-C", str(tmp_path))
     assert refused.returncode == 1
     assert "a.txt: changed after hive touched it" in refused.stderr and "--force" in refused.stderr
-    assert (tmp_path / "a.txt").read_text() == "by hand"
-    assert run_hive("undo", "--yes", "--force", "-C", str(tmp_path)).returncode == 0
-    assert not (tmp_path / "a.txt").exists()
+    assert texts(tmp_path) == {"a.txt": "by hand", "b.txt": "b by hive"}
+    forced = run_hive("undo", "--yes", "--force", "-C", str(tmp_path))
+    assert forced.returncode == 0, forced.stderr
+    assert texts(tmp_path) == {"a.txt": "by hand", "b.txt": "b before"}  # the person's edit survives
+    assert "not restored: a.txt (changed after hive touched it)" in forced.stdout
+    assert "left exactly as they are" in forced.stdout
 
 
 def test_hive_undo_without_yes_and_without_a_terminal_is_a_usage_error(llm_server: LLMServer, tmp_path: Path) -> None:

@@ -72,3 +72,8 @@ def picture(root: Path) -> dict[str, tuple[str, int, bytes]]:
             else:
                 seen[rel] = ("file", stat.S_IMODE(st.st_mode), path.read_bytes())
     return seen
+
+
+def texts(root: Path) -> dict[str, str]:
+    """The files under ``root`` (but ``.hive``) and their text, by path relative to ``root``."""
+    return {path: data.decode() for path, (kind, _, data) in picture(root).items() if kind == "file"}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.checkpoints.undo import UndoRefused, conflicts, pending, revert, rewind
-from tests.engine.checkpoints.helpers import picture, workspace
+from tests.engine.checkpoints.helpers import picture, texts, workspace
 
 
 def test_undo_reverts_writes_edits_and_shell_changes_of_the_last_turn(tmp_path: Path) -> None:
@@ -43,19 +43,31 @@ def test_each_turn_is_undone_on_its_own_the_newest_first(tmp_path: Path) -> None
     assert picture(ws.root) == {}
 
 
-def test_undo_refuses_when_a_file_changed_after_hive_touched_it_unless_forced(tmp_path: Path) -> None:
+def test_undo_refuses_when_a_file_changed_after_hive_touched_it_and_force_restores_only_the_others(
+    tmp_path: Path,
+) -> None:
     ws = workspace(tmp_path)
     (ws.root / "a.txt").write_text("mine")
+    (ws.root / "b.txt").write_text("b before")
     ws.call("write_file", path="a.txt", content="hive's")
+    ws.call("write_file", path="b.txt", content="b by hive")
+    ws.call("write_file", path="made.txt", content="made by hive")
     ws.end_round(first=True)
     (ws.root / "a.txt").write_text("edited by hand")
+    (ws.root / "made.txt").write_text("made by hive, then edited by hand")
     [turn] = pending(ws.store)
     with pytest.raises(UndoRefused) as refused:
         revert(turn, ws.store)
     assert "changed after hive touched it" in str(refused.value)
     assert (ws.root / "a.txt").read_text() == "edited by hand"
-    revert(turn, ws.store, force=True)
-    assert (ws.root / "a.txt").read_text() == "mine"
+    report = revert(turn, ws.store, force=True)
+    assert texts(ws.root) == {
+        "a.txt": "edited by hand",
+        "b.txt": "b before",
+        "made.txt": "made by hive, then edited by hand",
+    }
+    assert sorted(Path(c.path).name for c in report.skipped) == ["a.txt", "made.txt"]
+    assert [Path(p).name for p in report.restored] == ["b.txt"] and report.removed == []
 
 
 def test_a_file_too_large_to_keep_makes_undo_refuse(tmp_path: Path) -> None:
