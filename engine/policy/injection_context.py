@@ -41,7 +41,7 @@ _FOLLOW_UP = re.compile(
 _DESCRIBING = re.compile(
     r"\b(?:requests?|attempts?|orders?|commands?|phrases?|text|strings?|words|payloads?|attacks?|attackers?|"
     r"injections?|prompts?|tricks?|asks?|asking|tells?|telling|tries|trying|try|designed|meant)\b"
-    r"[^.!?\n]{0,60}?\bto\s*$"
+    r"[^.!?]{0,60}?\bto\s*$"
     r"|\b(?:such as|like|e\.g\.,?|i\.e\.,?|for example,?|for instance,?|as in)\s*$",
     re.IGNORECASE,
 )

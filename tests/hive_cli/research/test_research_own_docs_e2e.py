@@ -1,6 +1,6 @@
 """`hive research --provider docs` reads documentation that describes prompt injection, and withholds injections.
 
-The documents are hive's own README.md and docs/, copied as they are: they quote the phrases the
+The documents are hive's own README.md and docs/, copied as they are (docs/permissions.md describes the guard): they quote the phrases the
 injection guard looks for to explain it, and show request headers. Planted beside them, pages that
 carry the attacks of the guard's tests.
 """
@@ -56,7 +56,7 @@ def test_research_reads_hive_s_own_docs_and_withholds_the_planted_attacks(
 
     assert done.returncode == 0, done.stderr
     read = {Path(source["url"]).relative_to(docs).as_posix() for source in json.loads(done.stdout)["sources"]}
-    assert {"README.md", "docs/architecture.md"} <= read
+    assert {"docs/permissions.md", "docs/architecture.md"} <= read  # where the guard and its phrases are described
     withheld = {
         line.split()[2].rstrip(":") for line in done.stderr.splitlines() if line.startswith("research: withheld")
     }
