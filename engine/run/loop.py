@@ -43,9 +43,9 @@ from engine.model.types import (
     ModelReply,
     ModelRequest,
 )
-from engine.run.cut_replies import cut_messages, cut_usage, resumed_event
+from engine.run.cut_replies import close_cancelled_request, cut_messages, cut_usage, resumed_event
 from engine.run.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
-from engine.run.state import Account, Received, RoundInProgress, RunState, stream_event
+from engine.run.state import Account, CallInProgress, Received, RoundInProgress, RunState, stream_event
 from engine.run.tool_round import run_tool_round
 from engine.run.trace import NoHooks, RunHooks, RunTrace
 from engine.tools.base import FileToolOptions, ToolContext, Toolset
@@ -161,8 +161,7 @@ class AgentLoop:
             if not self._take_own_cancellation():
                 trace.abandoned()
                 raise
-            self._keep_interrupted_round(state)
-            self.conversation.answer_unanswered("Cancelled by the user before it finished.")
+            self._keep_what_was_cancelled(state, trace)
             state.ending = state.result("cancelled")
         except ProviderError as error:
             fix = fix_it(error.category, key_env_for(self.model.name))
@@ -171,6 +170,8 @@ class AgentLoop:
         except BaseException:  # the consumer left (GeneratorExit) or something unexpected broke the run
             trace.abandoned()
             raise
+        finally:
+            self._task = None  # the run is over: a late cancel() has nothing to stop
         assert state.ending is not None
         yield RunFinished(result=trace.finished(state.ending), agent=self.agent_id)
 
@@ -223,10 +224,12 @@ class AgentLoop:
         cut_text, overflow_retried, resumed = "", False, False
         while True:
             received = Received()
+            state.call = CallInProgress(request=request, received=received)
             try:
                 async with aclosing(self.model.client.stream(request)) as items:
                     async for item in items:
                         if isinstance(item, ModelReply):
+                            state.call = None
                             self._add_reply(item, state, trace)
                             yield replace(item, text=cut_text + item.text)
                         else:
@@ -289,11 +292,17 @@ class AgentLoop:
             raise overflow
         return compacted
 
-    def _keep_interrupted_round(self, state: RunState) -> None:
-        """A cancelled round keeps what its calls produced (partial output included) in the history."""
+    def _keep_what_was_cancelled(self, state: RunState, trace: RunTrace) -> None:
+        """A cancelled model call still costs (estimated), and what it streamed stays, marked as cancelled;
+        a cancelled round keeps what its calls produced (partial output included) in the history."""
+        call, state.call = state.call, None
+        if call is not None and (call.received.opened or call.received.any):
+            self._pay_for_cut(call.request, call.received, state, trace)
+        close_cancelled_request(self.conversation, call.received.text if call is not None else "")
         if state.round is not None:
             state.turns.append(self._record_round(state.round))
             state.round = None
+        self.conversation.answer_unanswered("Cancelled by the user before it finished.")
 
     def _take_own_cancellation(self) -> bool:
         """True when the cancellation came from ``cancel()`` (and is now absorbed)."""

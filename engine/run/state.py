@@ -19,7 +19,7 @@ from engine.events import (
     TurnRecord,
     Usage,
 )
-from engine.model.types import ModelReply, StreamOpened, StreamReasoning, StreamRetry, StreamText
+from engine.model.types import ModelReply, ModelRequest, StreamOpened, StreamReasoning, StreamRetry, StreamText
 
 
 class RoundInProgress(Struct, kw_only=True):
@@ -39,13 +39,24 @@ class Received(Struct, kw_only=True):
     reasoning: str = ""
     any: bool = False
     """Some output arrived (text, reasoning or part of a tool call); retries announced do not count."""
+    opened: bool = False
+    """The provider took the request (it is billed even if nothing arrives before a cancellation)."""
 
     def add(self, item: StreamOpened | StreamText | StreamReasoning | StreamRetry) -> None:
-        if isinstance(item, StreamText):
+        if isinstance(item, StreamOpened):
+            self.opened = True
+        elif isinstance(item, StreamText):
             self.text += item.text
         elif isinstance(item, StreamReasoning):
             self.reasoning += item.text
         self.any = self.any or not isinstance(item, StreamRetry | StreamOpened)
+
+
+class CallInProgress(Struct, kw_only=True):
+    """The model call streaming now, so that a cancellation can keep and count what it received."""
+
+    request: ModelRequest
+    received: Received
 
 
 class RunState:
@@ -60,6 +71,7 @@ class RunState:
         self.ending: RunResult | None = None
         """Set when the run has decided to stop, with the result it stops with."""
         self.round: RoundInProgress | None = None
+        self.call: CallInProgress | None = None
 
     def result(
         self, reason: ExitReason, *, error: str | None = None, fix: str | None = None, pending: Sequence[ToolCall] = ()

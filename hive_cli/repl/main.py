@@ -16,20 +16,19 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.formatted_text import HTML, AnyFormattedText
 from rich.console import Console
 from rich.text import Text
 
 from engine import __version__
 from engine.errors import HiveError, NoModelError
 from hive_cli import collection
-from hive_cli.interrupts import Ending, cancel_on_ctrl_c
-from hive_cli.output.summaries import total_tokens_text
+from hive_cli.interrupts import Ending
 from hive_cli.repl.commands import ExitRepl, run_command
 from hive_cli.repl.custom_commands import command_choices, find_command
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
 from hive_cli.repl.state import ReplOptions, ReplState
+from hive_cli.repl.status_line import StatusLine
 from hive_cli.safe_console import SafeConsole
 from hive_cli.terminal_text import visible
 
@@ -54,10 +53,10 @@ class Repl:
         self.state = ReplState(options)
         self.console = console or SafeConsole(highlight=False)
         self._view: ReplView | None = None
-        self.prompt = make_prompt(options.cwd, command_choices(options.cwd), self._status)
+        self.status = StatusLine(self.state)
+        self.prompt = make_prompt(options.cwd, command_choices(options.cwd), self.status)
         self._last_ctrl_c = 0.0
         self._leaving = False
-        self._last_prompt_tokens: int | None = None
         self._running: Session | None = None
         """The session whose run is in progress, if one is."""
         self._hinted_planning = False
@@ -74,17 +73,6 @@ class Repl:
 
             self._view = ReplView(self.console)
         return self._view
-
-    def _status(self) -> AnyFormattedText:
-        state = self.state
-        usage = state.usage
-        percent = state.session.context_percent(self._last_prompt_tokens) if state.session else None
-        context = f"{percent:.0f}%" if percent is not None else "–"
-        tokens = total_tokens_text(usage) if usage.calls else "0 tokens"
-        return HTML(
-            f" <b>{state.mode}</b> │ {_escape(state.model_name)} │ context {context} │ "
-            f"{tokens} │ {_cost(usage.cost_usd)} "
-        )
 
     def _approver(self) -> Approver:
         # Imported here: the policy machinery is not needed to show the prompt.
@@ -104,7 +92,7 @@ class Repl:
         # Let the prompt draw and take keystrokes before the heavy imports start competing for the CPU.
         asyncio.get_running_loop().call_later(BACKGROUND_START_DELAY_S, self._start_background)
         while not self._leaving:
-            self._catch_ctrl_c_between_prompts()
+            self._catch_ctrl_c()  # again: prompt-toolkit takes SIGINT over while its prompt is up
             try:
                 line = await self.prompt.prompt_async(prompt_message(self.state.mode), pre_run=self._leave_if_asked)
             except KeyboardInterrupt:
@@ -119,6 +107,8 @@ class Repl:
                 break
             except HiveError as error:
                 self.view.print(Text(f"✗ {error}", style="red"))
+            finally:
+                self.status.changed()
         await self.state.close()
 
     def _start_background(self) -> None:
@@ -211,16 +201,22 @@ class Repl:
         if self._leaving:
             self.prompt.app.exit(exception=EOFError)
 
-    def _catch_ctrl_c_between_prompts(self) -> None:
-        """A Ctrl-C that lands while no prompt and no run is active counts like one at the prompt."""
+    def _catch_ctrl_c(self) -> None:
+        """From now on SIGINT goes to ``_ctrl_c`` (which decides when it is handled, not when it was sent)."""
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._ctrl_c)
 
-        def pressed() -> None:
-            if self._second_ctrl_c():
-                self._leaving = True
-                if self.prompt.app.is_running:  # the prompt came up meanwhile: leave from there
-                    self.prompt.app.exit(exception=EOFError)
+    def _ctrl_c(self) -> None:
+        """Ctrl-C outside the prompt: cancel the run in progress; with none, it counts like one at the prompt.
 
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, pressed)
+        Decided here, as the handler runs: a Ctrl-C read just as a run ended finds no run, and is not
+        sent on to a session whose run is over.
+        """
+        if self._running is not None:
+            self._running.cancel()
+        elif self._second_ctrl_c():
+            self._leaving = True
+            if self.prompt.app.is_running:  # the prompt came up meanwhile: leave from there
+                self.prompt.app.exit(exception=EOFError)
 
     def _second_ctrl_c(self) -> bool:
         now = time.monotonic()
@@ -290,17 +286,14 @@ class Repl:
         self.state.notes_for_model.clear()
         self._hint_planning(line)
         self._running = session
+        self._catch_ctrl_c()
         try:
-            with cancel_on_ctrl_c(asyncio.get_running_loop(), session.cancel):
-                async for event in session.run_streaming(prompt):
-                    self.view.handle(event)
-                    if event.kind == "run_finished":
-                        self.state.last_result = event.result
-                        last = event.result.turns[-1] if event.result.turns else None
-                        self._last_prompt_tokens = last.usage.prompt_tokens if last else self._last_prompt_tokens
+            async for event in session.run_streaming(prompt):
+                self.view.handle(event)
+                if event.kind == "run_finished":
+                    self.state.last_result = event.result
         finally:
             self._running = None
-            self._catch_ctrl_c_between_prompts()
             self.view.pause()
         await self._offer_plan(session)
 
@@ -332,7 +325,7 @@ class Repl:
             await offer_plan(self.state, self.view, session, plan)
         finally:
             self._running = None
-            self._catch_ctrl_c_between_prompts()
+            self._catch_ctrl_c()  # plan_run's own handler is gone
 
     def _hint_planning(self, line: str) -> None:
         """Once per REPL, in work mode: a request that looks like several steps gets a hint about /plan."""
@@ -382,14 +375,6 @@ class Repl:
         request = ApprovalRequest(call=call, spec=ReadFileTool().spec, summary=f"attach {name}", reason=reason)
         decision = await self._approver().decide(request)
         return None if decision.allowed else decision.reason or "not allowed"
-
-
-def _cost(cost_usd: float | None) -> str:
-    return "not priced" if cost_usd is None else f"${cost_usd:.4f}"
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def run_repl(options: ReplOptions) -> int:
