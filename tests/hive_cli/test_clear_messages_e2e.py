@@ -53,3 +53,18 @@ def test_a_run_that_runs_a_command_leaves_no_empty_ironhive_folder(llm_server: L
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     undo = run_hive("undo", "--yes", "-C", str(tmp_path))
     assert ".ironhive" not in undo.stdout + undo.stderr
+
+
+def test_a_request_timeout_says_it_timed_out_after_how_long_and_the_setting(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    from tests.support.llm_server import hang
+
+    llm_server.script(*(hang() for _ in range(4)))
+    settings = tmp_path / ".ironhive" / "settings.yaml"
+    settings.parent.mkdir()
+    settings.write_text("request_timeout: 0.5\n", encoding="utf-8")
+    done = run_hive("run", "hi", "--trust-project", *model_args(llm_server, tmp_path))
+    assert done.returncode == 1, done.stderr
+    assert "the request timed out after 0.5s (request_timeout in settings.yaml)" in done.stderr
+    assert "cancel scope" not in done.stderr.lower()
