@@ -59,7 +59,7 @@ def _keep_stderr_harmless() -> None:
         held = os.open(os.devnull, os.O_WRONLY)
         sys.stderr = os.fdopen(held, "w", encoding="utf-8", errors="backslashreplace")
         return
-    from hive_cli.quiet_stream import QuietWhenGone
+    from hive_cli.terminal_text import QuietWhenGone
 
     sys.stderr = QuietWhenGone(sys.stderr)
 
