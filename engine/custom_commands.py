@@ -184,10 +184,24 @@ def _frontmatter(text: str, path: Path) -> tuple[dict[str, Any], str]:
     try:
         meta = load_yaml(parts[1]) or {}
     except yaml.YAMLError as error:
-        raise CommandFileError(f"{path}: the frontmatter is not valid YAML ({error})".replace("\n", " ")) from None
+        raise CommandFileError(_yaml_problem(path, error)) from None
     if not isinstance(meta, dict):
         raise CommandFileError(f"{path}: the frontmatter must be a mapping")
     return meta, parts[2].strip()
+
+
+def _yaml_problem(path: Path, error: Exception) -> str:
+    """One line, ``file:line: ...``, for a frontmatter YAML cannot read (the frontmatter starts on line 1)."""
+    from engine.config.yaml_reader import Refused
+
+    if isinstance(error, Refused):
+        line, problem = error.line, error.problem
+    else:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 0
+        problem = getattr(error, "problem", None) or "it cannot be parsed"
+    where = f"{path}:{line}" if line else str(path)
+    return f"{where}: the frontmatter is not valid YAML: {problem}".replace("\n", " ")
 
 
 def _mode(value: object, path: Path) -> str | None:

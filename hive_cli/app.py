@@ -27,6 +27,24 @@ from hive_cli.errors import exit_on_error
 from hive_cli.terminal_text import echo
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+PIPED_ONLY = "(a task piped into bare hive, as hive run takes it)"
+
+output_format_option = click.option(
+    "--output-format",
+    "-o",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="text, json (one object) or stream-json (JSONL).",
+)
+plan_option = click.option(
+    "--plan", is_flag=True, help="Plan the task into steps first, then run them one by one (text output)."
+)
+trust_project_option = click.option(
+    "--trust-project",
+    is_flag=True,
+    help="Trust the project's own configuration for this run only (not saved; see hive trust). --yes never does.",
+)
 
 
 @click.group(
@@ -40,17 +58,31 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 @continue_option
 @resume_option
 @session_options
+@click.option("--output-format", "-o", type=click.Choice(OUTPUT_FORMATS), help=f"As hive run's {PIPED_ONLY}.")
+@click.option("--plan", is_flag=True, help=f"As hive run's {PIPED_ONLY}.")
+@click.option("--trust-project", is_flag=True, help=f"As hive run's {PIPED_ONLY}.")
 @debug_option
 @click.pass_context
-def app(ctx: click.Context, /, debug: bool, **session: Any) -> None:
+def app(
+    ctx: click.Context,
+    /,
+    debug: bool,
+    output_format: str | None,
+    plan: bool,
+    trust_project: bool,
+    **session: Any,
+) -> None:
     """Start the interactive REPL, or run one of the commands below."""
     _keep_model_lookups()
+    _check_resume_choice(session)
     if ctx.invoked_subcommand is not None:
         if ctx.invoked_subcommand != "run":  # hive run resumes collection once its session is open
             collection.resume()
         return
     if not sys.stdin.isatty():
-        _run_piped_task(debug, session)
+        _run_piped_task(debug, session, output_format or "text", plan=plan, trust_project=trust_project)
+    if output_format is not None or plan or trust_project:
+        _usage_error("hive: --output-format, --plan and --trust-project apply to a task: pipe one in, or use hive run")
     with exit_on_error(debug):
         from hive_cli.repl.main import run_repl
         from hive_cli.repl.state import ReplOptions
@@ -61,26 +93,16 @@ def app(ctx: click.Context, /, debug: bool, **session: Any) -> None:
 
 @app.command()
 @click.argument("task", metavar="TASK", help="What hive should do. Give - to read it from stdin.")
-@click.option(
-    "--output-format",
-    "-o",
-    type=click.Choice(OUTPUT_FORMATS),
-    default="text",
-    show_default=True,
-    help="text, json (one object) or stream-json (JSONL).",
-)
+@output_format_option
 @session_options
 @continue_option
 @resume_option
-@click.option("--plan", is_flag=True, help="Plan the task into steps first, then run them one by one (text output).")
-@click.option(
-    "--trust-project",
-    is_flag=True,
-    help="Trust the project's own configuration for this run only (not saved; see hive trust). --yes never does.",
-)
+@plan_option
+@trust_project_option
 @debug_option
 def run(task: str, output_format: str, plan: bool, trust_project: bool, debug: bool, **session: Any) -> None:
     """Run one task to completion and exit (scriptable)."""
+    _check_resume_choice(session)
     _run_task(_task_text(task), output_format, plan, debug, session, trust_project=trust_project)
 
 
@@ -109,7 +131,9 @@ def _run_task(
         exit_with(run_task(request))
 
 
-def _run_piped_task(debug: bool, session: dict[str, Any]) -> NoReturn:
+def _run_piped_task(
+    debug: bool, session: dict[str, Any], output_format: str, *, plan: bool, trust_project: bool
+) -> NoReturn:
     """``echo "task" | hive``: with no terminal to talk to, the piped text is one task, as ``hive run`` runs it.
 
     The text is the task itself, even a lone ``-``: stdin is already read.
@@ -117,7 +141,13 @@ def _run_piped_task(debug: bool, session: dict[str, Any]) -> NoReturn:
     task = sys.stdin.read().strip()
     if not task:
         _usage_error('hive: stdin is not a terminal and holds no task (pipe one in, or use hive run "TASK")')
-    _run_task(task, "text", False, debug, session)
+    _run_task(_utf8(task), output_format, plan, debug, session, trust_project=trust_project)
+
+
+def _check_resume_choice(session: dict[str, Any]) -> None:
+    """``--continue`` and ``--resume ID`` each name the session to continue: both at once is a usage error."""
+    if session["continue_last"] and session["resume"] is not None:
+        _usage_error("hive: --continue and --resume name the session to continue in two ways: give one of them")
 
 
 app.add_lazy_command("research", "hive_cli.research_app:research_command")
@@ -284,6 +314,16 @@ def _task_text(task: str) -> str:
             _usage_error("hive: the task is - but stdin holds no task (pipe one in, or give it as TASK)")
     elif not task.strip():
         _usage_error('hive: the task is empty (give one: hive run "TASK", or hive run - to read it from stdin)')
+    return _utf8(task)
+
+
+def _utf8(task: str) -> str:
+    """The task, when it is text: bytes that are not UTF-8 (kept by Python as surrogates) are a usage error."""
+    try:
+        task.encode("utf-8")
+    except UnicodeEncodeError as error:
+        at = error.start
+        _usage_error(f"hive: the task is not UTF-8 text (an undecodable byte at character {at + 1}): give it as UTF-8")
     return task
 
 

@@ -12,6 +12,7 @@ def main() -> None:
     """Run hive with ``sys.argv``."""
     if sys.stdout is None:
         _stdout_closed()
+    _keep_stderr_harmless()
     if sys.argv[1:] in (["--version"], ["-V"]):
         from engine import __version__
         from hive_cli.terminal_text import echo
@@ -45,6 +46,22 @@ def _stdout_closed() -> NoReturn:
 
     echo("hive: standard output is closed", err=True)
     os._exit(1)
+
+
+def _keep_stderr_harmless() -> None:
+    """Standard error carries only diagnostics: when it is closed, full or its reader is gone, hive still
+    finishes its work and exits with its own status.
+
+    A closed descriptor 2 gets ``/dev/null`` first, so that no file hive opens later takes it and
+    receives the messages.
+    """
+    if sys.stderr is None:
+        held = os.open(os.devnull, os.O_WRONLY)
+        sys.stderr = os.fdopen(held, "w", encoding="utf-8", errors="backslashreplace")
+        return
+    from hive_cli.terminal_text import QuietWhenGone
+
+    sys.stderr = QuietWhenGone(sys.stderr)
 
 
 def _exit_without_teardown(code: object) -> None:

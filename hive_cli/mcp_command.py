@@ -56,6 +56,10 @@ def new_server(
     if transport == "stdio":
         if header_map:
             raise UserError("--header is for http and sse servers; this one is stdio")
+        if re.match(r"^https?://", target[0]):
+            raise UserError(
+                f"a stdio server runs a command, and {target[0]!r} is a URL (for a server at a URL: --transport http or sse)"
+            )
         return NewServer(name=name, transport=transport, command=target[0], args=tuple(target[1:]), env=env_map)
     if len(target) != 1:
         raise UserError(f"an {transport} server takes one URL, not a command ({' '.join(target)})")

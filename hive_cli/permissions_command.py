@@ -129,7 +129,17 @@ def parse_arguments(spec: ToolSpec, values: Sequence[str]) -> dict[str, Any]:
         if main is None:
             raise UserError(f"give {spec.name}'s arguments as KEY=VALUE (got {bare[0]!r})")
         arguments[main] = " ".join(bare)
+    _require_arguments(spec, arguments)
     return arguments
+
+
+def _require_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:
+    """A call without the argument the rules judge (bash's command, a file tool's path) is a usage error:
+    there is no call to judge. Other required arguments may be left out (``check write notes.md``)."""
+    main = MAIN_ARGUMENT.get(spec.name)
+    if main is None or main in arguments or main not in spec.parameters.get("required", ()):
+        return
+    raise UserError(f"{spec.name} needs its {main!r}: give it after the tool's name, or as {main}=...")
 
 
 def _typed(raw: str, schema: dict[str, Any]) -> Any:

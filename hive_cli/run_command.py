@@ -14,6 +14,7 @@ from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
 from engine.model import litellm_import
+from engine.model.model_check import check_provider_named
 from engine.paths import user_data_dir
 from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
@@ -87,6 +88,7 @@ def run_task(request: RunRequest) -> int:
 
 def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> int:
     config = load_config(open_workspace(cwd, trust_for_run=request.trust_project), request.overrides())
+    check_provider_named(config.model.model, config.model.source, config.model.api_base)  # before litellm's import
     if needs_litellm(config):
         litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()

@@ -123,7 +123,7 @@ def find_settings_file(folder: Path) -> Path | None:
     """The first settings file present in ``folder``."""
     for name in SETTINGS_NAMES:
         candidate = folder / name
-        if candidate.is_file():
+        if candidate.exists():  # a folder or a FIFO of that name is an error when read, never skipped
             return candidate
     return None
 

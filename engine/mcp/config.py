@@ -247,7 +247,7 @@ def find_plugins_file(folder: Path) -> Path | None:
     """The first ``plugins.yaml``/``.yml`` in ``folder``."""
     for name in PLUGINS_NAMES:
         candidate = folder / name
-        if candidate.is_file():
+        if candidate.exists():  # a folder or a FIFO of that name is an error when read, never skipped
             return candidate
     return None
 

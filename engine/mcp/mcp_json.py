@@ -58,10 +58,15 @@ def _entry(name: str, raw: Any) -> tuple[PluginEntry | None, str]:
     try:
         return PluginEntry.model_validate(values), ""
     except ValidationError as exc:
-        return None, "; ".join(_short(err) for err in exc.errors())
+        kind_key = "transport" if "type" not in raw and "transport" in raw else "type"
+        return None, "; ".join(_short(err, kind_key) for err in exc.errors())
 
 
-def _short(error: Any) -> str:
-    where = ".".join(str(p) for p in error["loc"])
+def _short(error: Any, kind_key: str) -> str:
+    """One problem, in the file's own words: hive's ``transport`` is ``.mcp.json``'s ``type``."""
+    loc = [kind_key if index == 0 and part == "transport" else str(part) for index, part in enumerate(error["loc"])]
+    where = ".".join(loc)
     message = str(error["msg"]).removeprefix("Value error, ")
+    if kind_key == "type":
+        message = message.replace("transport", "type")
     return f"{where}: {message}" if where else message

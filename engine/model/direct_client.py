@@ -87,7 +87,7 @@ class DirectClient:
         except (asyncio.CancelledError, ProviderError):
             raise
         except Exception as exc:
-            raise explain(exc, assembler, record, model=self.model) from exc
+            raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
         record.finish()
         check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
         yield self.reply(assembler, record)

@@ -56,7 +56,7 @@ class LiteLLMClient:
             raise
         except Exception as exc:
             if not _is_missing_finish_reason(exc, assembler):
-                raise explain(exc, assembler, record, model=self.model) from exc
+                raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
         check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
         yield self._reply(assembler, record)
 

@@ -7,6 +7,7 @@ fail only after seconds of retries, in litellm's words.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import NoReturn
 from urllib.parse import urlsplit
 
 from engine.errors import UserError
@@ -30,10 +31,69 @@ def check_provider(litellm: ModuleType, model: str, source: str, api_base: str |
     try:
         litellm.get_llm_provider(model=model, api_base=api_base)
     except Exception:  # litellm raises its BadRequestError (and others) for a model it cannot route
-        provider = model.split("/", 1)[0] if "/" in model else ""
-        what = f"the provider {provider!r} is unknown" if provider else "it names no provider"
-        where = f"model in the {source}" if source.endswith("settings") else source or "the model setting"
-        raise UserError(
-            f"{where} is {model!r}, but {what}: write provider/model, "
-            "e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5 or ollama/qwen2.5-coder"
-        ) from None
+        _unknown(model, source)
+
+
+def _unknown(model: str, source: str) -> NoReturn:
+    provider = model.split("/", 1)[0] if "/" in model else ""
+    what = f"the provider {provider!r} is unknown" if provider else "it names no provider"
+    where = f"model in the {source}" if source.endswith("settings") else source or "the model setting"
+    raise UserError(
+        f"{where} is {model!r}, but {what}: write provider/model, "
+        "e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5 or ollama/qwen2.5-coder"
+    ) from None
+
+
+_NOT_IN_LITELLM_DATA = (
+    "a2a_agent",
+    "aiohttp_openai",
+    "aws_textract",
+    "azure_speech",
+    "databricks_agent",
+    "dotprompt",
+    "humanloop",
+    "langfuse",
+    "litellm_agent",
+    "nano-gpt",
+    "sagemaker_nova",
+    "text-completion-inception",
+    "vertex_ai_beta",
+)
+"""Providers litellm routes (its ``provider_list``) that its shipped endpoint data does not list;
+tests/engine/model/test_known_providers.py fails when litellm adds another."""
+
+
+def known_providers() -> frozenset[str] | None:
+    """The providers litellm routes, read from the data file it ships (no import of litellm: ~6 s);
+    None when the file cannot be read (then litellm itself judges, at the first request)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    data_file = Path(next(iter(spec.submodule_search_locations))) / "provider_endpoints_support_backup.json"
+    try:
+        providers = json.loads(data_file.read_text(encoding="utf-8"))["providers"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(providers, dict) or not providers:
+        return None
+    from engine.model.providers import OPENAI_COMPATIBLE
+
+    return frozenset((*providers, *_NOT_IN_LITELLM_DATA, *OPENAI_COMPATIBLE, "anthropic"))
+
+
+def check_provider_named(model: str, source: str, api_base: str | None) -> None:
+    """``UserError`` at once for ``provider/model`` whose provider nobody knows, before litellm is imported.
+
+    Only a model with a provider prefix and no API base is judged here: with a base URL, or without a
+    prefix, litellm's own routing decides (it may infer the provider).
+    """
+    provider, slash, _ = model.partition("/")
+    if not slash or api_base is not None:
+        return
+    known = known_providers()
+    if known is not None and provider not in known:
+        _unknown(model, source)

@@ -43,8 +43,18 @@ def _not_a_completion(model: str, expected: str, got: str) -> ProviderError:
     return ProviderError(f"{model} did not answer with {expected}: got {got}", category="bad_response")
 
 
-def explain(exc: BaseException, assembler: StreamAssembler, record: WireRecord | None, *, model: str) -> ProviderError:
-    """The ``ProviderError`` for a call that raised, worded with what hive saw of the response."""
+def explain(
+    exc: BaseException,
+    assembler: StreamAssembler,
+    record: WireRecord | None,
+    *,
+    model: str,
+    timeout_s: float | None = None,
+) -> ProviderError:
+    """The ``ProviderError`` for a call that raised, worded with what hive saw of the response.
+
+    ``timeout_s`` is the request timeout: a call that ran out of it says so, with the setting to raise.
+    """
     if _is_bad_json(exc) and record is not None:
         return ProviderError(
             f"{model} sent a stream chunk that is not JSON: got {record.describe()}", category="bad_response"
@@ -53,13 +63,33 @@ def explain(exc: BaseException, assembler: StreamAssembler, record: WireRecord |
     if isinstance(error, ContextOverflowError):
         return error
     url = record.url if record is not None else ""
-    if assembler.received_output and _is_transport_break(exc):
+    timed_out = timeout_s is not None and _is_timeout(exc)
+    if assembler.received_output and (timed_out or _is_transport_break(exc)):
         where = f" ({url})" if url else ""
-        detail = _cause_text(exc)
+        detail = _waited(timeout_s) if timed_out and timeout_s is not None else _cause_text(exc)
         return _reworded(error, f"the reply from {model} broke off after {_amount(assembler)}: {detail}{where}")
+    if timed_out and timeout_s is not None and (record is None or record.status is None):
+        where = f" from {url}" if url else ""
+        return _reworded(error, f"no answer{where}: {_waited(timeout_s)}")
     if error.category == "transient" and url and (record is None or record.status is None):
         return _reworded(error, f"could not reach {url}: {_cause_text(exc)}")
     return error
+
+
+def _waited(timeout_s: float) -> str:
+    return f"the request timed out after {timeout_s:g}s (request_timeout in settings.yaml)"
+
+
+_TIMEOUTS = frozenset({"TimeoutException", "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout", "Timeout"})
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    """The call ran out of time: an HTTP client's timeout, or a cancel scope whose deadline passed."""
+    for link in _chain(exc):
+        names = {cls.__name__ for cls in type(link).__mro__}
+        if isinstance(link, TimeoutError) or names & _TIMEOUTS or "deadline exceeded" in str(link):
+            return True
+    return False
 
 
 _TRANSPORT_BREAKS = frozenset(

@@ -57,7 +57,7 @@ def find_permissions_file(folder: Path) -> Path | None:
     """The first of ``permissions.yaml``, ``.yml``, ``.json`` present in ``folder``."""
     for name in PERMISSIONS_NAMES:
         candidate = folder / name
-        if candidate.is_file():
+        if candidate.exists():  # a folder or a FIFO of that name is an error when read, never skipped
             return candidate
     return None
 

@@ -10,7 +10,7 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +49,7 @@ class BubblewrapSandbox:
         self._planner_lock = threading.Lock()
         self._guard: PlantedGuard | None = None
         self._said: set[str] = set()
+        self._mount_points = _MountPoints()
 
     @property
     def mode(self) -> SandboxMode:
@@ -83,10 +84,11 @@ class BubblewrapSandbox:
             sockets=sockets,
         )
         options = self.options
+        finish = functools.partial(_finish, seccomp_fd, profile.watch, self._first_time(profile.note), check)
         return Launch(
             argv=argv,
             env=sandbox_environment(env, CHILD_ENV, network=options.network, passed=options.env),
-            after=functools.partial(_finish, seccomp_fd, profile.watch, self._first_time(profile.note), check),
+            after=self._mount_points.around(profile, finish),
             pass_fds=() if seccomp_fd is None else (seccomp_fd,),
         )
 
@@ -155,6 +157,45 @@ def allowed_sockets(paths: tuple[Path, ...], profile: Profile) -> tuple[Path, ..
         if is_socket and not any(folder in real.parents for folder in covered):
             shown.append(real)
     return tuple(dict.fromkeys(shown))
+
+
+class _MountPoints:
+    """The empty folders bwrap leaves behind where it guarded a missing path (``.ironhive``, ``.git/hooks``).
+
+    A guard is a read-only empty folder mounted where the path would be, so bwrap makes that folder in
+    the project. Once no command of this sandbox runs any more, each one made this way is removed again
+    (only while empty), so a command leaves no ``.ironhive`` behind that the person did not make.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._made: set[Path] = set()
+
+    def around(self, profile: Profile, finish: Callable[[], tuple[str, ...]]) -> Callable[[], tuple[str, ...]]:
+        """Count a command as running; ``finish`` wrapped to remove the mount points after the last one."""
+        missing = [m.path for m in profile.mounts if m.kind == "guard" and not os.path.lexists(m.path)]
+        with self._lock:
+            self._running += 1
+            self._made.update(missing)
+
+        def after() -> tuple[str, ...]:
+            try:
+                return finish()
+            finally:
+                self._done()
+
+        return after
+
+    def _done(self) -> None:
+        with self._lock:
+            self._running -= 1
+            if self._running:
+                return
+            made, self._made = self._made, set()
+        for path in made:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)  # only an empty folder: anything else is left as it is
 
 
 def _finish(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from msgspec import Meta
 
 from engine.config.validation import StrictRecord
+
+_URL = re.compile(r"^https?://\S+$")
 
 WebhookEventType = Literal["session_started", "session_finished", "turn_completed", "approval_requested", "error"]
 """What a webhook can be sent for."""
@@ -15,13 +18,19 @@ WebhookEventType = Literal["session_started", "session_finished", "turn_complete
 class WebhookEndpoint(StrictRecord, frozen=True):
     """One receiver of event notifications."""
 
-    url: Annotated[str, Meta(pattern=r"^https?://\S+$")]
+    url: str
     """Where the notifications are POSTed (http or https)."""
     secret_env: str | None = None
     """Name of the environment variable holding the signing secret (secrets never belong in files).
     Unset: deliveries carry no signature. Set, the variable must hold a secret when the session opens."""
     events: tuple[WebhookEventType, ...] | None = None
     """Event types to send; every type when unset."""
+
+    def __post_init__(self) -> None:
+        if not _URL.match(self.url):
+            raise ValueError(
+                f"{self.url!r} is not a URL: give one that starts with http:// or https://, without spaces"
+            )
 
 
 class WebhookOptions(StrictRecord, frozen=True):

@@ -65,8 +65,8 @@ def test_a_command_frontmatter_with_aliases_or_deep_nesting_is_a_problem_not_a_b
 
     assert found.commands == {}
     bomb, deep = sorted(found.problems)
-    assert bomb.startswith(f"{folder / 'bomb.md'}: the frontmatter is not valid YAML (line 3: YAML aliases")
-    assert deep.startswith(f"{folder / 'deep.md'}: the frontmatter is not valid YAML (line 2: nested too deeply")
+    assert bomb.startswith(f"{folder / 'bomb.md'}:3: the frontmatter is not valid YAML: YAML aliases")
+    assert deep.startswith(f"{folder / 'deep.md'}:2: the frontmatter is not valid YAML: nested too deeply")
 
 
 def test_an_oversized_or_fifo_agent_file_is_a_problem_and_its_agent_is_not_offered(project: Path) -> None:

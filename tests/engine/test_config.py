@@ -74,7 +74,7 @@ def test_flags_beat_the_project_which_beats_the_user_key_by_key_inside_sections(
     ("text", "expected"),
     [
         ("mcp:\n  startup_timout: 5\n", "settings.yaml:2: mcp.startup_timout: unknown key"),
-        ("webhooks:\n  endpoints:\n    - url: ftp://x\n", "settings.yaml:3: webhooks.endpoints.0.url"),
+        ("webhooks:\n  endpoints:\n    - url: ftp://x\n", "settings.yaml:3: webhooks.endpoints.0: 'ftp://x' is not a URL"),
         ("mode: dance\n", "settings.yaml:1: mode: should be 'plan' or 'work', not 'dance'"),
         ("research:\n  depth: bottomless\n", "settings.yaml:2: research.depth"),
         ("checkpoints:\n  enabled: maybe\n", "settings.yaml:2: checkpoints.enabled"),
