@@ -1,15 +1,17 @@
 """Configuration mistakes in the model settings, caught before any request: exit 2 at once, naming the setting.
 
-A model whose provider litellm does not know, or an API base that is not a URL, would otherwise
-fail only after seconds of retries, in litellm's words.
+A model whose provider litellm does not know, an API base that is not a URL, or a hosted provider with no
+key would otherwise fail only after seconds of retries, in litellm's or the provider's words.
 """
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from urllib.parse import urlsplit
 
 from engine.errors import UserError
+from engine.model.providers import required_key_env
 
 
 def check_api_base(api_base: str | None, source: str) -> None:
@@ -37,3 +39,17 @@ def check_provider(litellm: ModuleType, model: str, source: str, api_base: str |
             f"{where} is {model!r}, but {what}: write provider/model, "
             "e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5 or ollama/qwen2.5-coder"
         ) from None
+
+
+def check_api_key(model: str, api_base: str | None, api_key: str | None, source: str) -> None:
+    """Raise ``UserError`` when ``model``'s provider needs a key and neither hive's settings nor its variable give one."""
+    if api_key:
+        return
+    variable = required_key_env(model, api_base)
+    if variable is None or os.environ.get(variable):
+        return
+    where = f" (from {source})" if source else ""
+    raise UserError(
+        f"{model}{where} needs an API key and none is set: export {variable}=..., or HIVE_API_KEY, "
+        "or pass --api-key (api_key_env in settings.yaml names another variable to read it from)"
+    )
