@@ -42,7 +42,10 @@ def check_provider(litellm: ModuleType, model: str, source: str, api_base: str |
 
 
 def check_api_key(model: str, api_base: str | None, api_key: str | None, source: str) -> None:
-    """Raise ``UserError`` when ``model``'s provider needs a key and neither hive's settings nor its variable give one."""
+    """Raise ``UserError`` when ``model``'s provider needs a key and neither hive's settings nor its variable give one.
+
+    Checked when a client for the model is made: before any request, and only by what talks to the model.
+    """
     if api_key:
         return
     variable = required_key_env(model, api_base)

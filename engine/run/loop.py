@@ -221,6 +221,7 @@ class AgentLoop:
         (``engine.run.recovery``), and the reply yielded then carries the text of both parts.
         """
         cut_text, overflow_retried, resumed = "", False, False
+        state.calling()
         while True:
             received = Received()
             try:
@@ -228,6 +229,7 @@ class AgentLoop:
                     async for item in items:
                         if isinstance(item, ModelReply):
                             self._add_reply(item, state, trace)
+                            state.replied(cut_text + item.text)
                             yield replace(item, text=cut_text + item.text)
                         else:
                             received.add(item)
@@ -240,6 +242,7 @@ class AgentLoop:
                 self._pay_for(shrunk, state, trace)
                 yield shrunk
             except ProviderError as error:
+                state.broke_off(cut_text + received.text)
                 if error.after_output:
                     self._pay_for_cut(request, received, state, trace)
                 if resumed or state.resumes >= MAX_RESUMES_PER_RUN or strategy_for(error) != "resume":
