@@ -111,4 +111,3 @@ async def review(client: ModelClient, request: ModelRequest, count: UsageSink) -
         if failed.reply is None:
             raise
         return failed.reply
-
