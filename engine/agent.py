@@ -28,6 +28,7 @@ from engine.events import ROOT_AGENT
 from engine.instructions import BASE_INSTRUCTIONS, build_instructions, default_contributors
 from engine.mcp.provider import McpProvider
 from engine.model.client_settings import ModelSettings
+from engine.model.model_check import check_api_key
 from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint, responses_endpoint
 from engine.model.slot import ModelSlot
 from engine.model.types import ModelClient
@@ -295,6 +296,7 @@ def model_client(config: SessionConfig, model: str | None = None) -> ModelClient
 def provider_client(config: SessionConfig, model: str | None = None) -> ModelClient:
     """The protocol client: hive's own for OpenAI-compatible providers, OpenAI's Responses API and Anthropic, else litellm."""
     settings = model_settings(config, model)
+    check_api_key(settings.model, settings.api_base, settings.api_key, settings.model_source)
     client = _direct_client(settings, force_litellm=config.provider_client == "litellm")
     if client is not None:
         return client

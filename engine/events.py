@@ -93,8 +93,11 @@ class RunResult(Struct, frozen=True, kw_only=True):
     """What a run produced: the final text, every turn, the usage, and why it stopped."""
 
     text: str
+    """The text of the run's last model call: its reply, or what arrived of it before it broke off."""
     exit_reason: ExitReason
     turns: tuple[TurnRecord, ...] = ()
+    cut_text: str = ""
+    """What arrived of a last reply that broke off (the text output showed it); it is in no turn."""
     usage: Usage = field(default_factory=Usage)
     pending_calls: tuple[ToolCall, ...] = ()
     addenda: tuple[str, ...] = ()

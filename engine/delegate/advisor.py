@@ -19,7 +19,6 @@ from engine.tracking.progress import report_usage
 
 if TYPE_CHECKING:
     from engine.capabilities import BuildContext
-    from engine.run.state import Account
     from engine.usage import Usage
 
 ADVISOR_TOOL = "advisor"
@@ -76,10 +75,15 @@ class AdvisorTool:
         assert self.options.model is not None
         request = review_request(self.context.conversation.view())
         try:
-            reply = await review(self._client(), request, count=lambda usage: _count(self.context.account, usage))
+            reply = await review(self._client(), request, count=self._count)
         except ModelCallFailed as failed:
             return ToolResult.error(f"The advisor could not be consulted: {failed}")
         return ToolResult(reply.text.strip() or "(the advisor gave no review)")
+
+    def _count(self, usage: Usage) -> None:
+        """The advisor's tokens count in the progress report (against its model) and in the session's usage."""
+        report_usage(usage, model=self.options.model)
+        self.context.account.count(usage)
 
     def _client(self) -> ModelClient:
         assert self.options.model is not None
@@ -107,9 +111,3 @@ async def review(client: ModelClient, request: ModelRequest, count: UsageSink) -
         if failed.reply is None:
             raise
         return failed.reply
-
-
-def _count(account: Account, usage: Usage) -> None:
-    """The advisor's tokens count in the progress report and in the session's usage."""
-    report_usage(usage)
-    account.count(usage)

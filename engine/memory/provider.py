@@ -18,10 +18,13 @@ from engine.tools.registry import ToolRegistry
 MEMORY_FILE = "memory.sqlite3"
 
 
-def memory_for(options: MemoryOptions, cwd: Path, api_key: str | None = None) -> MemoryService:
+def memory_for(
+    options: MemoryOptions, cwd: Path, api_key: str | None = None, api_base: str | None = None
+) -> MemoryService:
     """The store the options name, scoped to the repository root of ``cwd`` (or ``cwd`` outside one).
 
     What it keeps has the known secrets replaced: hive's secret variables and ``api_key`` (the model's).
+    An embedding model is reached at ``api_base`` with ``api_key``, as the chat model is.
     """
     project = repository_root(cwd) or cwd.resolve()
     path = options.path.expanduser() if options.path else user_data_dir() / MEMORY_FILE
@@ -29,7 +32,9 @@ def memory_for(options: MemoryOptions, cwd: Path, api_key: str | None = None) ->
     if options.embedding_model:
         from engine.model.embeddings import litellm_embedder
 
-        embedder = litellm_embedder(options.embedding_model, setting="memory.embedding_model")
+        embedder = litellm_embedder(
+            options.embedding_model, setting="memory.embedding_model", api_base=api_base, api_key=api_key
+        )
         return SqliteMemory(
             path, project=project, embedder=embedder, embedding_model=options.embedding_model, scrub=scrub
         )
@@ -44,7 +49,7 @@ class MemoryProvider:
 
     def toolset(self, context: BuildContext) -> Toolset | None:
         config = context.config
-        memory = self.memory or memory_for(config.memory, config.cwd, config.model.api_key)
+        memory = self.memory or memory_for(config.memory, config.cwd, config.model.api_key, config.model.api_base)
         return ToolRegistry([RememberTool(memory), RecallTool(memory)])
 
     def contribute(self, context: InstructionContext) -> str | None:

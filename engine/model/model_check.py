@@ -1,16 +1,18 @@
 """Configuration mistakes in the model settings, caught before any request: exit 2 at once, naming the setting.
 
-A model whose provider litellm does not know, or an API base that is not a URL, would otherwise
-fail only after seconds of retries, in litellm's words.
+A model whose provider litellm does not know, an API base that is not a URL, or a hosted provider with no
+key would otherwise fail only after seconds of retries, in litellm's or the provider's words.
 """
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from typing import NoReturn
 from urllib.parse import urlsplit
 
 from engine.errors import UserError
+from engine.model.providers import required_key_env
 
 
 def check_api_base(api_base: str | None, source: str) -> None:
@@ -97,3 +99,20 @@ def check_provider_named(model: str, source: str, api_base: str | None) -> None:
     known = known_providers()
     if known is not None and provider not in known:
         _unknown(model, source)
+
+
+def check_api_key(model: str, api_base: str | None, api_key: str | None, source: str) -> None:
+    """Raise ``UserError`` when ``model``'s provider needs a key and neither hive's settings nor its variable give one.
+
+    Checked when a client for the model is made: before any request, and only by what talks to the model.
+    """
+    if api_key:
+        return
+    variable = required_key_env(model, api_base)
+    if variable is None or os.environ.get(variable):
+        return
+    where = f" (from {source})" if source else ""
+    raise UserError(
+        f"{model}{where} needs an API key and none is set: export {variable}=..., or HIVE_API_KEY, "
+        "or pass --api-key (api_key_env in settings.yaml names another variable to read it from)"
+    )

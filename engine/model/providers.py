@@ -154,3 +154,26 @@ def key_env_for(model: str) -> str | None:
     if known is not None:
         return known.key_env
     return f"{provider_name.upper()}_API_KEY"
+
+
+def required_key_env(model: str, api_base: str | None) -> str | None:
+    """The variable that must hold a key for ``model``, or None when none is needed.
+
+    A key is needed by a hosted provider hive knows (OpenAI, Anthropic, OpenRouter, DeepSeek, Groq) when
+    requests go to that provider's own host; a local server, or any other address, may need none.
+    """
+    provider_name, slash, model_name = model.partition("/")
+    provider = ANTHROPIC if provider_name == "anthropic" else OPENAI_COMPATIBLE.get(provider_name)
+    if not slash or not model_name or provider is None or not provider.priced or provider.base_url is None:
+        return None
+    base_url = api_base or _base_from_environment(provider_name, provider) or provider.base_url
+    if urlsplit(base_url).hostname != urlsplit(provider.base_url).hostname:
+        return None
+    return provider.key_env
+
+
+def _base_from_environment(provider_name: str, provider: _Provider) -> str | None:
+    """The base URL the provider's own variables give (as the clients read them), if any."""
+    if provider_name == "anthropic":
+        return os.environ.get("ANTHROPIC_API_BASE") or os.environ.get("ANTHROPIC_BASE_URL")
+    return os.environ.get(provider.base_env) if provider.base_env else None

@@ -11,6 +11,7 @@ from msgspec import Struct
 from engine.config.settings import LayeredSettings
 from engine.errors import NoModelError
 from engine.model.model_check import check_api_base
+from engine.model.providers import required_key_env
 from engine.records import hiding
 
 LOCAL_SERVERS: tuple[tuple[str, str], ...] = (
@@ -58,7 +59,7 @@ def resolve_model(
         (settings.user.model, "user settings"),
     ):
         if model:
-            if api_base and not api_key:
+            if api_base and not api_key and required_key_env(model, api_base) is None:
                 api_key = NO_KEY
             return ModelChoice(model=model, api_base=api_base, api_key=api_key, source=source)
     local = find_local_server()

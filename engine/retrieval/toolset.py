@@ -88,12 +88,16 @@ def used_tools(messages: Sequence[Message]) -> list[str]:
     return list(names)
 
 
-def retriever_for(options: ToolRetrievalOptions) -> Retriever:
-    """The embedding retriever when an embedding model is configured, else the keyword retriever."""
+def retriever_for(options: ToolRetrievalOptions, api_base: str | None = None, api_key: str | None = None) -> Retriever:
+    """The embedding retriever when an embedding model is configured (reached at ``api_base`` with ``api_key``,
+    as the chat model is), else the keyword retriever."""
     if options.embedding_model:
+        from engine.model.embeddings import litellm_embedder
         from engine.retrieval.embedding import EmbeddingRetriever
 
-        return EmbeddingRetriever(options.embedding_model)
+        setting = "tool_retrieval.embedding_model"
+        embedder = litellm_embedder(options.embedding_model, setting=setting, api_base=api_base, api_key=api_key)
+        return EmbeddingRetriever(options.embedding_model, embedder)
     from engine.retrieval.keywords import KeywordRetriever
 
     return KeywordRetriever()
@@ -107,7 +111,8 @@ class ToolRetrieval(Capability):
         if not options.enabled:
             return tools
         conversation = context.conversation
-        return RetrievingToolset(tools, options, lambda: conversation.messages, retriever_for(options))
+        retriever = retriever_for(options, context.config.model.api_base, context.config.model.api_key)
+        return RetrievingToolset(tools, options, lambda: conversation.messages, retriever)
 
     def for_child(self) -> Capability | None:
         return self  # a sub-agent's MCP tools are narrowed the same way

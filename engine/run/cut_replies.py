@@ -54,3 +54,11 @@ def resumed_event(error: ProviderError, attempt: int, agent: str) -> Retrying:
     """The event announcing the ``attempt``-th resume of ``agent``'s run after ``error`` cut a reply."""
     message = f"{error}; resuming where it stopped"
     return Retrying(category=error.category, message=message, attempt=attempt, delay_s=0.0, resumed=True, agent=agent)
+
+
+def resume_after_cut(conversation: Conversation, error: ProviderError, text: str, attempt: int, agent: str) -> Retrying:
+    """Keep the cut ``text`` in the history with a note saying where it stopped; the event announcing the resume."""
+    if text:
+        for cut in cut_messages(text):
+            conversation.append(cut)
+    return resumed_event(error, attempt, agent)

@@ -27,7 +27,6 @@ from engine.events import (
     Event,
     ExitReason,
     ModelTurnStarted,
-    Retrying,
     RunFinished,
     RunResult,
     RunStarted,
@@ -43,7 +42,7 @@ from engine.model.types import (
     ModelReply,
     ModelRequest,
 )
-from engine.run.cut_replies import close_cancelled_request, cut_messages, cut_usage, resumed_event
+from engine.run.cut_replies import close_cancelled_request, cut_usage, resume_after_cut
 from engine.run.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
 from engine.run.state import Account, CallInProgress, Received, RoundInProgress, RunState, stream_event
 from engine.run.tool_round import run_tool_round
@@ -222,6 +221,7 @@ class AgentLoop:
         (``engine.run.recovery``), and the reply yielded then carries the text of both parts.
         """
         cut_text, overflow_retried, resumed = "", False, False
+        state.calling()
         while True:
             received = Received()
             state.call = CallInProgress(request=request, received=received)
@@ -231,6 +231,7 @@ class AgentLoop:
                         if isinstance(item, ModelReply):
                             state.call = None
                             self._add_reply(item, state, trace)
+                            state.replied(cut_text + item.text)
                             yield replace(item, text=cut_text + item.text)
                         else:
                             received.add(item)
@@ -243,13 +244,14 @@ class AgentLoop:
                 self._pay_for(shrunk, state, trace)
                 yield shrunk
             except ProviderError as error:
+                state.broke_off(cut_text + received.text)
                 if error.after_output:
                     self._pay_for_cut(request, received, state, trace)
                 if resumed or state.resumes >= MAX_RESUMES_PER_RUN or strategy_for(error) != "resume":
                     raise
                 resumed = True
                 state.resumes += 1
-                yield self._resume(error, received, state)
+                yield resume_after_cut(self.conversation, error, received.text, state.resumes, self.agent_id)
                 cut_text += received.text
             request = self._request(options)
 
@@ -263,13 +265,6 @@ class AgentLoop:
         usage = cut_usage(request, received.text, received.reasoning, self.model.name)
         trace.replied(usage, "")
         self.account.count(usage)
-
-    def _resume(self, error: ProviderError, received: Received, state: RunState) -> Retrying:
-        """Keep the cut text in the history with a note saying where it stopped."""
-        if received.text:
-            for cut in cut_messages(received.text):
-                self.conversation.append(cut)
-        return resumed_event(error, state.resumes, self.agent_id)
 
     async def _maintained(self, request: ModelRequest, state: RunState, trace: RunTrace) -> ContextCompacted | None:
         """The context policy's compaction ahead of the call, if the request has grown too large."""

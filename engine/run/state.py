@@ -72,15 +72,31 @@ class RunState:
         """Set when the run has decided to stop, with the result it stops with."""
         self.round: RoundInProgress | None = None
         self.call: CallInProgress | None = None
+        self.last_text = ""
+        """The text of the latest model call: its reply's, or what arrived before it broke off."""
+        self.cut_text = ""
+        """What arrived of the latest model call when it broke off ("" once a reply came whole)."""
+
+    def calling(self) -> None:
+        """A model call starts: nothing of it has arrived yet."""
+        self.last_text = self.cut_text = ""
+
+    def replied(self, text: str) -> None:
+        """A model call's reply came whole."""
+        self.last_text, self.cut_text = text, ""
+
+    def broke_off(self, text: str) -> None:
+        """A model call broke off after ``text`` arrived (resumed pieces before it included)."""
+        self.last_text = self.cut_text = text
 
     def result(
         self, reason: ExitReason, *, error: str | None = None, fix: str | None = None, pending: Sequence[ToolCall] = ()
     ) -> RunResult:
-        text = self.turns[-1].text if self.turns else ""
         return RunResult(
-            text=text,
+            text=self.last_text,
             exit_reason=reason,
             turns=tuple(self.turns),
+            cut_text=self.cut_text,
             usage=self.usage,
             pending_calls=tuple(pending),
             addenda=tuple(self.addenda),

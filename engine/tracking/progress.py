@@ -33,8 +33,11 @@ def report(status: str, progress: float | None = None, total: float | None = Non
     )
 
 
-def report_usage(usage: Usage) -> None:
-    """Count usage (e.g. a model call the tool made) against the running tool's scope."""
+def report_usage(usage: Usage, model: str | None = None) -> None:
+    """Count usage (e.g. a model call the tool made) against the running tool's scope; with ``model``, in the
+    run's usage by model too."""
     scope = current_scope.get()
     if scope is not None:
         scope.add_usage(usage)
+        if model is not None:
+            scope.request.merge_models({model: usage})

@@ -45,6 +45,9 @@ class JsonRenderer:
 
 
 def whole_answer(result: RunResult) -> str:
-    """Everything the model said to the person over the run, turn after turn, as the text output shows it."""
+    """Everything the model said to the person over the run, turn after turn, as the text output shows it
+    (what arrived of a reply that broke off included)."""
     said = [turn.text for turn in result.turns if turn.text.strip()]
-    return "\n\n".join(said) if said else result.text
+    if result.cut_text.strip():
+        said.append(result.cut_text)
+    return "\n\n".join(said)

@@ -55,9 +55,17 @@ def cost_text(usage: Usage) -> str:
 
 def usage_line(result: RunResult, duration_s: float) -> str:
     """One line: tokens, cost, tool calls and duration of a run (from its usage report when tracked)."""
-    usage = result.report.total if result.report is not None else result.usage
-    calls = len(result.tool_outcomes)
+    return f"hive: {usage_summary(run_usage(result), len(result.tool_outcomes), duration_s)}"
+
+
+def run_usage(result: RunResult) -> Usage:
+    """What a run cost: its usage report's total when tracked, else its usage."""
+    return result.report.total if result.report is not None else result.usage
+
+
+def usage_summary(usage: Usage, calls: int, duration_s: float) -> str:
+    """ "tokens 1,234 in / 56 out · cost $0.0123 · 2 tool calls · 3.4s" """
     return (
-        f"hive: tokens {tokens_text(usage)} · cost {cost_text(usage)} · "
+        f"tokens {tokens_text(usage)} · cost {cost_text(usage)} · "
         f"{calls} tool call{'s' if calls != 1 else ''} · {duration_s:.1f}s"
     )

@@ -21,7 +21,7 @@ def host_call_history() -> tuple[dict[str, object], ...]:
 
 
 def unsaved_session(cwd: Path) -> Session:
-    config = load_config(cwd, Overrides(model="openai/test-model"), persist=False)
+    config = load_config(cwd, Overrides(model="openai/test-model", api_key="sk-unused"), persist=False)
     return asyncio.run(open_session(config, approver=None, history=host_call_history()))
 
 

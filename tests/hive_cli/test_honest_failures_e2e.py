@@ -106,3 +106,35 @@ def test_json_text_is_the_whole_answer_not_only_the_last_turn(llm_server: LLMSer
     done = run_hive("run", "look", "-o", "json", *model_args(llm_server, tmp_path))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["text"] == "First I look around.\n\nThen I answer."
+
+
+def test_json_text_keeps_what_arrived_of_a_cut_reply_as_the_text_output_shows_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    cut = stream_cut("Partial answer here", after=3), stream_cut("again", after=2)
+    llm_server.script(*cut)
+    shown = run_hive("run", "explain", *model_args(llm_server, tmp_path))
+    llm_server.script(*cut)
+    done = run_hive("run", "explain", "-o", "json", *model_args(llm_server, tmp_path))
+    assert shown.returncode == done.returncode == 1
+    assert shown.stdout.strip() == "Partial agai"  # two 4-character pieces, then two of the resumed reply's
+    assert json.loads(done.stdout)["text"] == shown.stdout.strip()
+
+
+def test_json_text_after_a_tool_turn_and_a_cut_reply_has_both(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(
+        tool_calls(call("list_directory", {}), text="First I look around."),
+        stream_cut("Then I answer.", after=3),
+        stream_cut("again", after=2),
+    )
+    done = run_hive("run", "look", "-o", "json", *model_args(llm_server, tmp_path))
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["text"] == "First I look around.\n\nThen I aagai"
+
+
+def test_stream_json_text_is_the_last_reply_never_an_earlier_turn(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(tool_calls(call("list_directory", {}), text="First I look around."), auth_error())
+    done = run_hive("run", "look", "-o", "stream-json", *model_args(llm_server, tmp_path))
+    finished = json.loads(done.stdout.splitlines()[-1])
+    assert finished["type"] == "session_finished" and finished["exit_reason"] == "error"
+    assert finished["text"] == ""

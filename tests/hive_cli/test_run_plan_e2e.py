@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.cli import run_hive
-from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
 
 
 def model_args(server: LLMServer, workdir: Path) -> list[str]:
@@ -25,7 +25,7 @@ def test_a_planned_run_executes_every_step_and_exits_zero(llm_server: LLMServer,
     assert done.stdout == "Wrote notes.txt.\nIt says notes.\n"
     assert "hive: plan:\n  1. Write notes.txt\n  2. Report what it says\n" in done.stderr
     assert "hive: step 2 of 2: Report what it says" in done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "hive: Plan done: 2 of 2 steps."
+    assert done.stderr.strip().splitlines()[-2] == "hive: Plan done: 2 of 2 steps."
     assert (tmp_path / "notes.txt").read_text() == "notes\n"
     assert "tools" not in llm_server.chat_requests[0].json  # the planner's call offers no tools
     step_one = llm_server.chat_requests[1].messages
@@ -42,7 +42,7 @@ def test_a_step_that_fails_twice_stops_the_plan_with_exit_status_one(llm_server:
 
     assert done.returncode == 1, done.stderr
     assert "hive: step 1 of 2 (once more): Do the impossible" in done.stderr
-    last = done.stderr.strip().splitlines()[-1]
+    last = done.stderr.strip().splitlines()[-2]
     assert last.startswith("hive: Plan stopped at step 1 of 2 (Do the impossible)")
     assert llm_server.remaining == 0
 
@@ -51,3 +51,24 @@ def test_plan_asks_for_text_output(llm_server: LLMServer, tmp_path: Path) -> Non
     done = run_hive("run", "do it", "--plan", "-o", "json", *model_args(llm_server, tmp_path))
     assert done.returncode == 2
     assert "--plan" in done.stderr and not llm_server.chat_requests
+
+
+def test_the_planning_call_is_billed_and_a_total_ends_the_plan(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(
+        text("1. Write notes.txt\n2. Report what it says", usage=Usage(prompt_tokens=3853, completion_tokens=20)),
+        tool_calls(
+            call("write_file", {"path": "notes.txt", "content": "notes\n"}),
+            usage=Usage(prompt_tokens=40, completion_tokens=5),
+        ),
+        text("Wrote notes.txt.", usage=Usage(prompt_tokens=50, completion_tokens=4)),
+        text("It says notes.", usage=Usage(prompt_tokens=1, completion_tokens=2)),
+    )
+    done = run_hive("run", "make notes", "--plan", "--yes", *model_args(llm_server, tmp_path))
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert "hive: planning: tokens 3,853 in / 20 out · cost not priced" in lines
+    assert lines.index("hive: planning: tokens 3,853 in / 20 out · cost not priced") < lines.index(
+        "hive: step 1 of 2: Write notes.txt"
+    )
+    assert lines[-1].startswith("hive: total: tokens 3,944 in / 31 out · cost not priced · 1 tool call · ")

@@ -33,6 +33,7 @@ DEFAULT_MODEL = "test-model"
 _CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 _RESPONSES_PATHS = ("/v1/responses", "/responses")
 _MODELS_PATHS = ("/v1/models", "/models")
+_EMBEDDINGS_PATHS = ("/v1/embeddings", "/embeddings")
 _SSE_HEADERS = (("Content-Type", "text/event-stream"),)
 _DONE = b"data: [DONE]\n\n"
 _AUTO = "\x00auto-id"
@@ -340,7 +341,8 @@ def delayed(reply: Reply, seconds: float) -> Reply:
 class LLMServer(LocalServer):
     """OpenAI-compatible chat-completions server answering from a queue of scripted replies.
 
-    Routes: POST /v1/chat/completions (and /chat/completions), GET /v1/models. `requests` records every
+    Routes: POST /v1/chat/completions (and /chat/completions), GET /v1/models, POST /v1/embeddings (each
+    text's letter counts, normalised: texts sharing words come out close). `requests` records every
     request received; `remaining` counts the replies not yet used. An empty queue answers 500 with
     "llm_server: no scripted reply left".
     """
@@ -374,11 +376,18 @@ class LLMServer(LocalServer):
         """The Responses API requests received."""
         return [r for r in self.requests if r.method == "POST" and _route(r.path) in _RESPONSES_PATHS]
 
+    @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        """The embedding requests received."""
+        return [r for r in self.requests if r.method == "POST" and _route(r.path) in _EMBEDDINGS_PATHS]
+
     def handle(self, request: RecordedRequest, writer: ResponseWriter) -> None:
         """Route one request."""
         route = _route(request.path)
         if request.method == "GET" and route in _MODELS_PATHS:
             writer.send_json(200, self._models_list())
+        elif request.method == "POST" and route in _EMBEDDINGS_PATHS:
+            writer.send_json(200, _embeddings(request.json if isinstance(request.json, dict) else {}))
         elif request.method == "POST" and route in _CHAT_PATHS + _RESPONSES_PATHS:
             self._chat(request, writer, responses=route in _RESPONSES_PATHS)
         else:
@@ -613,6 +622,22 @@ def _estimate(text: str) -> int:
 def _pieces(text: str, size: int) -> list[str]:
     size = max(1, size)
     return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI embeddings answer: one vector per input text, its letter counts normalised."""
+    texts = body.get("input") or []
+    texts = [texts] if isinstance(texts, str) else [str(t) for t in texts]
+    data = [{"object": "embedding", "index": i, "embedding": _letter_vector(t)} for i, t in enumerate(texts)]
+    tokens = sum(_estimate(t) for t in texts)
+    usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+    return {"object": "list", "data": data, "model": body.get("model", ""), "usage": usage}
+
+
+def _letter_vector(text: str) -> list[float]:
+    counts = [float(text.lower().count(letter)) for letter in "abcdefghijklmnopqrstuvwxyz"]
+    norm = sum(c * c for c in counts) ** 0.5 or 1.0
+    return [c / norm for c in counts]
 
 
 def _route(path: str) -> str:

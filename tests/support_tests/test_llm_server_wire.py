@@ -426,7 +426,14 @@ def test_models_endpoint_lists_the_configured_model() -> None:
 
 
 def test_unknown_paths_get_a_404(llm_server: LLMServer) -> None:
-    assert HTTP.post(f"{llm_server.base_url}/embeddings", json={}).status_code == 404
+    assert HTTP.post(f"{llm_server.base_url}/images/generations", json={}).status_code == 404
+
+
+def test_embeddings_are_one_normalised_vector_per_text(llm_server: LLMServer) -> None:
+    body = HTTP.post(f"{llm_server.base_url}/embeddings", json={"model": "e", "input": ["ab", "b"]}).json()
+    vectors = [item["embedding"] for item in body["data"]]
+    assert [round(sum(x * x for x in v), 6) for v in vectors] == [1.0, 1.0]
+    assert vectors[1][1] == 1.0 and vectors[0][0] == vectors[0][1] > 0
 
 
 def test_one_keep_alive_connection_carries_streams_json_and_errors_in_a_row(llm_server: LLMServer) -> None:

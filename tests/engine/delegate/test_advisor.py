@@ -97,3 +97,17 @@ def test_an_empty_review_says_so_and_its_cost_still_counts(llm_server: LLMServer
 
     assert result.tool_outcomes[0].output == "(the advisor gave no review)"
     assert (session.usage.prompt_tokens, session.usage.calls) == (120, 3)
+
+
+def test_the_advisor_model_has_its_line_in_the_usage_by_model(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(
+        tool_calls(call("advisor"), usage=Usage(prompt_tokens=10, completion_tokens=1)),
+        text("advice", usage=Usage(prompt_tokens=100, completion_tokens=30)),
+        text("done", usage=Usage(prompt_tokens=20, completion_tokens=2)),
+    )
+    _, result = run(open_in(config_in(llm_server.base_url, tmp_path, ADVISOR)), "go")
+
+    assert result.report is not None
+    by_model = {model: usage.total_tokens for model, usage in result.report.by_model}
+    assert by_model == {"openai/test-model": 33, "openai/strong-model": 130}
+    assert sum(by_model.values()) == result.report.total.total_tokens
