@@ -129,7 +129,7 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         transport, reader = await _open_reader(read_fd)
         try:
             try:
-                proc = await _spawn(argv, env, cwd, write_fd, pass_fds)
+                proc, cancelled = await _spawn_uncancelled(argv, env, cwd, write_fd, pass_fds)
             finally:
                 os.close(write_fd)  # the child has its copy; EOF comes when every process closes it
         except OSError as exc:
@@ -137,7 +137,7 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
             return ToolResult.error(f"Cannot run the command in {cwd}: {exc.strerror or exc}")
         output = CommandOutput(ctx.data_dir / "outputs", shown_from=cwd)
         try:
-            return await self._supervise(proc, transport, reader, output, args, ctx)
+            return await self._supervise(proc, transport, reader, output, args, ctx, cancelled=cancelled)
         finally:
             await output.close()
 
@@ -149,10 +149,14 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         output: CommandOutput,
         args: ExecuteCommandArgs,
         ctx: ToolContext,
+        *,
+        cancelled: bool = False,
     ) -> ToolResult:
         pump = asyncio.create_task(_pump(reader, output, ctx))
         try:
             try:
+                if cancelled:  # the cancel came while the command was starting: it stops at once
+                    raise asyncio.CancelledError
                 await asyncio.wait_for(proc.wait(), args.timeout_seconds)
             except TimeoutError:
                 await stop_process_group(proc, self.kill_grace)
@@ -221,6 +225,21 @@ def _unconfined_argv(command: str, cwd: Path, sandbox: Sandbox | None) -> tuple[
 
     options = getattr(sandbox, "options", None)
     return shell_argv(command, commands_can_write(options if isinstance(options, SandboxOptions) else None, cwd))
+
+
+async def _spawn_uncancelled(
+    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, write_fd: int, pass_fds: tuple[int, ...]
+) -> tuple[asyncio.subprocess.Process, bool]:
+    """The started command, and whether a cancel arrived while it started.
+
+    A cancel that lands inside ``create_subprocess_exec`` would leave a child running that nobody
+    stops (its family outlives it): the start is shielded, and the caller stops the group instead.
+    """
+    spawning = asyncio.ensure_future(_spawn(argv, env, cwd, write_fd, pass_fds))
+    try:
+        return await asyncio.shield(spawning), False
+    except asyncio.CancelledError:
+        return await spawning, True
 
 
 async def _spawn(

@@ -156,3 +156,24 @@ def test_a_missing_working_directory_is_an_error_result(call: Call, ctx: ToolCon
     context = ToolContext(cwd=tmp_path / "gone", data_dir=ctx.data_dir)
     result = call(ExecuteCommandTool(), context, command="true")
     assert result.success is False and result.output.startswith("Cannot run the command")
+
+
+def test_a_cancel_while_the_command_starts_leaves_no_process_unowned(tmp_path: Path) -> None:
+    """A cancel landing inside the start would leave the child (and its family) running with nobody to stop it."""
+    from engine.tools.shell import _spawn_uncancelled
+
+    async def cancel_during_start() -> tuple[int, bool, int | None]:
+        read_fd, write_fd = os.pipe()
+        task = asyncio.create_task(_spawn_uncancelled(("sleep", "1000"), dict(os.environ), tmp_path, write_fd, ()))
+        await asyncio.sleep(0)  # the task has handed the start to its own task and waits for it
+        task.cancel()
+        proc, cancelled = await task
+        running = proc.returncode
+        os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        os.close(read_fd)
+        os.close(write_fd)
+        return proc.pid, cancelled, running
+
+    pid, cancelled, running = asyncio.run(cancel_during_start())
+    assert cancelled and running is None and pid > 0
