@@ -18,7 +18,7 @@ from engine.errors import ConfigError
 from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
-from tests.support.processes import gone_within, processes_with
+from tests.support.processes import gone_within
 from tests.support.trust import trust
 
 pytestmark = pytest.mark.usefixtures("reference_servers")

@@ -63,8 +63,7 @@ async def grow(name: str = "extra", ctx: Context = None) -> str:  # type: ignore
 async def hang() -> str:
     """Never return (touch the hang flag first, so a test knows the call is in flight)."""
     for flag in _hang_flag:
-        with open(flag, "a", encoding="utf-8"):
-            pass
+        await anyio.Path(flag).touch()
     await anyio.sleep(3600)
     return "unreachable"
 
