@@ -65,12 +65,16 @@ def test_a_session_nothing_was_said_in_leaves_no_file_and_the_first_message_titl
     writer = store.create(cwd=tmp_path, model="m", scrub=Scrubber(()))
     writer.append_message({"role": "user", "content": "fix the flaky test"})
     assert [i.title for i in store.list()] == ["fix the flaky test"]
+    writer.close()
 
 
 def test_sessions_are_listed_newest_first_and_per_directory(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions")
     here, there = tmp_path / "here", tmp_path / "there"
-    ids = [started(store, cwd).id for cwd in (here, there, here)]
+    writers = [started(store, cwd) for cwd in (here, there, here)]
+    for writer in writers:
+        writer.close()
+    ids = [writer.id for writer in writers]
     listed = store.list(here)
     assert [i.id for i in listed] == [ids[2], ids[0]]
     assert len(store.list()) == 3
@@ -107,6 +111,8 @@ def test_the_session_used_last_comes_first_whenever_it_was_started(tmp_path: Pat
     older.append_message({"role": "user", "content": "back to this one"})
     os.utime(older.path, (newer.path.stat().st_mtime + 10,) * 2)
     assert [i.id for i in store.list(tmp_path)] == [older.id, newer.id]
+    older.close()
+    newer.close()
 
 
 def test_an_id_that_is_a_path_is_not_a_session(tmp_path: Path) -> None:
@@ -129,6 +135,7 @@ def test_tool_outcomes_are_kept_so_a_refusal_reads_back_as_one(tmp_path: Path) -
     loaded = store.load(writer.id)
     assert (loaded.succeeded("a"), loaded.succeeded("b"), loaded.succeeded("c")) == (True, False, None)
     assert [m["content"] for m in loaded.messages] == ["ok", "The x call was not run: no.", "host result"]
+    writer.close()
 
 
 def test_a_title_cut_short_keeps_no_part_of_a_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

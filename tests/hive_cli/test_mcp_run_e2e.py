@@ -18,7 +18,7 @@ from engine.errors import ConfigError
 from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
-from tests.support.processes import gone_within, processes_with
+from tests.support.processes import gone_within
 from tests.support.trust import trust
 
 pytestmark = pytest.mark.usefixtures("reference_servers")
@@ -153,9 +153,11 @@ def test_stopping_hive_mid_call_leaves_no_server_process(
     llm_server: LLMServer, tmp_path: Path, sent: signal.Signals, status: int
 ) -> None:
     marker = f"hive-e2e-{secrets.token_hex(6)}"
+    in_flight = tmp_path / "hang-arrived"
     root = project(
         tmp_path,
-        f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}', --marker, {marker}]\n",
+        f"plugins:\n  py:\n    command: {sys.executable}\n"
+        f"    args: ['{PY_SERVER}', --marker, {marker}, --hang-flag, '{in_flight}']\n",
         "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__py__*', action: allow}\n",
     )
     llm_server.script(tool_calls(call("mcp__py__hang", {}, id="hang")), text("not reached"))
@@ -168,11 +170,10 @@ def test_stopping_hive_mid_call_leaves_no_server_process(
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not any(r.json and "tools" in r.json for r in llm_server.chat_requests) or not processes_with(marker):
-            assert time.monotonic() < deadline and process.poll() is None, "the call never started"
+        deadline = time.monotonic() + 60  # a failure guard only: the server touches the flag when the call arrives
+        while not in_flight.exists():
+            assert time.monotonic() < deadline and process.poll() is None, "the call never reached the server"
             time.sleep(0.05)
-        time.sleep(0.3)  # the call is in flight
         process.send_signal(sent)
         _, stderr = process.communicate(timeout=30)
     finally:

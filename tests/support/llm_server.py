@@ -334,6 +334,38 @@ def delayed(reply: Reply, seconds: float) -> Reply:
     return dataclasses.replace(reply, delay=seconds)
 
 
+class HeldReply:
+    """A reply sent only once the test lets it go, so a test can act while the model is "still answering".
+
+    held = HeldReply(text("done"))
+    server.script(held)
+    ...                     # start the client
+    held.wait_arrived()     # the request is at the server: the model is answering now
+    ...                     # act while it answers
+    held.release()
+    """
+
+    def __init__(self, reply: Reply, *, guard_s: float = 60) -> None:
+        self.reply = reply
+        self.guard_s = guard_s
+        """A failure guard only: the longest the server holds the reply when the test never releases it."""
+        self._arrived = threading.Event()
+        self._released = threading.Event()
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        self._arrived.set()
+        self._released.wait(self.guard_s)
+        return self.reply
+
+    def wait_arrived(self) -> None:
+        """Return once the request for this reply reached the server."""
+        assert self._arrived.wait(self.guard_s), "the request for the held reply never came"
+
+    def release(self) -> None:
+        """Let the server send the reply."""
+        self._released.set()
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The server
 

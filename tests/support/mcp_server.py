@@ -4,9 +4,9 @@
 
 Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)`` reports progress
 after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
-``hang()`` never returns; ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
+``hang()`` never returns (after touching the ``--hang-flag`` file, when given: the call has arrived); ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
 result. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
-``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
+``--hang-flag PATH`` names that file; ``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
 ``--spawn-child MARKER`` starts a sleeping child (in the server's process group, with MARKER in its
 command line) that the server leaves behind when it exits.
 """
@@ -25,6 +25,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ToolAnnotations
 
 server = MCPServer("hive-test", version="1.0")
+_hang_flag: list[str] = []
+"""The file ``hang`` touches when a call arrives (set from ``--hang-flag``)."""
 
 
 @server.tool()
@@ -59,7 +61,9 @@ async def grow(name: str = "extra", ctx: Context = None) -> str:  # type: ignore
 
 @server.tool()
 async def hang() -> str:
-    """Never return."""
+    """Never return (touch the hang flag first, so a test knows the call is in flight)."""
+    for flag in _hang_flag:
+        await anyio.Path(flag).touch()
     await anyio.sleep(3600)
     return "unreachable"
 
@@ -88,9 +92,11 @@ def main() -> None:
     parser.add_argument("--hang-at-start", action="store_true")
     parser.add_argument("--marker", default="")
     parser.add_argument("--spawn-child", default="")
+    parser.add_argument("--hang-flag", default="")
     parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
     parser.add_argument("port", nargs="?", type=int, default=8765)
     options = parser.parse_args()
+    _hang_flag.extend(filter(None, [options.hang_flag]))
     if options.spawn_child:
         sleeper = "import time; time.sleep(300)"
         subprocess.Popen(

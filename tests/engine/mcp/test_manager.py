@@ -156,10 +156,8 @@ def test_is_error_results_go_back_as_failed_results(tmp_path: Path) -> None:
 def test_a_call_that_times_out_fails_and_the_server_stays_usable(tmp_path: Path) -> None:
     async def body() -> None:
         async with running(python_server(tool_timeout=0.5), tmp_path=tmp_path) as manager:
-            started = time.monotonic()
-            result = await call(manager, "mcp__py__hang", context(tmp_path))
+            result = await call(manager, "mcp__py__hang", context(tmp_path))  # hang would answer in an hour
             assert result.success is False and "timed out after 0.5 s" in result.output
-            assert time.monotonic() - started < 3
             assert await call(manager, "mcp__py__echo", context(tmp_path), text="still here") == ToolResult(
                 "still here"
             )
@@ -185,7 +183,7 @@ def test_a_changed_tool_list_is_listed_again(tmp_path: Path) -> None:
         async with running(python_server(), tmp_path=tmp_path) as manager:
             assert "mcp__py__fresh" not in {s.name for s in manager.specs()}
             await call(manager, "mcp__py__grow", context(tmp_path), name="fresh")
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 30  # a failure guard only
             while "mcp__py__fresh" not in {s.name for s in manager.specs()}:
                 assert time.monotonic() < deadline, "the new tool never appeared"
                 await asyncio.sleep(0.02)
@@ -217,6 +215,7 @@ def test_a_tool_added_after_the_first_listing_is_marked_and_asked_even_where_its
             specs = {s.name: s for s in manager.specs()}
             assert specs["mcp__py__fresh"].added_later and not specs["mcp__py__echo"].added_later
             policy = PermissionPolicy(allowed)
+
             def judge(name: str) -> Judgement:
                 return policy.judge_call(ToolCall(id="c", name=name, arguments={}), context(tmp_path), specs[name])
 
@@ -296,11 +295,16 @@ def test_stopping_leaves_no_server_process_behind(tmp_path: Path) -> None:
     marker = f"hive-test-{secrets.token_hex(6)}"
 
     async def body() -> None:
-        async with running(python_server("py", "--marker", marker), tmp_path=tmp_path) as manager:
+        flag = tmp_path / "hang-arrived"
+        async with running(
+            python_server("py", "--marker", marker, "--hang-flag", str(flag)), tmp_path=tmp_path
+        ) as manager:
             assert processes_with(marker)
             hung = asyncio.create_task(call(manager, "mcp__py__hang", context(tmp_path)))
-            await asyncio.sleep(0.1)
-        await asyncio.wait_for(hung, 5)
+            while not flag.exists():  # the call is in flight once the server has it
+                assert not hung.done(), hung
+                await asyncio.sleep(0.02)
+        await asyncio.wait_for(hung, 30)
 
     run(body)
     assert gone_within(marker, 5)
@@ -343,7 +347,7 @@ def test_a_server_that_exits_between_calls_is_seen_as_failed_and_comes_back_on_t
     async def body() -> None:
         async with running(python_server(), tmp_path=tmp_path) as manager:
             assert (await call(manager, "mcp__py__crash_later", context(tmp_path), delay=0.2)).success
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 30  # a failure guard only
             while manager.status()[0].state != "failed":
                 assert time.monotonic() < deadline, manager.status()[0]
                 await asyncio.sleep(0.02)

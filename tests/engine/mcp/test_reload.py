@@ -41,7 +41,7 @@ def write(path: Path, text: str, *, atomic: bool = False) -> None:
 
 
 async def until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 8
+    deadline = time.monotonic() + 30  # a failure guard only
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await asyncio.sleep(0.05)

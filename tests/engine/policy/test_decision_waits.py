@@ -22,7 +22,8 @@ from engine.tracking import Tracker, call_tool
 from tests.support.agents import client_for, run_events
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 
-THINKING_S = 0.4
+THINKING_S = 1.0
+"""How long the person thinks: a wait that counted as run time would make a run time at least this long."""
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +39,7 @@ class SlowPerson:
     asks_a_person = True
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        await asyncio.sleep(THINKING_S)
+        await asyncio.sleep(THINKING_S)  # the person's pause is the quantity under test
         return Decision(allowed=True, reason="allowed once by the user")
 
 
@@ -81,10 +82,10 @@ def test_the_wait_for_an_approval_is_apart_from_the_run_time(llm_server: LLMServ
     (outcome,) = result.tool_outcomes
     assert outcome.success is True
     assert outcome.waited_s >= THINKING_S
-    assert outcome.duration_s < THINKING_S / 2
+    assert outcome.duration_s < THINKING_S
     assert result.report is not None
     (reported,) = result.report.tool_calls
-    assert reported.waited_s == outcome.waited_s and reported.duration_s < THINKING_S / 2
+    assert reported.waited_s == outcome.waited_s and reported.duration_s < THINKING_S
     assert reported.to_dict()["waited_s"] >= THINKING_S
 
 
@@ -97,7 +98,7 @@ def test_a_nested_call_waits_and_its_wait_is_not_run_time_of_the_call_around_it(
     inner, outer = outcomes["inner"], outcomes["o"]
     assert (tmp_path / "note.md").read_text() == "x\n"
     assert inner.waited_s >= THINKING_S and outer.waited_s >= inner.waited_s
-    assert outer.duration_s < THINKING_S / 2 and inner.duration_s < THINKING_S / 2
+    assert outer.duration_s < THINKING_S and inner.duration_s < THINKING_S
     assert result.report is not None and result.report.tool_calls[0].children[0].waited_s == inner.waited_s
 
 

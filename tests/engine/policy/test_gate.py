@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from engine.events import ApprovalRequested, ApprovalResolved, Event, ModeChanged, ToolCall
 from engine.policy.compose import guarded_toolset
@@ -16,6 +18,7 @@ from engine.policy.modes import ModeManager, is_read_only
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.builtin import builtin_tools
 from engine.tools.registry import ToolRegistry
+from engine.tools.waits import DecisionWaits
 
 
 class ScriptedApprover:
@@ -161,6 +164,20 @@ def test_yes_answers_asks_but_deny_still_denies(ctx: ToolContext, events: list[E
     assert "denied by policy" in run(toolset, ctx, "read_file", path="secrets/key.txt").output
 
 
+class ParkedWaits(DecisionWaits):
+    """A call's wait record that also says when the call began waiting for a person (``parked``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parked = asyncio.Event()
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        self.parked.set()
+        with super().waiting():
+            yield
+
+
 def test_no_tool_starts_while_a_person_is_deciding(ctx: ToolContext) -> None:
     async def scenario() -> list[str]:
         order: list[str] = []
@@ -178,10 +195,12 @@ def test_no_tool_starts_while_a_person_is_deciding(ctx: ToolContext) -> None:
         toolset = make_toolset(WaitingApprover(), modes)
         asking = asyncio.create_task(toolset.call(ToolCall(id="a", name="read_file", arguments={"path": ".env"}), ctx))
         await asked.wait()
+        held = ParkedWaits()
         reading = asyncio.create_task(
-            toolset.call(ToolCall(id="b", name="read_file", arguments={"path": "README.md"}), ctx)
+            toolset.call(ToolCall(id="b", name="read_file", arguments={"path": "README.md"}), replace(ctx, waits=held))
         )
-        await asyncio.sleep(0.2)
+        # Whichever comes first: the read finishing, or the read being held for the person's decision.
+        await asyncio.wait({reading, asyncio.create_task(held.parked.wait())}, return_when=asyncio.FIRST_COMPLETED)
         order.append("read done" if reading.done() else f"read waiting in {modes.current}")
         release.set()
         results = await asyncio.gather(asking, reading)

@@ -37,7 +37,7 @@ def _alive(pid: int) -> bool:
 
 
 def _pids(path: Path, count: int) -> list[int]:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # a failure guard only
     while time.monotonic() < deadline:
         if path.exists() and len(pids := path.read_text().split()) >= count:
             return [int(pid) for pid in pids]
@@ -46,7 +46,7 @@ def _pids(path: Path, count: int) -> list[int]:
 
 
 def _all_gone(pids: list[int]) -> bool:
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30  # a failure guard only
     while time.monotonic() < deadline:
         if not any(_alive(pid) for pid in pids):
             return True
@@ -100,9 +100,7 @@ def test_long_output_shows_head_and_tail_and_saves_everything(call: Call, ctx: T
 def test_a_timeout_kills_the_whole_process_group(call: Call, tmp_path: Path) -> None:
     pids_file = tmp_path / "pids"
     tool = ExecuteCommandTool(kill_grace=0.3)
-    started = time.monotonic()
-    result = call(tool, command=SPAWNS_A_FAMILY.format(pids=pids_file), timeout_seconds=1)
-    assert time.monotonic() - started < 5
+    result = call(tool, command=SPAWNS_A_FAMILY.format(pids=pids_file), timeout_seconds=1)  # its family sleeps 1000 s
     assert result.success is False
     assert result.output.startswith("Command timed out after 1 s and was stopped, with every process it started.")
     assert _all_gone(_pids(pids_file, 4))

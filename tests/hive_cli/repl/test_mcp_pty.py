@@ -118,7 +118,7 @@ def test_a_project_server_not_yet_approved_is_not_started_until_approved_in_the_
     send_line(child, "/mcp approve helper")
     child.expect("Approved MCP server helper")
     child.expect(PROMPT)
-    deadline = time.monotonic() + 10  # the running session's watcher starts it
+    deadline = time.monotonic() + 30  # a failure guard: the running session's watcher starts it
     while not (tmp_path / "ran").exists():
         assert time.monotonic() < deadline, "the approved server did not start"
         time.sleep(0.05)
