@@ -22,9 +22,7 @@ def test_the_next_tool_call_stops_the_run_and_nothing_is_made_again(
     project = tmp_path / "work" / "project"
     project.mkdir(parents=True)
     second = HeldReply(tool_calls(call("write_file", {"path": "src/b.txt", "content": "two"})))
-    llm_server.script(
-        tool_calls(call("write_file", {"path": "a.txt", "content": "one"})), second, text("All written.")
-    )
+    llm_server.script(tool_calls(call("write_file", {"path": "a.txt", "content": "one"})), second, text("All written."))
     args = ["run", "write two files", "--yes", "--model", "openai/test-model", "--api-base", llm_server.base_url]
     process = subprocess.Popen(
         [sys.executable, "-m", "hive_cli", *args, "-C", str(project)],
