@@ -37,6 +37,7 @@ from engine.policy.gate import Approver, Policy
 from engine.policy.guards import ResultGuard
 from engine.policy.modes import ModeManager
 from engine.policy.unconfined import RunOutsideOnce, gate_policy
+from engine.project_guard import ProjectGuard
 from engine.retrieval.toolset import ToolRetrieval
 from engine.run.loop import AgentLoop, LoopOptions, ToolEnvironment
 from engine.run.state import Account
@@ -70,15 +71,16 @@ def default_providers() -> list[ToolProvider]:
 
 
 def configured_capabilities(config: SessionConfig) -> list[Capability]:
-    """What an agent has when the host adds nothing: the instructions, the providers' tools, long-term memory,
-    tool retrieval, context management, then webhooks and hooks when the settings configure them (each
-    imported only then)."""
+    """What an agent has when the host adds nothing: the project folder's guard, the instructions, the providers'
+    tools, long-term memory, tool retrieval, context management, then webhooks and hooks when the settings
+    configure them (each imported only then)."""
     providers = default_providers()
     if config.memory.enabled:
         from engine.memory.provider import MemoryProvider
 
         providers.append(MemoryProvider())
-    capabilities: list[Capability] = [Instructions(*default_contributors()), *map(Tools, providers)]
+    capabilities: list[Capability] = [ProjectGuard(config.cwd), Instructions(*default_contributors())]
+    capabilities += map(Tools, providers)
     capabilities += [ToolRetrieval(), ContextManagement()]
     if config.webhooks.endpoints:
         from engine.webhooks.capability import webhooks_for  # httpx only for sessions that send webhooks

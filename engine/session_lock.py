@@ -77,8 +77,14 @@ def _acquire(lock: Path, session_file: Path) -> int:
             os.close(descriptor)
             raise SessionBusy(session_file, holder) from None
         if _still_in_folder(descriptor, lock):
-            os.ftruncate(descriptor, 0)
-            os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+            try:
+                os.ftruncate(descriptor, 0)
+                os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+            except OSError:  # a full disk: no lock file is left behind
+                with contextlib.suppress(OSError):
+                    os.unlink(lock)
+                os.close(descriptor)
+                raise
             return descriptor
         os.close(descriptor)  # the holder removed it as this process locked it: take the new one
 

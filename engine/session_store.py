@@ -11,7 +11,9 @@ model's text, tool arguments and results).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import secrets
 import tempfile
@@ -23,6 +25,7 @@ from typing import IO, Any
 from msgspec import Struct
 
 from engine.conversation import Compaction
+from engine.disk_full import writing
 from engine.errors import UserError
 from engine.model.types import Message
 from engine.paths import unusable_user_dir
@@ -31,6 +34,7 @@ from engine.session_lock import hold, release
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 MAX_TITLE = 200
+_KEPT = "the session up to the last turn is kept"
 Scrub = Callable[[str], str]
 """What every line passes before it is written (a ``Scrubber``: known secret values replaced)."""
 
@@ -85,7 +89,7 @@ class SessionWriter:
         self.id = path.stem
         self._scrub = scrub
         self._header = header
-        hold(path)
+        _hold(path, "nothing of this session was saved" if header is not None else _KEPT)
         try:
             self._file: IO[str] | None = None if header is not None else _append(path)
         except BaseException:
@@ -93,12 +97,15 @@ class SessionWriter:
             raise
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append one record and flush it to the operating system."""
+        """Append one record and flush it to the operating system.
+
+        A full disk raises :class:`engine.disk_full.DiskFull`; the file is cut back to its last full record.
+        """
         if self._file is None:
             self._file = self._start(record)
         line = self._scrub(json.dumps(record, ensure_ascii=False, default=str))
-        self._file.write(line + "\n")
-        self._file.flush()
+        with writing("the session file", self.path.parent, _KEPT):
+            _append_line(self._file, line)
 
     def _start(self, first: dict[str, Any]) -> IO[str]:
         header = dict(self._header or {})
@@ -108,7 +115,13 @@ class SessionWriter:
             header["title"] = content if isinstance(content, str) else ""
         header["title"] = self._scrub(header.get("title") or "")[:MAX_TITLE]  # cut after: no part of a value is kept
         handle = _append(self.path)
-        handle.write(self._scrub(json.dumps(header, ensure_ascii=False, default=str)) + "\n")
+        try:
+            with writing("the session file", self.path.parent, "nothing of this session was saved"):
+                _append_line(handle, self._scrub(json.dumps(header, ensure_ascii=False, default=str)))
+        except BaseException:
+            handle.close()
+            self.path.unlink(missing_ok=True)
+            raise
         return handle
 
     def append_message(self, message: Message, success: bool | None = None) -> None:
@@ -166,7 +179,7 @@ class SessionStore:
         :meth:`unclaim` lets go (the end of the process does too).
         """
         path = self._path(session_id)
-        hold(path)
+        _hold(path, _KEPT)
         try:
             return self.load(session_id)
         except BaseException:
@@ -290,6 +303,27 @@ def _compaction_of(record: dict[str, Any], known: int, earlier: list[Compaction]
     if reason not in ("threshold", "overflow", "manual"):
         reason = "manual"
     return Compaction(through=through, summary=summary, reason=reason)
+
+
+def _hold(path: Path, kept: str) -> None:
+    """Hold the session's lock (its lock file names this process); a full disk is :class:`DiskFull`."""
+    with writing("the session file", path.parent, kept):
+        hold(path)
+
+
+def _append_line(handle: IO[str], line: str) -> None:
+    """Append ``line`` and its newline straight to the file; if that fails, cut the file back to where it ended."""
+    descriptor = handle.fileno()
+    end = os.fstat(descriptor).st_size
+    data = (line + "\n").encode("utf-8")
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(descriptor, data[written:])
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.ftruncate(descriptor, end)  # no partial line is left to swallow the next record
+        raise
 
 
 def _append(path: Path) -> IO[str]:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 from click.exceptions import Exit
 
+from engine.disk_full import describe_full
 from engine.errors import HiveError
 from hive_cli.terminal_text import echo
 
@@ -38,7 +39,12 @@ def exit_on_error(debug: bool) -> Iterator[None]:
     except Exception as error:
         if debug:
             traceback.print_exc()
-        _say(f"hive: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)")
+        full = describe_full(error)  # a full disk met outside hive's own writers: still not an internal error
+        _say(
+            f"hive: {full}"
+            if full
+            else f"hive: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)"
+        )
         raise Exit(1) from None
 
 

@@ -16,7 +16,7 @@ from engine.safe_read import UnsafeFile, open_checked
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, FileToolOptions, ToolContext, ToolResult, run_blocking
 from engine.tools.ignore import IgnoreRules
-from engine.tools.paths import with_path
+from engine.tools.paths import with_path, working_directory
 from engine.tools.read_window import NotText, Window, read_window
 
 READ_LINE_LIMIT = 2000
@@ -30,11 +30,16 @@ class WriteRefused(Exception):
     """The write interceptor refused a write; the message says why."""
 
 
-def write_text_atomic(path: Path, content: str, options: FileToolOptions) -> bool:
+class FolderGone(FileNotFoundError):
+    """A folder that must exist (the working directory, or one above it) is gone: it is not made again."""
+
+
+def write_text_atomic(path: Path, content: str, options: FileToolOptions, *, keep: Path | None = None) -> bool:
     """Write ``content`` (UTF-8) to ``path`` so that readers see the old or the new file, never a mix.
 
     Calls ``options.write_interceptor`` first (raising :class:`WriteRefused` with its message if it
-    refuses), creates missing parent directories, writes and fsyncs a temporary file in the same
+    refuses), creates missing parent directories (never ``keep`` or a folder above it: :class:`FolderGone`
+    when one of those is missing), writes and fsyncs a temporary file in the same
     directory, gives it the existing file's permission bits (or the umask's default for a new
     file), and renames it over ``path``. Returns True when the file did not exist before.
     """
@@ -44,7 +49,7 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions) -> boo
         except Exception as exc:
             raise WriteRefused(str(exc) or type(exc).__name__) from exc
     data = content.encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_parents(path.parent, keep)
     try:
         mode: int | None = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
@@ -66,6 +71,23 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions) -> boo
         raise
     _fsync_directory(path.parent)
     return mode is None
+
+
+def make_parents(folder: Path, keep: Path | None) -> None:
+    """Make ``folder`` and its missing parents, one at a time, but never ``keep`` or a folder above it.
+
+    Each is made on its own (no ``parents=True``), so a ``keep`` removed meanwhile is not made again
+    either: making the folder below it fails.
+    """
+    missing: list[Path] = []
+    step = folder
+    while not step.exists() and step != step.parent:
+        missing.append(step)
+        step = step.parent
+    if keep is not None and any(m == keep or m in keep.parents for m in missing):
+        raise FolderGone(f"{keep} no longer exists")
+    for step in reversed(missing):
+        step.mkdir(exist_ok=True)
 
 
 def count_lines(text: str) -> int:
@@ -205,7 +227,9 @@ def _write(path: Path, shown: str, content: str, ctx: ToolContext) -> ToolResult
     if path.is_dir():
         return ToolResult.error(f"{shown} is a directory; give the path of a file.")
     try:
-        created = write_text_atomic(path, content, ctx.file_options)
+        created = write_text_atomic(path, content, ctx.file_options, keep=working_directory(ctx))
+    except FolderGone as exc:
+        return ToolResult.error(f"{shown} was not written: {exc}, and it is not made again.")
     except WriteRefused as exc:
         return ToolResult.error(f"Write to {shown} refused: {exc}")
     except UnicodeEncodeError as exc:

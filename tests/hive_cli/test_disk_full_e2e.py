@@ -1,0 +1,131 @@
+"""A disk that fills where hive writes: one message naming the folder and what was kept, never an internal error.
+
+Each test mounts a small tmpfs (the suite runs as root in CI) and skips, saying why, where it cannot.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.paths import user_data_dir
+from tests.support.cli import run_hive
+from tests.support.llm_server import LLMServer, call, text, tool_calls
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 1 MiB tmpfs of its own, unmounted afterwards."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root (the suite runs as root in CI)")
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(folder: Path) -> None:
+    """Write a file in ``folder`` until the disk has no room left."""
+    with (folder / "filler").open("wb", buffering=0) as filler:
+        try:
+            while True:
+                filler.write(b"\0" * 4096)
+        except OSError as error:
+            assert error.errno == errno.ENOSPC
+
+
+def model_args(server: LLMServer, project: Path) -> list[str]:
+    return ["--yes", "--model", "openai/test-model", "--api-base", server.base_url, "-C", str(project)]
+
+
+def test_a_full_hive_home_is_one_message_naming_the_sessions_folder(
+    llm_server: LLMServer, tmp_path: Path, small_disk: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    llm_server.script(text("Done."))
+    fill(small_disk)
+    result = run_hive("run", "hello", *model_args(llm_server, project), HIVE_HOME=str(small_disk))
+
+    assert result.returncode == 1, result.stderr
+    sessions = user_data_dir_under(small_disk) / "sessions"
+    assert f"hive: no space left on device writing the session file in {sessions};" in result.stderr
+    assert "internal error" not in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not list(sessions.glob("*.jsonl")), "a session file with no header was left behind"
+
+
+def test_a_record_that_finds_no_room_is_cut_back_to_the_last_full_line(
+    llm_server: LLMServer, tmp_path: Path, small_disk: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    llm_server.script(text("First answer."), text("Not reached."))
+    first = run_hive("run", "start", "-o", "json", *model_args(llm_server, project), HIVE_HOME=str(small_disk))
+    assert first.returncode == 0, first.stderr
+    session_id = str(json.loads(first.stdout)["session_id"])
+    fill(small_disk)
+    leave_room(small_disk, 32 * 1024)  # room for the lock and the "resumed" record, not for the long prompt
+    prompt = "a long prompt " * 7_000  # 98 kB: one argument may hold 128 kB
+    result = run_hive(
+        "run", prompt, "--resume", session_id, *model_args(llm_server, project), HIVE_HOME=str(small_disk)
+    )
+
+    sessions = user_data_dir_under(small_disk) / "sessions"
+    assert result.returncode == 1, result.stderr
+    message = (
+        f"hive: no space left on device writing the session file in {sessions}; the session up to the last turn is kept"
+    )
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    data = (sessions / f"{session_id}.jsonl").read_bytes()
+    assert data.endswith(b"\n"), "a partial line was left at the end of the session file"
+    records = [json.loads(line) for line in data.splitlines()]
+    assert [r["type"] for r in records][-1] == "resumed"
+    assert b"a long prompt" not in data
+    assert len(llm_server.chat_requests) == 1, "the prompt that could not be saved was sent"
+
+
+def leave_room(folder: Path, size: int) -> None:
+    """Free ``size`` bytes of the filled disk."""
+    filler = folder / "filler"
+    os.truncate(filler, filler.stat().st_size - size)
+
+
+def user_data_dir_under(home: Path) -> Path:
+    previous = os.environ.get("HIVE_HOME")
+    os.environ["HIVE_HOME"] = str(home)
+    try:
+        return user_data_dir()
+    finally:
+        if previous is not None:
+            os.environ["HIVE_HOME"] = previous
+
+
+def test_a_full_disk_under_the_project_is_a_tool_error_the_model_sees(
+    llm_server: LLMServer, tmp_path: Path, small_disk: Path
+) -> None:
+    (small_disk / "kept.txt").write_text("as it was\n")
+    fill(small_disk)
+    llm_server.script(
+        tool_calls(call("write_file", {"path": "kept.txt", "content": "new content " * 2000})), text("Noted: no room.")
+    )
+    result = run_hive("run", "rewrite kept.txt", *model_args(llm_server, small_disk))
+
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    answer = [m for m in llm_server.chat_requests[1].messages if m.get("role") == "tool"]
+    assert answer and "No space left on device" in str(answer[-1]["content"])
+    assert (small_disk / "kept.txt").read_text() == "as it was\n"
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "kept.txt"], "a temporary file was left"
