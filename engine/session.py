@@ -32,13 +32,15 @@ if TYPE_CHECKING:
 class Session(SessionReadouts):
     """An agent plus the session file it writes to."""
 
-    def __init__(self, agent: Agent, writer: SessionWriter | None, config: SessionConfig) -> None:
+    def __init__(
+        self, agent: Agent, writer: SessionWriter | None, config: SessionConfig, notices: tuple[str, ...] = ()
+    ) -> None:
         self.agent = agent
         self.writer = writer
         self.config = config
         self._started = False
         self._closed = False
-        self._start_notices: tuple[str, ...] = ()
+        self._start_notices = notices  # e.g. what was skipped of a damaged session file; capabilities add theirs
 
     # --- running ------------------------------------------------------------------------
 

@@ -29,7 +29,8 @@ async def open_session(
 ) -> Session:
     """Build the agent, open (or, for ``resume``, reopen) the session file, and start the toolsets.
 
-    ``resume`` continues a saved session (its messages and compactions, appending to its file);
+    ``resume`` continues a saved session (its messages and compactions, appending to its file; what was
+    skipped of a damaged file is one of the session's notices);
     ``history`` seeds a new conversation instead. ``capabilities`` are added after the configured
     ones and checkpoints. Nothing here reads settings or permission files: ``load_config`` already did.
     """
@@ -53,7 +54,7 @@ async def open_session(
             client=client,
             conversation=conversation,
         )
-        session = Session(agent, writer, config)
+        session = Session(agent, writer, config, notices=(resume.notice,) if resume and resume.notice else ())
         await session.start()
     except BaseException:
         if writer is not None:

@@ -31,6 +31,8 @@ from engine.model.types import Message
 from engine.paths import unusable_user_dir
 from engine.private_files import open_private, private_dir
 from engine.session_lock import hold, release
+from engine.session_reading import has_messages, read_header, read_records
+from engine.session_repair import Damage
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 MAX_TITLE = 200
@@ -50,6 +52,8 @@ class SessionInfo(Struct, frozen=True, kw_only=True):
     updated: float = 0.0
     """When the session was last written to (its file's modification time)."""
     title: str = ""
+    damaged_header: bool = False
+    """Its first line could not be read: where (``cwd`` is empty) and with which model it began are unknown."""
 
 
 class SessionListing(Struct, frozen=True, kw_only=True):
@@ -57,6 +61,8 @@ class SessionListing(Struct, frozen=True, kw_only=True):
 
     sessions: tuple[SessionInfo, ...]
     skipped: tuple[Path, ...] = ()
+    unplaced: tuple[SessionInfo, ...] = ()
+    """Sessions whose first line is damaged, left out of one project's listing: where they began is unknown."""
 
 
 class LoadedSession(Struct, frozen=True, kw_only=True):
@@ -68,7 +74,18 @@ class LoadedSession(Struct, frozen=True, kw_only=True):
     """The conversation's compactions: what the model saw instead of the oldest messages."""
     outcomes: tuple[tuple[str, bool | None], ...] = ()
     """(tool call id, whether it worked) for every tool result whose outcome was recorded."""
-    dropped_lines: int = 0
+    damage: Damage = Damage()
+    """What was skipped to read it back (damaged lines, tool rounds that lost a part)."""
+
+    @property
+    def dropped_lines(self) -> int:
+        """How many damaged lines were skipped."""
+        return len(self.damage.lines)
+
+    @property
+    def notice(self) -> str:
+        """What the person is told of the damage when the session resumes ("" when none)."""
+        return self.damage.describe(self.info.id)
 
     def succeeded(self, call_id: str) -> bool | None:
         """Whether the call ``call_id`` worked (None when unknown)."""
@@ -194,33 +211,39 @@ class SessionStore:
         """Sessions, the one used last first (only those started in ``cwd`` when given), and the unreadable files."""
         if not self.root.is_dir():
             return SessionListing(sessions=())
-        infos, skipped = [], []
+        infos, skipped, unplaced = [], [], []
         for path in sorted(self.root.glob("*.jsonl")):
             info = _read_info(path)
             if info is None:
                 skipped.append(path)
             elif cwd is None or info.cwd == str(cwd):
                 infos.append(info)
+            elif info.damaged_header:
+                unplaced.append(info)
         infos.sort(key=lambda i: (i.updated, i.created, i.id), reverse=True)
-        return SessionListing(sessions=tuple(infos), skipped=tuple(skipped))
+        return SessionListing(sessions=tuple(infos), skipped=tuple(skipped), unplaced=tuple(unplaced))
 
     def list(self, cwd: Path | None = None) -> list[SessionInfo]:
         """Sessions, the one used last first; only those started in ``cwd`` when given (unreadable files skipped)."""
         return list(self.scan(cwd).sessions)
 
     def load(self, session_id: str) -> LoadedSession:
-        """Read a session back; a damaged line (a write cut short) is dropped and counted."""
+        """Read a session back from its intact records: damaged lines are skipped and named, tool rounds
+        that lost a part dropped (:mod:`engine.session_repair`); ``LoadedSession.notice`` says what."""
         path = self._path(session_id)
         info = _read_info(path)
         if info is None:
             raise UserError(f"{path} is not a readable hive session file")
-        messages, compactions, outcomes, dropped = _read_records(path)
+        try:
+            records = read_records(path)
+        except OSError as error:
+            raise UserError(f"cannot read session {session_id}: {path}: {error}") from error
         return LoadedSession(
             info=info,
-            messages=tuple(messages),
-            compactions=tuple(compactions),
-            outcomes=tuple(outcomes),
-            dropped_lines=dropped,
+            messages=records.messages,
+            compactions=records.compactions,
+            outcomes=records.outcomes,
+            damage=records.damage.merged(Damage(header=info.damaged_header)),
         )
 
     def _path(self, session_id: str) -> Path:
@@ -242,67 +265,36 @@ def _end_with_newline(path: Path) -> None:
 
 
 def _read_info(path: Path) -> SessionInfo | None:
-    """The header of a session file, or None when the file is not one (or its header is damaged)."""
+    """What a session file says about itself; None when it is not one.
+
+    A file whose first line is damaged is still a session when later lines hold its messages: it is
+    then known by its name alone (where and with which model it began are lost).
+    """
     try:
-        with path.open(encoding="utf-8") as handle:
-            header = json.loads(handle.readline())
+        header = read_header(path)
         updated = path.stat().st_mtime
-    except (OSError, ValueError):
+        fields = _header_fields(header)
+        if fields is None:
+            return _headless_info(path, updated) if has_messages(path) else None
+    except OSError:  # unreadable, or not a regular file (safe_read refused it)
         return None
+    cwd, model, title, created = fields
+    return SessionInfo(id=path.stem, path=path, cwd=cwd, model=model, created=created, updated=updated, title=title)
+
+
+def _header_fields(header: Any) -> tuple[str, str, str, float] | None:
+    """cwd, model, title and creation time of a session header; None when it is not one."""
     if not isinstance(header, dict) or header.get("type") != "session":
         return None
     created = header.get("created", 0)
     texts = [header.get(name, "") for name in ("cwd", "model", "title")]
     if isinstance(created, bool) or not isinstance(created, int | float) or not all(isinstance(t, str) for t in texts):
         return None
-    return SessionInfo(
-        id=path.stem,
-        path=path,
-        cwd=texts[0],
-        model=texts[1],
-        created=float(created),
-        updated=updated,
-        title=texts[2],
-    )
+    return texts[0], texts[1], texts[2], float(created)
 
 
-def _read_records(path: Path) -> tuple[list[Message], list[Compaction], list[tuple[str, bool | None]], int]:
-    messages: list[Message] = []
-    compactions: list[Compaction] = []
-    outcomes: list[tuple[str, bool | None]] = []
-    dropped = 0
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                dropped += 1
-                continue
-            if not isinstance(record, dict):
-                continue
-            if record.get("type") == "message" and isinstance(record.get("message"), dict):
-                messages.append(record["message"])
-                success = record.get("success")
-                if isinstance(success, bool) and isinstance(record["message"].get("tool_call_id"), str):
-                    outcomes.append((record["message"]["tool_call_id"], success))
-            elif record.get("type") == "compaction":
-                compaction = _compaction_of(record, len(messages), compactions)
-                if compaction is None:
-                    dropped += 1
-                else:
-                    compactions.append(compaction)
-    return messages, compactions, outcomes, dropped
-
-
-def _compaction_of(record: dict[str, Any], known: int, earlier: list[Compaction]) -> Compaction | None:
-    """A compaction record read back, or None when it cannot be one (it must cover known messages, in order)."""
-    through, summary, reason = record.get("through"), record.get("summary"), record.get("reason", "manual")
-    floor = earlier[-1].through if earlier else 0
-    if not isinstance(through, int) or not isinstance(summary, str) or not floor < through <= known:
-        return None
-    if reason not in ("threshold", "overflow", "manual"):
-        reason = "manual"
-    return Compaction(through=through, summary=summary, reason=reason)
+def _headless_info(path: Path, updated: float) -> SessionInfo:
+    return SessionInfo(id=path.stem, path=path, cwd="", model="", created=updated, updated=updated, damaged_header=True)
 
 
 def _hold(path: Path, kept: str) -> None:

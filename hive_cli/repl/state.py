@@ -188,6 +188,7 @@ class ReplState:
         await self.close()
         self._unclaim()
         self.resumed = loaded
+        self.told.add(loaded.notice)  # shown with its transcript, not again when the session opens
         self.notes_for_model.clear()  # they were about another conversation
 
     async def clear(self) -> None:

@@ -25,9 +25,8 @@ def show_transcript(view: ReplView, loaded: LoadedSession) -> None:
     messages = loaded.messages
     header = Text(f"Resumed session {loaded.info.id} · {len(messages)} messages", style="bold")
     view.print(header)
-    if loaded.dropped_lines:
-        note = f"  {loaded.dropped_lines} damaged line(s) at the end of the file (a write cut short) were dropped."
-        view.print(Text(note, style="yellow"))
+    if loaded.notice:
+        view.print(Text(f"! {visible(loaded.notice)}", style="yellow"))
     hidden = max(0, len(messages) - SHOWN_MESSAGES)
     if hidden:
         view.print(Text(f"  … {hidden} earlier messages not shown", style="dim"))

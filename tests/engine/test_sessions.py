@@ -129,12 +129,14 @@ def test_tool_outcomes_are_kept_so_a_refusal_reads_back_as_one(tmp_path: Path) -
     writer = store.create(cwd=tmp_path, model="m", scrub=Scrubber(()))
     conversation = Conversation()
     conversation.record_to(writer)
+    calls = [{"id": i, "type": "function", "function": {"name": "x", "arguments": "{}"}} for i in "abc"]
+    conversation.append({"role": "assistant", "content": "", "tool_calls": calls})
     conversation.append({"role": "tool", "tool_call_id": "a", "content": "ok"}, True)
     conversation.append({"role": "tool", "tool_call_id": "b", "content": "The x call was not run: no."}, False)
     conversation.append({"role": "tool", "tool_call_id": "c", "content": "host result"})
     loaded = store.load(writer.id)
     assert (loaded.succeeded("a"), loaded.succeeded("b"), loaded.succeeded("c")) == (True, False, None)
-    assert [m["content"] for m in loaded.messages] == ["ok", "The x call was not run: no.", "host result"]
+    assert [m["content"] for m in loaded.messages] == ["", "ok", "The x call was not run: no.", "host result"]
     writer.close()
 
 

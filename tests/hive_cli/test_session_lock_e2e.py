@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from engine.session_store import SessionStore
 from tests.support.cli import hive_env, run_hive
-from tests.support.llm_server import LLMServer, Reply, text
-from tests.support.terminal import PROMPT, exit_status, leave_repl, model_args, spawn_hive
+from tests.support.llm_server import HeldReply, LLMServer, Reply, text
+from tests.support.terminal import PROMPT, exit_status, leave_repl, model_args, send_line, spawn_hive, spawn_repl
 
 BOUND_S = 60  # only a failure ever waits this long
 
@@ -115,7 +117,77 @@ def test_the_repl_resuming_a_session_holds_it_and_is_refused_one_in_use(llm_serv
         assert reached.wait(BOUND_S), "the first process never sent its request"
         second = spawn_hive(*model_args(llm_server, tmp_path), "--resume", sid)
         status = exit_status(second)
+        third = spawn_repl(llm_server, tmp_path)  # already running when it asks: told, and it goes on
+        send_line(third, f"/resume {sid}")
+        third.expect(f"hive process {holder.pid}")
+        third.expect(PROMPT)
         release.set()
         holder.communicate(timeout=BOUND_S)
     assert status == 2 and f"hive process {holder.pid}" in str(second.before)
+    assert leave_repl(third) == 0
     assert len(llm_server.chat_requests) == 2
+
+
+def records_after_the_first_run(session_file: Path, first_run_lines: int) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in session_file.read_text().splitlines()[first_run_lines:]]
+
+
+def test_two_resumes_at_once_one_runs_the_other_exits_2_and_the_file_holds_the_winners_records_only(
+    llm_server: LLMServer, tmp_path: Path, isolated_hive: Path
+) -> None:
+    llm_server.script(text("First."))
+    first = run_hive("run", "c0", "-o", "json", *args(llm_server, tmp_path))
+    sid = str(json.loads(first.stdout)["session_id"])
+    session_file = isolated_hive / "data" / "sessions" / f"{sid}.jsonl"
+    first_run_lines = len(session_file.read_text().splitlines())
+
+    answer = HeldReply(text("The winner's answer."), guard_s=BOUND_S)
+    llm_server.script(answer, text("Sent to a second writer: never."))
+    with (
+        hive_in_background("run", "from A", "--resume", sid, *args(llm_server, tmp_path)) as a,
+        hive_in_background("run", "from B", "--resume", sid, *args(llm_server, tmp_path)) as b,
+        ThreadPoolExecutor(2) as pool,
+    ):
+        ends = {pool.submit(process.communicate, timeout=BOUND_S): process for process in (a, b)}
+        done, _ = wait(ends, timeout=BOUND_S, return_when=FIRST_COMPLETED)  # the winner is held at the model
+        [loser_end] = done
+        loser = ends[loser_end]
+        winner = b if loser is a else a
+        answer.wait_arrived()
+        answer.release()
+        winner_end = next(end for end in ends if end is not loser_end)
+        assert winner_end.result(BOUND_S) is not None and winner.returncode == 0
+    tasks = {a.pid: "from A", b.pid: "from B"}
+
+    assert loser.returncode == 2
+    assert f"session {sid} is in use by hive process {winner.pid}" in loser_end.result()[1]
+    records = records_after_the_first_run(session_file, first_run_lines)
+    assert [r["type"] for r in records] == ["resumed", "message", "message"]
+    assert [r["message"]["content"] for r in records[1:]] == [tasks[winner.pid], "The winner's answer."]
+    assert tasks[loser.pid] not in session_file.read_text()
+    assert len(llm_server.chat_requests) == 2  # the loser sent nothing
+
+
+def test_a_writer_killed_holding_the_session_does_not_block_the_next_resume(
+    llm_server: LLMServer, tmp_path: Path, isolated_hive: Path
+) -> None:
+    llm_server.script(text("First."))
+    first = run_hive("run", "c0", "-o", "json", *args(llm_server, tmp_path))
+    sid = str(json.loads(first.stdout)["session_id"])
+    lock = isolated_hive / "data" / "sessions" / f"{sid}.lock"
+
+    answer = HeldReply(text("Never read."), guard_s=BOUND_S)
+    llm_server.script(answer)
+    with hive_in_background("run", "c1", "--resume", sid, *args(llm_server, tmp_path)) as holder:
+        answer.wait_arrived()
+        assert lock.read_text().strip() == str(holder.pid)
+        holder.send_signal(signal.SIGKILL)
+        assert holder.wait(BOUND_S) == -signal.SIGKILL
+    answer.release()
+    assert lock.exists()  # a killed process cleans nothing up: the file stays, its lock went with the process
+
+    llm_server.script(text("After the kill."))
+    after = run_hive("run", "c2", "--resume", sid, *args(llm_server, tmp_path))
+    assert after.returncode == 0, after.stderr
+    assert contents(llm_server, 2) == ["c0", "First.", "c1", "c2"]
+    assert not lock.exists()
