@@ -40,6 +40,8 @@ class TurnRecorder:
         self._lock = threading.Lock()
         self.turn: TurnHandle | None = None
         """The record of the turn open now among the project's open turns."""
+        self.own_turns: set[str] = set()
+        """The turns this recorder opened: one after the other, never at the same time as each other."""
 
     def seen(self, path: str) -> bool:
         """Whether the round already holds a before-state for ``path`` (the first one is the one kept)."""
@@ -96,6 +98,7 @@ class TurnRecorder:
         """The record of the open turn, made when the turn first touches something (or its first round ends)."""
         if self.turn is None:
             self.turn = TurnHandle(self.store, new_turn_id(), self.cwd, touched=self._pending)
+            self.own_turns.add(self.turn.turn_id)
         return self.turn
 
     def note(self, label: str) -> None:

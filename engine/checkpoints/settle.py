@@ -13,7 +13,9 @@ Settling runs when a run starts (beside pruning), before every command's pre-sca
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Collection
 
 from engine.checkpoints import open_turns
 from engine.checkpoints.open_turns import OpenTurn, PendingScan
@@ -21,8 +23,8 @@ from engine.checkpoints.states import current_state
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
 from engine.checkpoints.tree import Scan, TreeIndex, changed_paths
 
-_CLOCK_MARGIN_S = 2.0
-"""Checkpoints saved this long before a pre-scan began count as saved after it (file times are coarse)."""
+_CLOCK_MARGIN_S = 0.05
+"""Checkpoints saved this long before a pre-scan began count as saved after it (file times lag by a clock tick)."""
 
 
 def settle(store: CheckpointStore) -> int:
@@ -67,18 +69,31 @@ def _differs(path: str, kept: FileState | None) -> bool:
 
 def _others_since(store: CheckpointStore, turn_id: str, since: float) -> set[str]:
     """Paths other hives have had a hand in since ``since``: declared by a live turn, or in a checkpoint saved since."""
-    paths = set(open_turns.busy_paths(store, but=turn_id))
-    for manifest in store.manifests():
-        if manifest.id != turn_id and _saved_at(store, manifest.id) >= since - _CLOCK_MARGIN_S:
-            paths |= set(manifest.changes)
-    return paths
+    return set(open_turns.busy_paths(store, but=turn_id)) | saved_since(store, since, but={turn_id})
 
 
-def _saved_at(store: CheckpointStore, manifest_id: str) -> float:
+def saved_since(store: CheckpointStore, since: float, but: Collection[str]) -> set[str]:
+    """The paths of the checkpoints (but those of the turns ``but``) saved since ``since``: turns that may have
+    ended meanwhile."""
+    recent = {name[:-5] for name, saved in _saved_times(store).items() if saved >= since - _CLOCK_MARGIN_S}
+    recent -= set(but)
+    if not recent:
+        return set()
+    return {path for manifest in store.manifests() if manifest.id in recent for path in manifest.changes}
+
+
+def _saved_times(store: CheckpointStore) -> dict[str, float]:
+    """Each manifest's file name and when it was last written."""
+    times = {}
     try:
-        return os.stat(store.turns / f"{manifest_id}.json").st_mtime
+        with os.scandir(store.turns) as listing:
+            for entry in listing:
+                if entry.name.endswith(".json") and not entry.name.startswith("."):
+                    with contextlib.suppress(OSError):
+                        times[entry.name] = entry.stat(follow_symlinks=False).st_mtime
     except OSError:
-        return 0.0
+        pass
+    return times
 
 
 def _manifest(store: CheckpointStore, record: OpenTurn) -> Manifest:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from engine.checkpoints import open_turns
 from engine.checkpoints.recorder import TurnRecorder
-from engine.checkpoints.settle import settle
+from engine.checkpoints.settle import saved_since, settle
 from engine.checkpoints.tree import Scan, TreeIndex
 from engine.events import ToolCall
 from engine.paths import project_root
@@ -127,6 +127,9 @@ class CheckpointToolset(WrapperToolset):
         others = [t for t in open_turns.recorded_turns(self.recorder.store) if t.turn != self._turn_id()]
         running = any(0 < t.command_since < scanned for t in others)  # its changes are declared when it ends
         claimed = {path for t in others if open_turns.is_live(self.recorder.store, t.turn) for path in t.touched}
+        claimed |= saved_since(
+            self.recorder.store, self._command_since(), but=self.recorder.own_turns
+        )  # runs ended since
         mine = [path for path in changed if path not in claimed]
         shared = mine if running else []
         if shared:
@@ -136,6 +139,10 @@ class CheckpointToolset(WrapperToolset):
         self.recorder.command_ended(states)
         unrecorded = sum(state is not None and state.kind == "unrecorded" for state in states.values())
         return len(mine), unrecorded, len(shared)
+
+    def _command_since(self) -> float:
+        turn = self.recorder.turn
+        return turn.record.command_since if turn is not None else 0.0
 
     def _turn_id(self) -> str:
         turn = self.recorder.turn
