@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from engine.checkpoints.open_turns import refuse_open
+from engine.checkpoints.settle import settle
 from engine.checkpoints.store import CheckpointStore, Manifest
 from engine.checkpoints.undo import UndoReport, pending, rewind
 from engine.errors import UserError
@@ -17,8 +19,24 @@ from hive_cli.workdir import resolve_cwd
 
 
 def store_for(cwd: Path) -> CheckpointStore:
-    """The checkpoint store of the project ``cwd`` belongs to."""
-    return CheckpointStore.for_project(cwd)
+    """The checkpoint store of the project ``cwd`` belongs to, the records of hives that ended settled first."""
+    store = CheckpointStore.for_project(cwd)
+    settle(store)
+    return store
+
+
+def chosen_turns(store: CheckpointStore, choice: str | None) -> tuple[list[Manifest], Manifest] | None:
+    """The turns an undo back to ``choice`` reverts (the newest first) and the last of them; None: nothing to undo.
+
+    Refuses (``TurnStillOpen``) when one of them is still running in a hive process.
+    """
+    turns = pending(store)
+    if not turns:
+        return None
+    target = pick(turns, choice) if choice else turns[0]
+    chosen = turns[: turns.index(target) + 1]
+    refuse_open(chosen, store)
+    return chosen, target
 
 
 def describe(manifest: Manifest, cwd: Path) -> str:
@@ -79,12 +97,11 @@ def undo(cwd: Path | None, *, yes: bool, force: bool, to: str | None = None) -> 
     """Revert the most recent turn that changed files (or every turn back to ``to``), asking first unless ``yes``."""
     where = resolve_cwd(cwd)
     store = store_for(where)
-    turns = pending(store)
-    if not turns:
+    found = chosen_turns(store, to)
+    if found is None:
         echo("Nothing to undo in this directory.", err=True)
         return
-    target = pick(turns, to) if to else turns[0]
-    chosen = turns[: turns.index(target) + 1]
+    chosen, target = found
     for manifest in chosen:
         echo(f"Undo the turn of {describe(manifest, where)}:", err=True)
         for line in plan_lines(manifest, where):

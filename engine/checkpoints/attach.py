@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from engine.capabilities import BuildContext, Capability
+from engine.capabilities import BuildContext, Capability, SessionView
 from engine.checkpoints.recorder import TurnRecorder
+from engine.checkpoints.settle import settle
 from engine.checkpoints.store import CheckpointStore
 from engine.checkpoints.tree import TreeIndex
 from engine.checkpoints.wrapper import CheckpointToolset
 from engine.config.loader import SessionConfig
+from engine.events import ROOT_AGENT, Event, RunFinished
 from engine.run.loop import TurnObserver
 from engine.tools.compose import ToolsetWrapper
 
@@ -40,6 +42,14 @@ class Checkpoints(CheckpointCalls):
     def for_child(self) -> Capability | None:
         return CheckpointCalls(self.config, self.recorder, self.index)
 
+    def observe(self, event: Event, session: SessionView) -> None:
+        """The end of a run of the root agent ends the turn: it is no longer open to other hives."""
+        if isinstance(event, RunFinished) and event.agent == ROOT_AGENT:
+            self.recorder.close_turn()
+
+    async def stop(self, session: SessionView) -> None:
+        self.recorder.close_turn()
+
 
 def checkpoints_for(config: SessionConfig) -> Checkpoints | None:
     """Checkpoints when ``checkpoints.enabled`` (old checkpoints are pruned first), else None.
@@ -51,8 +61,9 @@ def checkpoints_for(config: SessionConfig) -> Checkpoints | None:
         return None
     store = CheckpointStore.for_project(config.cwd)
     try:
+        settle(store)  # a hive killed mid-command: its command's changes join its turn before anything else runs
         store.prune(options.keep_days)
     except OSError:
-        pass  # pruning is housekeeping: a store that cannot be pruned still takes new checkpoints
+        pass  # housekeeping: a store that cannot be pruned still takes new checkpoints
     recorder = TurnRecorder(store, config.cwd, options.max_file_bytes)
     return Checkpoints(config, recorder, TreeIndex(store, options.max_file_bytes))

@@ -8,14 +8,17 @@ hashed. After the command a stat-only scan finds what changed, and the before-st
 those paths go into the turn's checkpoint.
 
 Left out of the scan, and so of undo: ``.git`` (the repository's own database), hive's scratch
-folder ``.hive`` and the dependency and cache folders the sandbox scan skips (``node_modules``,
-``.venv``...); symbolic links to folders are recorded as links, never followed. The scan stops after
+folder ``.hive``, the dependency and cache folders the sandbox scan skips (``node_modules``,
+``.venv``...), and hive's own files: the partial names its atomic writers use for a moment (another
+hive's write in flight must never become this turn's change) and its data, config and cache folders
+when they lie inside the project. Symbolic links to folders are recorded as links, never followed. The scan stops after
 :data:`MAX_ENTRIES` entries and says so.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import threading
 import time
@@ -25,7 +28,7 @@ from msgspec import Struct
 
 from engine.checkpoints.states import capture_state, current_state
 from engine.checkpoints.store import CheckpointStore, FileState
-from engine.paths import SCRATCH_DIR_NAME, SKIPPED_DIRS
+from engine.paths import SCRATCH_DIR_NAME, SKIPPED_DIRS, user_cache_dir, user_config_dir, user_data_dir
 
 EXCLUDED_DIRS = SKIPPED_DIRS | {".git", SCRATCH_DIR_NAME}
 MAX_ENTRIES = 100_000
@@ -35,6 +38,18 @@ _RACY_NS = 2_000_000_000
 """A file changed this recently may change again without its timestamp moving: it is hashed again next time."""
 
 StatKey = tuple[int, int, int, int, int]
+HIVE_PARTIAL = re.compile(r"\..+\.[0-9a-f]{8}\.tmp|\..+\.hive-(?:restore|undo)-[0-9a-f]{8,12}|.+\.tmp-[0-9a-f]{8}")
+"""The temporary names hive's atomic writers give a file for a moment (``write_file``, undo, the scratch folder)."""
+
+
+def is_hive_partial(name: str) -> bool:
+    """Whether ``name`` is one of hive's temporary names: never part of a turn."""
+    return HIVE_PARTIAL.fullmatch(name) is not None
+
+
+def hive_folders() -> frozenset[str]:
+    """hive's own data, config and cache folders (real paths): never scanned, even inside a project."""
+    return frozenset(os.path.realpath(folder) for folder in (user_data_dir(), user_config_dir(), user_cache_dir()))
 
 
 class Scan(Struct, frozen=True):
@@ -75,8 +90,9 @@ class TreeIndex:
         """A stat-only scan of ``roots`` (the roots themselves included), leaving out folders named in ``skip``."""
         keys: dict[str, StatKey] = {}
         truncated = False
+        own = hive_folders()
         for root in roots:
-            truncated = _walk(root, keys, self.max_entries, EXCLUDED_DIRS | skip) or truncated
+            truncated = _walk(root, keys, self.max_entries, EXCLUDED_DIRS | skip, own) or truncated
         return Scan(keys, truncated)
 
     def snapshot(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
@@ -115,6 +131,12 @@ class TreeIndex:
                 changed.add(path)
         return sorted(changed)
 
+    def kept_states(self, before: Scan) -> dict[str, FileState]:
+        """The before-state kept of each path of a snapshot (a path without one is left out)."""
+        with self._lock:
+            known = {path: self._known.get(path) for path in before.keys}
+        return {path: entry[1] for path, entry in known.items() if entry is not None and entry[1] is not None}
+
     def before_state(self, path: str, before: Scan) -> FileState | None:
         """The state ``path`` had at the ``before`` scan (None: it did not exist)."""
         if path not in before.keys:
@@ -134,7 +156,7 @@ def changed_paths(before: Scan, after: Scan) -> list[str]:
     return sorted(path for path in paths if before.keys.get(path) != after.keys.get(path))
 
 
-def _walk(root: str, keys: dict[str, StatKey], limit: int, excluded: frozenset[str]) -> bool:
+def _walk(root: str, keys: dict[str, StatKey], limit: int, excluded: frozenset[str], own: frozenset[str]) -> bool:
     """Add ``root`` and what lies under it to ``keys``; True when the bound was reached."""
     try:
         st = os.lstat(root)
@@ -158,7 +180,9 @@ def _walk(root: str, keys: dict[str, StatKey], limit: int, excluded: frozenset[s
                 entry_st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if stat.S_ISDIR(entry_st.st_mode) and entry.name in excluded:
+            if stat.S_ISDIR(entry_st.st_mode) and (entry.name in excluded or entry.path in own):
+                continue
+            if is_hive_partial(entry.name):
                 continue
             keys[entry.path] = stat_key(entry_st)
             if stat.S_ISDIR(entry_st.st_mode):

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from msgspec import Struct, field
 
-from engine.checkpoints import nofollow
+from engine.checkpoints import nofollow, open_turns
 from engine.checkpoints.states import current_state
 from engine.checkpoints.store import CheckpointStore, FileState, Manifest
 from engine.errors import HiveError
@@ -69,9 +69,12 @@ def pending(store: CheckpointStore) -> list[Manifest]:
 def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
     """Every reason reverting ``manifest`` now would not be exact."""
     found = []
+    busy = open_turns.busy_paths(store, but=manifest.id)  # another hive working on a path now: leave it to them
     for path, change in sorted(manifest.effective.items()):
         link = nofollow.link_on_path(path)
-        if link is not None:
+        if path in busy:
+            found.append(Conflict(path, f"another hive (process {busy[path]}) is working on it now"))
+        elif link is not None:
             found.append(Conflict(path, str(link), through_link=True))
         elif not _same(current_state(path), change.after):
             found.append(Conflict(path, "changed after hive touched it"))

@@ -9,15 +9,23 @@
   project is scanned the same way, and the files the shell parser sees the command write outside it
   are kept one by one; a write there that the parser cannot see is not recorded.
 * Other tools (MCP servers, agents) are not checkpointed: what they change is their own business.
+
+Other hives may be working in the project at the same time (:mod:`.open_turns`): a command's scan
+keeps for this turn only the changed paths no other live turn has declared, and while another
+hive's command was running too, the changes neither can tell apart are left to no turn (said in the
+result). The pre-scan is saved as pending before the command runs, so a kill mid-command stays undoable.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
+from engine.checkpoints import open_turns
 from engine.checkpoints.recorder import TurnRecorder
+from engine.checkpoints.settle import saved_since, settle
 from engine.checkpoints.tree import Scan, TreeIndex
 from engine.events import ToolCall
 from engine.paths import project_root
@@ -71,13 +79,18 @@ class CheckpointToolset(WrapperToolset):
                 outside = [p for p in _parser_writes(call, ctx) if not _inside_any(str(p), roots)]
                 for path in outside:
                     await asyncio.to_thread(self.recorder.capture, path)
-            before = await asyncio.to_thread(self.index.snapshot, roots)
+            before = await asyncio.to_thread(self._pre_scan, roots)
             result = await self.inner.call(call, ctx)
             after = await asyncio.to_thread(self.index.scan, roots)
-            changed, unrecorded = self._record_changes(before, after)
+            changed, unrecorded, shared = await asyncio.to_thread(self._record_changes, before, after)
         if changed:
             self.recorder.note(f"{SHELL_TOOL} {_short(call)}")
         notes = []
+        if shared:
+            notes.append(
+                f"[Checkpoint: {shared} changed file(s) may be another hive's (one worked in this project at the "
+                "same time); they are not part of this turn's undo.]"
+            )
         if before.truncated or after.truncated:
             notes.append("[Checkpoint: the project is too large to scan whole; some changes may not be undoable.]")
         if unrecorded:
@@ -95,15 +108,45 @@ class CheckpointToolset(WrapperToolset):
         roots = dict.fromkeys([project, *(os.path.realpath(root) for root in extra)])
         return tuple(root for root in roots if not any(root != other and _inside(root, other) for other in roots))
 
-    def _record_changes(self, before: Scan, after: Scan) -> tuple[int, int]:
-        """Record the before-state of every changed path; the count changed, and of those with no snapshot."""
+    def _pre_scan(self, roots: tuple[str, ...]) -> Scan:
+        """Settle dead hives' records, snapshot the roots, and save the snapshot as this turn's pending pre-scan."""
+        settle(self.recorder.store)
+        before = self.index.snapshot(roots)
+        self.recorder.command_starts(roots, before, self.index.kept_states(before))
+        return before
+
+    def _record_changes(self, before: Scan, after: Scan) -> tuple[int, int, int]:
+        """Record the before-state of every changed path that is this turn's alone.
+
+        Counts the paths recorded, those of them with no snapshot, and those left to no turn because
+        another hive's command ran at the same time. Read after the scan: another hive declares a path
+        before writing it, so every write the scan saw by another turn is declared by now.
+        """
+        scanned = time.time()
         changed = self.index.changes(before, after)
-        unrecorded = 0
-        for path in changed:
-            state = self.index.before_state(path, before)
-            unrecorded += state is not None and state.kind == "unrecorded"
-            self.recorder.record(path, state)
-        return len(changed), unrecorded
+        others = [t for t in open_turns.recorded_turns(self.recorder.store) if t.turn != self._turn_id()]
+        running = any(0 < t.command_since < scanned for t in others)  # its changes are declared when it ends
+        claimed = {path for t in others if open_turns.is_live(self.recorder.store, t.turn) for path in t.touched}
+        claimed |= saved_since(
+            self.recorder.store, self._command_since(), but=self.recorder.own_turns
+        )  # runs ended since
+        mine = [path for path in changed if path not in claimed]
+        shared = mine if running else []
+        if shared:
+            self.recorder.declare(shared)  # the other command's scan then leaves them out too
+            mine = []
+        states = {path: self.index.before_state(path, before) for path in mine}
+        self.recorder.command_ended(states)
+        unrecorded = sum(state is not None and state.kind == "unrecorded" for state in states.values())
+        return len(mine), unrecorded, len(shared)
+
+    def _command_since(self) -> float:
+        turn = self.recorder.turn
+        return turn.record.command_since if turn is not None else 0.0
+
+    def _turn_id(self) -> str:
+        turn = self.recorder.turn
+        return turn.turn_id if turn is not None else ""
 
 
 def _parser_writes(call: ToolCall, ctx: ToolContext) -> list[Path]:

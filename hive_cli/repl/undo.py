@@ -46,17 +46,17 @@ async def rewind_command(state: ReplState, view: ReplView, arg: str) -> None:
 
 
 async def _go_back(state: ReplState, view: ReplView, choice: str, *, force: bool) -> None:
-    from engine.checkpoints.undo import pending, rewind
-    from hive_cli.checkpoints_command import describe, pick, plan_lines, report_lines, store_for
+    from engine.checkpoints.undo import rewind
+    from hive_cli.checkpoints_command import chosen_turns, describe, plan_lines, report_lines, store_for
 
     store = store_for(state.cwd)
-    turns = pending(store)
-    if not turns:
-        view.print(Text("Nothing to undo in this directory.", style="dim"))
-        return
     try:
-        target = pick(turns, choice)
-        for manifest in turns[: turns.index(target) + 1]:
+        found = chosen_turns(store, choice)
+        if found is None:
+            view.print(Text("Nothing to undo in this directory.", style="dim"))
+            return
+        chosen, target = found
+        for manifest in chosen:
             view.print(Text(f"Undo the turn of {describe(manifest, state.cwd)}:", style="bold"))
             for line in plan_lines(manifest, state.cwd):
                 view.print(Text(line))

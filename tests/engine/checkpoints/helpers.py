@@ -42,10 +42,12 @@ class Workspace:
         """Run one tool call through the wrapper."""
         return asyncio.run(self.toolset.call(ToolCall(id="c", name=name, arguments=arguments), self.ctx))
 
-    def end_round(self, *, first: bool) -> None:
-        """End a model round (``first``: the first round of a new turn)."""
+    def end_round(self, *, first: bool, last: bool = True) -> None:
+        """End a model round (``first``: the first round of a new turn; ``last``: the run ends with it)."""
         self.rounds = 0 if first else self.rounds + 1
         asyncio.run(self.recorder(TurnRecord(index=self.rounds, text="")))
+        if last:  # as the end of a run of the root agent does in a session
+            self.recorder.close_turn()
 
 
 def workspace(tmp_path: Path, sandbox: str = "workspace-write") -> Workspace:

@@ -33,7 +33,7 @@ def test_each_turn_is_undone_on_its_own_the_newest_first(tmp_path: Path) -> None
     ws.end_round(first=True)
     after_first = picture(ws.root)
     ws.call("write_file", path="a.txt", content="2")
-    ws.end_round(first=True)
+    ws.end_round(first=True, last=False)
     ws.call("execute_command", command="echo 3 > a.txt")
     ws.end_round(first=False)  # a second round of the same turn
     newest, oldest = pending(ws.store)

@@ -66,7 +66,7 @@ def test_undo_restores_the_tree_byte_for_byte(initial: dict[str, str], turns: li
             for number, steps in enumerate(turn):
                 for step in steps:
                     apply(ws, step)
-                ws.end_round(first=number == 0)
+                ws.end_round(first=number == 0, last=number == len(turn) - 1)
             pictures.append(picture(ws.root))
         for before, after in reversed(list(zip(pictures, pictures[1:], strict=False))):
             if before == after:
