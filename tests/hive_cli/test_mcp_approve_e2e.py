@@ -57,9 +57,7 @@ def test_approve_lists_what_would_run_then_approves_it(llm_server: LLMServer, tm
     assert "mcp__py__peek" in [tool["function"]["name"] for tool in llm_server.chat_requests[0].json["tools"]]
     assert json.loads(stdout)["notices"] == []
 
-    (root / ".mcp.json").write_text(
-        json.dumps({"mcpServers": {"py": {**servers["mcpServers"]["py"], "env": {"X": "1"}}}})
-    )
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"py": {**servers["mcpServers"]["py"], "env": {"X": "1"}}}}))
     assert "py:" in run_hive("mcp", "approve", "-C", str(root)).stdout  # changed: asked again
 
 
