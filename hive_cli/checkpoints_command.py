@@ -6,13 +6,18 @@ import datetime
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from engine.checkpoints.manifest_file import DamagedRecord
 from engine.checkpoints.open_turns import refuse_open
 from engine.checkpoints.settle import settle
 from engine.checkpoints.store import CheckpointStore, Manifest
-from engine.checkpoints.undo import UndoReport, pending, rewind
+from engine.checkpoints.undo import DamagedCheckpoint, UndoReport, first_damaged, pending, rewind
+
+if TYPE_CHECKING:
+    from engine.checkpoints.undo_resume import Interruption
 from engine.errors import UserError
 from hive_cli.terminal_text import echo
 from hive_cli.workdir import resolve_cwd
@@ -23,20 +28,6 @@ def store_for(cwd: Path) -> CheckpointStore:
     store = CheckpointStore.for_project(cwd)
     settle(store)
     return store
-
-
-def chosen_turns(store: CheckpointStore, choice: str | None) -> tuple[list[Manifest], Manifest] | None:
-    """The turns an undo back to ``choice`` reverts (the newest first) and the last of them; None: nothing to undo.
-
-    Refuses (``TurnStillOpen``) when one of them is still running in a hive process.
-    """
-    turns = pending(store)
-    if not turns:
-        return None
-    target = pick(turns, choice) if choice else turns[0]
-    chosen = turns[: turns.index(target) + 1]
-    refuse_open(chosen, store)
-    return chosen, target
 
 
 def describe(manifest: Manifest, cwd: Path) -> str:
@@ -69,17 +60,23 @@ def report_lines(reports: list[UndoReport], cwd: Path) -> list[str]:
 
 
 def checkpoint_lines(cwd: Path) -> list[str]:
-    """The checkpoints of this project, the newest first; undoable ones numbered as ``/rewind`` takes them."""
+    """The checkpoints of this project, the newest first; undoable ones numbered as ``/rewind`` takes them.
+
+    A damaged record is listed by its file name with what is wrong: undo cannot pass it.
+    """
     store = store_for(cwd)
-    manifests = [m for m in reversed(store.manifests()) if m.effective]
-    if not manifests:
-        return []
     undoable = {m.id: number for number, m in enumerate(pending(store), start=1)}
     lines = []
-    for manifest in manifests:
-        number = undoable.get(manifest.id)
-        mark = f"{number:>3}" if number is not None else "  -"
-        lines.append(f"{mark}  {manifest.id}  {describe(manifest, cwd)}{'' if number else '  (undone)'}")
+    for record in reversed(store.records()):
+        if isinstance(record, DamagedRecord):
+            lines.append(f"  !  {record.name}  damaged: {record.problem}")
+        elif record.effective:
+            number = undoable.get(record.id)
+            mark = f"{number:>3}" if number is not None else "  -"
+            state = "" if number else "  (undone)" if record.undone else "  (behind a damaged record)"
+            lines.append(f"{mark}  {record.id}  {describe(record, cwd)}{state}")
+            missing = store.missing_blobs(record) if not record.undone else []
+            lines += [f"  !  damaged: the kept copy of {_shown(path, cwd)} is missing" for path in missing]
     return lines
 
 
@@ -97,23 +94,82 @@ def undo(cwd: Path | None, *, yes: bool, force: bool, to: str | None = None) -> 
     """Revert the most recent turn that changed files (or every turn back to ``to``), asking first unless ``yes``."""
     where = resolve_cwd(cwd)
     store = store_for(where)
-    found = chosen_turns(store, to)
-    if found is None:
+    if finish_interrupted(store, where, yes=yes, force=force):
+        return
+    chosen = chosen_turns(store, to)
+    if not chosen:
         echo("Nothing to undo in this directory.", err=True)
         return
-    chosen, target = found
     for manifest in chosen:
         echo(f"Undo the turn of {describe(manifest, where)}:", err=True)
         for line in plan_lines(manifest, where):
             echo(line, err=True)
-    if not yes:
-        if not sys.stdin.isatty():
-            raise UserError("undo changes files: pass --yes to undo without a question")
-        if not click.confirm("Undo?", default=False, err=True):
-            echo("Nothing changed.", err=True)
-            return
-    for line in report_lines(rewind(store, target, force=force), where):
+    if not _confirmed(yes):
+        return
+    for line in report_lines(rewind(store, chosen[-1], force=force), where):
         echo(line)
+
+
+def finish_interrupted(store: CheckpointStore, where: Path, *, yes: bool, force: bool) -> bool:
+    """An undo killed half-way is finished (asking, as any undo does) and nothing else is undone; False when none was."""
+    from engine.checkpoints.undo_resume import finish, interrupted
+
+    found = interrupted(store)
+    if found is None:
+        return False
+    echo(interruption_line(found, where), err=True)
+    if _confirmed(yes):
+        for line in report_lines(finish(store, found, force=force), where):
+            echo(line)
+        echo("The interrupted undo is finished; nothing else was undone.", err=True)
+    return True
+
+
+def interruption_line(found: Interruption, cwd: Path) -> str:
+    """What the interrupted undo was doing and how far it got."""
+    current = found.current
+    if current is None:
+        line = f"Finishing an undo of {len(found.turns)} turn(s) interrupted before it began"
+    else:
+        line = f"Finishing the undo of the turn of {describe(current, cwd)}, interrupted at {found.done} of {len(found.plan.steps)} steps"
+    later = len(found.turns) - (current is not None)
+    return line + (f", then {later} more turn(s) it was to undo." if later and current else ".")
+
+
+def chosen_turns(store: CheckpointStore, to: str | None) -> list[Manifest]:
+    """The turns to undo, the newest first: the newest one, or every one back to ``to``.
+
+    Raises :class:`DamagedCheckpoint` when a damaged record is the next to undo or lies before ``to``, and
+    refuses (``TurnStillOpen``) when one of them is still running in a hive process.
+    """
+    turns, damaged = pending(store), first_damaged(store)
+    if not turns:
+        if damaged is not None:
+            raise DamagedCheckpoint(damaged)
+        return []
+    if to is None:
+        refuse_open(turns[:1], store)
+        return turns[:1]
+    try:
+        target = pick(turns, to)
+    except UserError:
+        if damaged is not None:
+            raise DamagedCheckpoint(damaged) from None
+        raise
+    chosen = turns[: turns.index(target) + 1]
+    refuse_open(chosen, store)
+    return chosen
+
+
+def _confirmed(yes: bool) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise UserError("undo changes files: pass --yes to undo without a question")
+    if click.confirm("Undo?", default=False, err=True):
+        return True
+    echo("Nothing changed.", err=True)
+    return False
 
 
 def pick(turns: list[Manifest], choice: str) -> Manifest:

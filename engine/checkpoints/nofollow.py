@@ -204,3 +204,20 @@ def _replace(folder: int, partial: str, name: str) -> None:
 
 def _partial_name(name: str) -> str:
     return f".{name}.hive-undo-{secrets.token_hex(4)}"
+
+
+def remove_partials(path: str) -> None:
+    """Remove what an undo killed while putting ``path`` back left beside it (its temporary ``.NAME.hive-undo-*``)."""
+    try:
+        with folder_of(path) as (folder, name):
+            listing = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=folder)
+            try:
+                names = os.listdir(listing)
+            finally:
+                os.close(listing)
+            for found in names:
+                if found.startswith(f".{name}.hive-undo-"):
+                    with suppress(OSError):
+                        os.unlink(found, dir_fd=folder)
+    except (OSError, LinkOnPath):
+        return

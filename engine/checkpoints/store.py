@@ -22,12 +22,15 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct, field
 
 from engine.paths import project_root, user_data_dir
 from engine.private_files import make_private, private_dir
+
+if TYPE_CHECKING:
+    from engine.checkpoints.manifest_file import DamagedRecord
 
 StateKind = Literal["file", "dir", "link", "unrecorded"]
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -182,7 +185,7 @@ class CheckpointStore:
             kept = os.stat(target)
         except OSError:
             # Not synced (a command may keep thousands): a blob a crash damaged fails its check on reading.
-            _write_atomic(target, data, sync=False)
+            write_atomic(target, data, sync=False)
         else:
             if kept.st_mode & 0o077:  # kept by an earlier version, under the umask
                 make_private(target)
@@ -206,21 +209,41 @@ class CheckpointStore:
     def save(self, manifest: Manifest) -> None:
         """Write (or rewrite) a manifest atomically."""
         data = json.dumps(manifest.to_json(), indent=1, sort_keys=True).encode("utf-8")
-        _write_atomic(self.turns / f"{manifest.id}.json", data)
+        write_atomic(self.turns / f"{manifest.id}.json", data)
 
     def discard(self, manifest_id: str) -> None:
         """Remove a manifest (a turn whose changes came to nothing in the end)."""
         (self.turns / f"{manifest_id}.json").unlink(missing_ok=True)
 
-    def manifests(self) -> list[Manifest]:
-        """Every readable manifest, the oldest first (unreadable ones are skipped)."""
-        found = []
+    def records(self) -> list[Manifest | DamagedRecord]:
+        """Every manifest, the oldest first; one that cannot be read is there as a :class:`DamagedRecord`."""
+        from engine.checkpoints.manifest_file import DamagedRecord, decode_manifest  # it builds this module's records
+
+        found: list[Manifest | DamagedRecord] = []
         for path in sorted(self.turns.glob("*.json")) if self.turns.is_dir() else []:
             try:
-                found.append(Manifest.from_json(json.loads(path.read_text(encoding="utf-8"))))
-            except (OSError, ValueError, KeyError, TypeError):
+                data = path.read_bytes()
+            except FileNotFoundError:
+                continue  # removed meanwhile (pruned by another session)
+            except OSError as exc:
+                found.append(DamagedRecord(str(path), f"it cannot be read: {exc.strerror or exc}"))
                 continue
+            found.append(decode_manifest(data, str(path)))
         return found
+
+    def manifests(self) -> list[Manifest]:
+        """Every readable manifest, the oldest first (:meth:`records` also has the damaged ones)."""
+        return [record for record in self.records() if isinstance(record, Manifest)]
+
+    def missing_blobs(self, manifest: Manifest) -> list[str]:
+        """The paths whose kept before-state bytes are not in the store (a cheap check: the blob's file exists)."""
+        return sorted(
+            path
+            for path, change in manifest.effective.items()
+            if change.before is not None
+            and change.before.kind == "file"
+            and not self.blob_path(change.before.blob).exists()
+        )
 
     def prune(self, keep_days: int, *, now: float | None = None) -> int:
         """Remove manifests older than ``keep_days``, and blobs as old that no manifest uses; the manifests removed.
@@ -257,7 +280,7 @@ class CheckpointStore:
                 continue
 
 
-def _write_atomic(target: Path, data: bytes, *, sync: bool = True) -> None:
+def write_atomic(target: Path, data: bytes, *, sync: bool = True) -> None:
     """``data`` into ``target`` (0600, its missing folders 0700) through a temporary name and a rename."""
     partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:

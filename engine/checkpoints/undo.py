@@ -21,8 +21,10 @@ from typing import TypeVar
 from msgspec import Struct, field
 
 from engine.checkpoints import nofollow, open_turns
+from engine.checkpoints.manifest_file import DamagedRecord
 from engine.checkpoints.states import current_state
-from engine.checkpoints.store import CheckpointStore, FileState, Manifest
+from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
+from engine.checkpoints.undo_plan import PlanRun, StepAction
 from engine.errors import HiveError
 
 T = TypeVar("T")
@@ -61,9 +63,40 @@ class UndoReport(Struct):
     """The paths left exactly as they were found (a forced undo's conflicts, a link found on the way)."""
 
 
+class DamagedCheckpoint(HiveError):
+    """The next turn to undo (or one between now and the target) has a damaged record: undo cannot pass it."""
+
+    def __init__(self, record: DamagedRecord) -> None:
+        super().__init__(
+            f"Undo refused: the checkpoint record {record.path} is damaged ({record.problem}); nothing was changed.\n"
+            "Undo goes back one turn at a time and cannot pass a turn it cannot read. Delete that file to give up"
+            " undoing that turn (its changes stay as they are), then undo again."
+        )
+        self.record = record
+
+
+def undo_order(store: CheckpointStore) -> list[Manifest | DamagedRecord]:
+    """The records undo would go back over, the newest first: turns not undone yet, and every damaged record."""
+    return [
+        record
+        for record in reversed(store.records())
+        if isinstance(record, DamagedRecord) or (not record.undone and record.effective)
+    ]
+
+
 def pending(store: CheckpointStore) -> list[Manifest]:
-    """The turns that can still be undone, the newest first."""
-    return [m for m in reversed(store.manifests()) if not m.undone and m.effective]
+    """The turns that can still be undone, the newest first, up to the first damaged record (undo goes in order)."""
+    found = []
+    for record in undo_order(store):
+        if isinstance(record, DamagedRecord):
+            break
+        found.append(record)
+    return found
+
+
+def first_damaged(store: CheckpointStore) -> DamagedRecord | None:
+    """The damaged record undo would reach after the turns :func:`pending` lists, if any."""
+    return next((record for record in undo_order(store) if isinstance(record, DamagedRecord)), None)
 
 
 def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
@@ -76,7 +109,7 @@ def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
             found.append(Conflict(path, f"another hive (process {busy[path]}) is working on it now"))
         elif link is not None:
             found.append(Conflict(path, str(link), through_link=True))
-        elif not _same(current_state(path), change.after):
+        elif not same_state(current_state(path), change.after):
             found.append(Conflict(path, "changed after hive touched it"))
         elif change.before is not None and change.before.kind == "unrecorded":
             found.append(Conflict(path, f"its earlier state was not kept ({change.before.reason})"))
@@ -85,32 +118,64 @@ def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
     return found
 
 
-def revert(manifest: Manifest, store: CheckpointStore, *, force: bool = False) -> UndoReport:
-    """Put back what ``manifest``'s turn changed; raises :class:`UndoRefused` on a conflict unless ``force``."""
+def revert(
+    manifest: Manifest, store: CheckpointStore, *, force: bool = False, plan: PlanRun | None = None
+) -> UndoReport:
+    """Put back what ``manifest``'s turn changed; raises :class:`UndoRefused` on a conflict unless ``force``.
+
+    With ``plan``, the steps are written to it before the first is taken and each is marked when done.
+    """
     problems = conflicts(manifest, store)
     if problems and not force:
         raise UndoRefused(manifest, problems)
     report = UndoReport(manifest, skipped=problems)  # with force: never over what hive did not leave there
     changes = {p: c for p, c in manifest.effective.items() if p not in _paths(report.skipped)}
-    # Folders first, shallowest first; then files and links; then what the turn created, deepest first.
+    steps = plan_steps(changes)
+    if plan is not None:
+        plan.begin_turn(manifest.id, steps)
+    run_steps(manifest, store, report, list(enumerate(steps)), plan)
+    return report
+
+
+def plan_steps(changes: dict[str, Change]) -> list[tuple[StepAction, str]]:
+    """The steps that put ``changes`` back, in the order they are taken.
+
+    Folders first, shallowest first; then files and links; then what the turn created, deepest first;
+    folders' modes last (a folder made read-only again must first be filled).
+    """
     folders = sorted((p for p, c in changes.items() if _is(c.before, "dir")), key=_depth)
-    for path in folders:
-        _attempt(report, path, nofollow.make_folder)
-    for path, change in sorted(changes.items()):
-        before = change.before
-        if before is not None and before.kind != "dir":
+    steps: list[tuple[StepAction, str]] = [("folder", path) for path in folders]
+    steps += [("restore", p) for p, c in sorted(changes.items()) if c.before is not None and c.before.kind != "dir"]
+    created = sorted((p for p, c in changes.items() if c.before is None), key=_depth, reverse=True)
+    steps += [("remove", path) for path in created]
+    return steps + [("mode", path) for path in reversed(folders)]
+
+
+def run_steps(
+    manifest: Manifest,
+    store: CheckpointStore,
+    report: UndoReport,
+    steps: list[tuple[int, tuple[StepAction, str]]],
+    plan: PlanRun | None,
+) -> None:
+    """Take the numbered ``steps`` (marking each in ``plan``), fill ``report`` and record the turn as undone."""
+    for index, (action, path) in steps:
+        before = manifest.changes[path].before
+        if action == "folder":
+            _attempt(report, path, nofollow.make_folder)
+        elif action == "restore" and before is not None:
             _attempt(report, path, partial(_restore_entry, state=before, store=store))
-    for path in sorted((p for p, c in changes.items() if c.before is None), key=_depth, reverse=True):
-        if _attempt(report, path, nofollow.remove):
+        elif action == "remove" and _attempt(report, path, nofollow.remove):
             report.removed.append(path)
-    for path in reversed(folders):  # modes last: a folder made read-only again must first be filled
-        mode = changes[path].before.mode  # type: ignore[union-attr]
-        _attempt(report, path, partial(nofollow.set_folder_mode, mode=mode))
+        elif action == "mode" and before is not None:
+            _attempt(report, path, partial(nofollow.set_folder_mode, mode=before.mode))
+        if plan is not None:
+            plan.mark_done(manifest.id, index)
     refused = _paths(report.skipped)
-    report.restored = sorted(p for p, c in changes.items() if c.before is not None and p not in refused)
+    paths = {path for _, (_, path) in steps}
+    report.restored = sorted(p for p in paths if manifest.changes[p].before is not None and p not in refused)
     manifest.undone = True
     store.save(manifest)
-    return report
 
 
 def _attempt(report: UndoReport, path: str, action: Callable[[str], T]) -> T | None:
@@ -128,7 +193,8 @@ def _paths(conflicts: list[Conflict]) -> set[str]:
     return {c.path for c in conflicts}
 
 
-def _same(now: FileState | None, after: FileState | None) -> bool:
+def same_state(now: FileState | None, after: FileState | None) -> bool:
+    """Whether two states are alike for undo (kind, bytes, mode, link target)."""
     if now is None or after is None:
         return now is None and after is None
     return (now.kind, now.blob, now.mode, now.target) == (after.kind, after.blob, after.mode, after.target)
@@ -153,17 +219,24 @@ def _restore_entry(path: str, state: FileState, store: CheckpointStore) -> None:
 def rewind(store: CheckpointStore, target: Manifest, *, force: bool = False) -> list[UndoReport]:
     """Undo every turn from the newest back to ``target`` included, the newest first.
 
-    Each turn is checked just before it is reverted; a refusal stops there (the newer ones stay undone,
-    and the refusal says how many there were).
+    The plan (the turns, then each turn's steps) is written before anything is restored and removed
+    at the end, so an undo killed half-way can be finished (:mod:`.undo_resume`). Each turn is checked
+    just before it is reverted; a refusal stops there (the newer ones stay undone, and the refusal says
+    how many there were).
     """
+    turns = pending(store)
+    chosen = turns[: turns.index(target) + 1]
+    plan = PlanRun.start(store, [m.id for m in chosen], force=force)
     reports: list[UndoReport] = []
-    for manifest in pending(store):
-        try:
-            reports.append(revert(manifest, store, force=force))
-        except UndoRefused as refused:
-            if reports:
-                refused.args = (f"{refused.args[0]}\n{len(reports)} newer turn(s) were undone before it.",)
-            raise
-        if manifest.id == target.id:
-            break
+    try:
+        for manifest in chosen:
+            reports.append(revert(manifest, store, force=force, plan=plan))
+    except UndoRefused as refused:
+        plan.finish()  # the refused turn was not touched: nothing is left half-done
+        if reports:
+            refused.args = (f"{refused.args[0]}\n{len(reports)} newer turn(s) were undone before it.",)
+        raise
+    finally:
+        plan.close()
+    plan.finish()
     return reports

@@ -47,15 +47,16 @@ async def rewind_command(state: ReplState, view: ReplView, arg: str) -> None:
 
 async def _go_back(state: ReplState, view: ReplView, choice: str, *, force: bool) -> None:
     from engine.checkpoints.undo import rewind
-    from hive_cli.checkpoints_command import chosen_turns, describe, plan_lines, report_lines, store_for
+    from hive_cli.checkpoints_command import chosen_turns, describe, plan_lines, store_for
 
     store = store_for(state.cwd)
     try:
-        found = chosen_turns(store, choice)
-        if found is None:
+        if await _finish_interrupted(state, view, force=force):
+            return
+        if not chosen_turns(store, None):  # a damaged record next to undo raises here
             view.print(Text("Nothing to undo in this directory.", style="dim"))
             return
-        chosen, target = found
+        chosen = chosen_turns(store, choice)
         for manifest in chosen:
             view.print(Text(f"Undo the turn of {describe(manifest, state.cwd)}:", style="bold"))
             for line in plan_lines(manifest, state.cwd):
@@ -63,10 +64,34 @@ async def _go_back(state: ReplState, view: ReplView, choice: str, *, force: bool
         if not await _confirm():
             view.print(Text("Nothing changed.", style="dim"))
             return
-        reports = rewind(store, target, force=force)
+        reports = rewind(store, chosen[-1], force=force)
     except HiveError as error:
         view.print(Text(str(error), style="red"))
         return
+    _show_reports(state, view, reports)
+
+
+async def _finish_interrupted(state: ReplState, view: ReplView, *, force: bool) -> bool:
+    """An undo killed half-way is finished first (after the same one-key question); False when there is none."""
+    from engine.checkpoints.undo_resume import finish, interrupted
+    from hive_cli.checkpoints_command import interruption_line, store_for
+
+    store = store_for(state.cwd)
+    found = interrupted(store)
+    if found is None:
+        return False
+    view.print(Text(interruption_line(found, state.cwd), style="bold"))
+    if not await _confirm():
+        view.print(Text("Nothing changed.", style="dim"))
+        return True
+    _show_reports(state, view, finish(store, found, force=force))
+    view.print(Text("The interrupted undo is finished; nothing else was undone.", style="dim"))
+    return True
+
+
+def _show_reports(state: ReplState, view: ReplView, reports: list[UndoReport]) -> None:
+    from hive_cli.checkpoints_command import report_lines
+
     for line in report_lines(reports, state.cwd):
         view.print(Text(line, style="green"))
     if state.session is not None or state.resumed is not None:  # a conversation that saw the old files
