@@ -120,10 +120,11 @@ def status_lines(found: Sequence[ServerStatus], configs: Mapping[str, ServerConf
     A server waiting for approval also shows what it would run, as written (variable names, never values).
     """
     width = max(len(s.name) for s in found)
+    states = max(8, *(len(state_text(s)) for s in found))
     lines = []
     for s in found:
         tools = f"{len(s.tools)} tool{'s' if len(s.tools) != 1 else ''}"
-        lines.append(f"{s.name:<{width}}  {s.transport:<5}  {state_text(s):<8}  {tools:<9}  {s.source}")
+        lines.append(f"{s.name:<{width}}  {s.transport:<5}  {state_text(s):<{states}}  {tools:<9}  {s.source}")
         if s.error:
             label = "not started" if s.state == "awaiting_approval" else "error"
             lines.append(f"{'':<{width}}  {label}: {s.error}")
