@@ -20,6 +20,9 @@ from engine.usage import Usage
 if TYPE_CHECKING:
     from engine.mcp.manager import McpManager
 
+_unavailable = {"failed": "not available", "awaiting_approval": "waiting for your approval"}
+"""The servers ``hive run`` names before its first model call, and how it says why each offers no tools."""
+
 
 class SessionReadouts:
     """The read-outs of a session (its agent, session file and configuration)."""
@@ -107,7 +110,7 @@ class SessionReadouts:
         return percent_used(self.model, prompt_tokens, self.agent.windows.of(self.model))
 
     async def wait_for_mcp(self) -> tuple[str, ...]:
-        """Wait until every MCP server has listed its tools or failed; one notice per server that failed.
+        """Wait until every MCP server has listed its tools or failed; one notice per server that failed or awaits approval.
 
         For hosts that must offer the servers' tools from the first model call (``hive run``); the
         REPL does not wait: tools appear as their servers come up.
@@ -117,7 +120,7 @@ class SessionReadouts:
             return ()
         await manager.wait_ready()
         return tuple(
-            f"MCP server {s.name} ({s.source}) is not available: {s.error}"
+            f"MCP server {s.name} ({s.source}) is {_unavailable[s.state]}: {s.error}"
             for s in manager.status()
-            if s.state == "failed"
+            if s.state in _unavailable
         )

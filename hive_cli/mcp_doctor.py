@@ -66,6 +66,8 @@ def doctor(cwd: Path, output_format: str) -> int:
     if not enabled:
         disabled = len(servers.servers)
         note = f" ({disabled} disabled)" if disabled else " (hive mcp add NAME -- COMMAND ARGS... adds one)"
+        for notice in servers.notices:
+            echo(f"hive: {notice}", err=True)
         echo(f"No MCP servers to check{note}.", err=True)
         return 0
     found = asyncio.run(_diagnose(servers))
@@ -115,6 +117,8 @@ def report_lines(d: Diagnosis) -> list[str]:
         counts = f"{len(s.tools)} tools, {s.resources} resources, {len(s.prompts)} prompts"
         lines.append(f"  handshake: ok in {d.seconds:.2f} s, protocol {s.protocol_version}, {counts}")
         lines.append(f"  health: {'ok' if d.healthy else 'no answer'}")
+    elif s.state == "awaiting_approval":
+        lines.append(f"  handshake: not started, awaiting approval: {s.error}")
     else:
         lines.append(f"  handshake: failed after {d.seconds:.2f} s: {s.error}")
     if d.config.awaiting_approval:

@@ -23,17 +23,29 @@ from engine.mcp.manager import McpManager, ServerStatus
 from engine.paths import user_data_dir
 from hive_cli.terminal_text import echo, echo_json
 
+SWITCHED_OFF = "MCP is switched off in the settings (mcp.enabled: false): hive starts no MCP server"
+
 
 def configured(cwd: Path, only: str | None = None) -> McpServers:
-    """The servers configured for ``cwd`` (disabled ones too); with ``only``, just that one, enabled."""
-    servers = load_servers(cwd, load_settings(cwd).merged().mcp)
+    """The servers configured for ``cwd`` (disabled ones too); with ``only``, just that one, enabled.
+
+    When the settings switch MCP off, every server is disabled (and a notice says why), as a session sees them.
+    """
+    options = load_settings(cwd).merged().mcp
+    servers = load_servers(cwd, options)
     if only is None:
-        return servers
+        return servers if options.enabled else _switched_off(servers)
     chosen = [s for s in servers.servers if s.name == only]
     if not chosen:
         names = ", ".join(s.name for s in servers.servers) or "none (hive mcp add NAME -- COMMAND adds one)"
         raise UserError(f"no MCP server named {only!r}; configured: {names}")
     return McpServers(servers=(replace(chosen[0], enabled=True),), sources=servers.sources)
+
+
+def _switched_off(servers: McpServers) -> McpServers:
+    disabled = tuple(replace(server, enabled=False) for server in servers.servers)
+    notices = (*servers.notices, SWITCHED_OFF) if servers.servers else servers.notices
+    return McpServers(servers=disabled, sources=servers.sources, notices=notices)
 
 
 @asynccontextmanager
@@ -53,8 +65,8 @@ async def connected(
 
 
 def state_text(status: ServerStatus) -> str:
-    """``ready``, ``failed``, ... or ``disabled``."""
-    return status.state or "disabled"
+    """``ready``, ``failed``, ``awaiting approval``, ... or ``disabled``."""
+    return (status.state or "disabled").replace("_", " ")
 
 
 def status_json(status: ServerStatus, config: ServerConfig | None = None) -> dict[str, Any]:
@@ -68,7 +80,7 @@ def status_json(status: ServerStatus, config: ServerConfig | None = None) -> dic
         "transport": status.transport,
         "source": str(status.source),
         **shown,
-        "status": state_text(status),
+        "status": status.state or "disabled",
         "tools": len(status.tools),
         "tool_names": [info.tool or info.name for info in status.tools],
         "resources": status.resources,
@@ -108,12 +120,14 @@ def status_lines(found: Sequence[ServerStatus], configs: Mapping[str, ServerConf
     A server waiting for approval also shows what it would run, as written (variable names, never values).
     """
     width = max(len(s.name) for s in found)
+    states = max(8, *(len(state_text(s)) for s in found))
     lines = []
     for s in found:
         tools = f"{len(s.tools)} tool{'s' if len(s.tools) != 1 else ''}"
-        lines.append(f"{s.name:<{width}}  {s.transport:<5}  {state_text(s):<8}  {tools:<9}  {s.source}")
+        lines.append(f"{s.name:<{width}}  {s.transport:<5}  {state_text(s):<{states}}  {tools:<9}  {s.source}")
         if s.error:
-            lines.append(f"{'':<{width}}  error: {s.error}")
+            label = "not started" if s.state == "awaiting_approval" else "error"
+            lines.append(f"{'':<{width}}  {label}: {s.error}")
         config = (configs or {}).get(s.name)
         if config is not None and config.awaiting_approval:
             lines.append(f"{'':<{width}}  runs: {shown_command(config)}")

@@ -134,6 +134,13 @@ def deliver(result: ResearchResult, request: ResearchRequest) -> None:
     echo(summary(result, request.output), err=True)
     if result.usage_by_stage:
         echo("hive: by stage: " + stage_usage(result), err=True)
+    if result.web_unreachable:
+        from engine.research.errors import local_documents_hint
+
+        echo(
+            f"hive: no page could be read: the web could not be reached; {local_documents_hint(result.question)}",
+            err=True,
+        )
 
 
 def summary(result: ResearchResult, output: Path | None) -> str:

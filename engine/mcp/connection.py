@@ -22,10 +22,11 @@ from engine.mcp.config import ServerConfig
 from engine.mcp.errlog import server_log
 from engine.mcp.errors import CallFailed, connection_lost, describe_connect_error
 from engine.mcp.listing import Listing, fetch_listing, fetch_tools
-from engine.mcp.transports import open_transport
+from engine.mcp.transports import HttpAnswers, open_transport
 from engine.private_files import private_dir
 
-ServerState = Literal["starting", "ready", "failed", "stopped"]
+ServerState = Literal["starting", "ready", "failed", "stopped", "awaiting_approval"]
+"""``awaiting_approval``: the project's own files define the server and the person has not approved it (not started)."""
 MODERN_PROTOCOL = "2026-07-28"
 """From this protocol version on, list changes arrive only through ``subscriptions/listen``."""
 MAX_BACKOFF_S = 30.0
@@ -63,11 +64,16 @@ class ServerConnection:
         self._stopping = False
         self._failures = 0
         self._retry_at = 0.0
+        self._answers = HttpAnswers()
 
     # --- lifecycle ----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Begin connecting in the background (returns at once)."""
+        """Begin connecting in the background (returns at once); a server awaiting approval is not started."""
+        if self.config.awaiting_approval:
+            self.error = self.config.problem
+            self._set_state("awaiting_approval")
+            return
         if self.config.problem is not None:
             self._fail(self.config.problem)
             return
@@ -145,7 +151,7 @@ class ServerConnection:
             if scope.cancelled_caught and self.state == "starting" and not self._stopping:
                 self._fail(f"did not connect within {self.config.startup_timeout:g} s")
         except Exception as exc:
-            self._fail(describe_connect_error(exc, self.config, self.log_path))
+            self._fail(describe_connect_error(exc, self.config, self.log_path, self._answers.refused))
         finally:
             self._client = None
             self._scope = None
@@ -162,12 +168,14 @@ class ServerConnection:
 
         errlog.write(f"--- hive connecting to {self.config.name} at {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
         errlog.flush()
+        self._answers = HttpAnswers()
         async with Client(
             open_transport(
                 self.config,
                 errlog,
                 on_exit=lambda: self.connection_lost("the server exited"),
                 unsafe_dirs=self.unsafe_dirs,
+                answers=self._answers,
             ),
             message_handler=self._on_message,
             client_info=Implementation(name="hive", version="0.1.0"),

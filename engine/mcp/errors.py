@@ -38,16 +38,24 @@ def connection_lost(exc: BaseException) -> bool:
     )
 
 
-def describe_connect_error(exc: BaseException, server: ServerConfig, log: Path | None = None) -> str:
-    """Why connecting to ``server`` failed; names the command or URL as written, never its env, headers or a variable's value."""
-    return without_values(_connect_error(exc, server, log), server)
+def describe_connect_error(
+    exc: BaseException, server: ServerConfig, log: Path | None = None, refused: int | None = None
+) -> str:
+    """Why connecting to ``server`` failed; names the command or URL as written, never its env, headers or a variable's value.
+
+    ``refused``: the HTTP status (401, 403, 404) the server answered the attempt with, when the transport saw one.
+    """
+    return without_values(_connect_error(exc, server, log, refused), server)
 
 
-def _connect_error(exc: BaseException, server: ServerConfig, log: Path | None) -> str:
+def _connect_error(exc: BaseException, server: ServerConfig, log: Path | None, refused: int | None) -> str:
     from mcp import MCPError
 
     error = leaf(exc)
     written = server.as_written
+    status = refused or _http_status(error)
+    if status is not None and server.transport != "stdio":
+        return http_refusal(status, server)
     if isinstance(error, FileNotFoundError) and server.transport == "stdio":
         return f"cannot run {written.command!r}: no such program (check 'command' in {server.source})"
     if isinstance(error, PermissionError) and server.transport == "stdio":
@@ -64,6 +72,34 @@ def _connect_error(exc: BaseException, server: ServerConfig, log: Path | None) -
         said = str(error).splitlines()[0] if str(error) else type(error).__name__
         return f"cannot reach {_plain_url(written.url)}: {said}"
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def http_refusal(status: int, server: ServerConfig) -> str:
+    """What an HTTP refusal of ``server`` means and what to do about it (401, 403 and 404 are named)."""
+    url = _plain_url(server.as_written.url or "")
+    has_token = any(name.lower() == "authorization" for name in server.as_written.headers)
+    if status == 401 and has_token:
+        return "the server answered 401 Unauthorized: it did not accept the token in the server's Authorization header"
+    if status == 401:
+        return (
+            "the server answered 401 Unauthorized: it needs authorization (hive has no MCP OAuth client yet; "
+            "set a header with a token in the server's settings: headers: {Authorization: 'Bearer ${TOKEN}'} "
+            f"in its entry in {server.source.name}, or hive mcp add {server.name} {url} "
+            "--header 'Authorization=Bearer ${TOKEN}' --force)"
+        )
+    if status == 403:
+        return "the server answered 403 Forbidden: it refused access (check the token in the server's headers)"
+    if status == 404:
+        usual = "/mcp" if server.transport == "http" else "/sse"
+        return f"the server answered 404 Not Found at {url}: check the path ({server.transport} servers usually answer at {usual})"
+    return f"the server answered HTTP {status}"
+
+
+def _http_status(error: BaseException) -> int | None:
+    """The refusal status an HTTP error carries (httpx's HTTPStatusError has the response)."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    return status if isinstance(status, int) and status in (401, 403, 404) else None
 
 
 def without_values(text: str, server: ServerConfig) -> str:

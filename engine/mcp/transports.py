@@ -22,32 +22,51 @@ HTTP_READ_TIMEOUT_S = 300.0
 """How long a Streamable HTTP or SSE stream may stay quiet (a bare client would give up after 5 s)."""
 
 
+REFUSALS = (401, 403, 404)
+"""HTTP statuses that say why a server refused hive (the SDK reports them on Streamable HTTP as JSON-RPC errors)."""
+
+
+class HttpAnswers:
+    """What an HTTP server answered during one connection attempt: the first refusal (401, 403, 404), if any."""
+
+    def __init__(self) -> None:
+        self.refused: int | None = None
+
+    async def note(self, response: Any) -> None:
+        """An httpx response hook: keep the first refusal."""
+        if self.refused is None and response.status_code in REFUSALS:
+            self.refused = response.status_code
+
+
 def open_transport(
     server: ServerConfig,
     errlog: TextIO,
     on_exit: Callable[[], None] | None = None,
     unsafe_dirs: Sequence[Path] | None = None,
+    answers: HttpAnswers | None = None,
 ) -> Any:
     """A fresh transport context manager for ``server`` (each connection attempt needs its own).
 
     ``on_exit`` is called when a stdio server exits by itself; a stdio server's program is never
-    taken from ``unsafe_dirs`` (see :func:`engine.mcp.stdio.server_program`).
+    taken from ``unsafe_dirs`` (see :func:`engine.mcp.stdio.server_program`); ``answers`` hears the
+    HTTP statuses a Streamable HTTP server answers with.
     """
     if server.transport == "stdio":
         return stdio_transport(server, errlog, on_exit, unsafe_dirs)
     assert server.url is not None
     if server.transport == "http":
-        return _streamable_http(server.url, dict(server.headers))
+        return _streamable_http(server.url, dict(server.headers), answers or HttpAnswers())
     return _sse(server.url, dict(server.headers))
 
 
 @asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _streamable_http(url: str, headers: dict[str, str], answers: HttpAnswers) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S, read=HTTP_READ_TIMEOUT_S)
-    async with httpx2.AsyncClient(headers=headers, timeout=timeout, follow_redirects=True) as http:
+    hooks = {"response": [answers.note]}
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout, follow_redirects=True, event_hooks=hooks) as http:
         async with streamable_http_client(url, http_client=http) as streams:
             yield streams
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.research.sources import SearchError, SearchHit
+from engine.research.unreachable import network_failure
 from engine.research.web_search import hits_from
 
 ClientFactory = Callable[[float], Any]
@@ -68,4 +69,9 @@ class DuckDuckGoSearch:
         except DDGSException as exc:
             if str(exc) == _NO_RESULTS:
                 return []
+            offline = network_failure(exc)
+            if offline is not None:
+                raise SearchError(
+                    self.name, f"cannot reach its search engines: {offline}", retryable=True, unreachable=True
+                ) from exc
             raise SearchError(self.name, f"failed ({exc})", retryable=True) from exc

@@ -69,6 +69,8 @@ class SourceDropped(Struct, frozen=True, kw_only=True):
     reason: str
     withheld: bool = False
     """True when a result guard (the prompt-injection guard) withheld it."""
+    unreachable: bool = False
+    """True when it could not be read because the network could not be reached."""
 
 
 class Judged(Struct, frozen=True, kw_only=True):

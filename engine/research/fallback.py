@@ -42,4 +42,5 @@ class FallbackSearch:
             return SearchError(self.name, "every provider failed earlier in this run")
         names = "+".join(provider.name for provider in self.providers)
         message = "; ".join(str(error) for error in errors)
-        return SearchError(names, message, retryable=any(error.retryable for error in errors))
+        retryable = any(error.retryable for error in errors)
+        return SearchError(names, message, retryable=retryable, unreachable=all(error.unreachable for error in errors))

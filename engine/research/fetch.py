@@ -25,6 +25,7 @@ from msgspec import Struct, field
 from engine.research.extract import PageKind, extract
 from engine.research.http_client import new_http_client
 from engine.research.sources import FetchedPage, FetchError
+from engine.research.unreachable import network_failure
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -100,7 +101,9 @@ class WebFetcher:
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise FetchError(url, f"no answer within {timeout:g} s") from exc
         except httpx.HTTPError as exc:
-            raise FetchError(url, f"unreachable ({exc!r})") from exc
+            offline = network_failure(exc)
+            said = offline or " ".join(str(exc).split()) or type(exc).__name__
+            raise FetchError(url, f"cannot reach it: {said}", unreachable=offline is not None) from exc
         except FetchError as exc:
             if exc.url == url:
                 raise
@@ -194,7 +197,7 @@ async def _resolve(url: str, host: str, port: int) -> list[IPAddress]:
     try:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
-        raise FetchError(url, f"cannot resolve {host} ({exc})") from exc
+        raise FetchError(url, f"cannot resolve {host}", unreachable=True) from exc
     addresses = list(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos))
     if not addresses:
         raise FetchError(url, f"cannot resolve {host}")

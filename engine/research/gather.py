@@ -25,6 +25,11 @@ RETRY_DELAY_S = 0.5
 class ProvidersFailed(Exception):
     """Every provider failed on a search (the last error is the cause)."""
 
+    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+        """True when every provider failed because the network could not be reached."""
+
 
 class GuardedPage(Struct, frozen=True, kw_only=True):
     """A page that passed the guards: its text as the model may see it."""
@@ -56,16 +61,19 @@ class Searcher:
 
     async def search(self, query: str, limit: int) -> list[SearchHit]:
         """The hits for ``query``; raises ``ProvidersFailed`` when no provider answers."""
-        last: SearchError | None = None
+        failures: list[SearchError] = []
         while self.providers:
             provider = self.providers[0]
             try:
                 return await self._with_retries(provider, query, limit)
             except SearchError as error:
-                last = error
+                failures.append(error)
                 self.providers.pop(0)
                 if self.providers:
                     self.emit(ResearchNotice(message=f"{error}; {self.providers[0].name} takes over"))
+        last = failures[-1] if failures else None
+        if failures and all(error.unreachable for error in failures):
+            raise ProvidersFailed("; ".join(map(str, failures)), unreachable=True) from last
         raise ProvidersFailed(str(last)) from last
 
     async def _with_retries(self, provider: SearchProvider, query: str, limit: int) -> list[SearchHit]:
@@ -116,7 +124,7 @@ async def _read(
     try:
         page = await fetcher.fetch(hit.url)
     except FetchError as error:
-        emit(SourceDropped(url=hit.url, reason=str(error)))
+        emit(SourceDropped(url=hit.url, reason=str(error), unreachable=error.unreachable))
         return None
     call = ToolCall(id=f"research-{hit.url}", name="research_fetch", arguments={"url": hit.url})
     guarded = await apply_guards(guards, call, ToolResult(page.text))

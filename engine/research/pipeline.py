@@ -15,7 +15,7 @@ from engine.model.types import ModelClient
 from engine.policy.guards import ResultGuard
 from engine.research import prompts
 from engine.research.controller import PRESETS, LoopState, is_repeat, max_iterations, stop_reason
-from engine.research.errors import ResearchUnavailable
+from engine.research.errors import ResearchUnavailable, WebUnreachable
 from engine.research.events import (
     IterationStarted,
     Judged,
@@ -95,6 +95,7 @@ class ResearchRun:
         self.searched: list[str] = []
         self.iterations: list[IterationRecord] = []
         self.dropped: list[tuple[str, str]] = []
+        self.offline_drops = 0
         self.budget_note = ""
 
     async def run(self) -> ResearchResult:
@@ -111,6 +112,8 @@ class ResearchRun:
         try:
             return await self.searcher.search(self.question, self.preset.results_per_query)
         except ProvidersFailed as failed:
+            if failed.unreachable:
+                raise WebUnreachable(str(failed), self.question) from None
             raise ResearchUnavailable(f"no search provider answered: {failed}") from None
 
     async def _loop(self, initial: list[SearchHit]) -> StopReason:
@@ -189,6 +192,7 @@ class ResearchRun:
     def _dropped(self, event: ResearchEvent) -> None:
         if event.kind == "source_dropped":
             self.dropped.append((event.url, event.reason))
+            self.offline_drops += event.unreachable
         self.emit(event)
 
     async def _notes(self, page: GuardedPage) -> str:
@@ -265,6 +269,7 @@ class ResearchRun:
             dropped=tuple(self.dropped),
             weak_citations=report.weak,
             read_sources=len(self.sources),
+            web_unreachable=not self.sources and 0 < self.offline_drops == len(self.dropped),
         )
 
     def _stage(self, stage: Stage, iteration: int) -> None:

@@ -98,6 +98,8 @@ class ResearchResult(Struct, frozen=True, kw_only=True):
     """Candidates not used, with the reason (unreadable, or withheld by a guard)."""
     weak_citations: tuple[WeakCitation, ...] = ()
     read_sources: int = 0
+    web_unreachable: bool = False
+    """No source was read, and every one tried could not be read because the network could not be reached."""
 
     @property
     def partial(self) -> bool:

@@ -36,19 +36,23 @@ class FetchedPage(Struct, frozen=True, kw_only=True):
 class SearchError(Exception):
     """A provider could not answer: unreachable, refused (401/403), rate-limited past its retries, or broken."""
 
-    def __init__(self, provider: str, message: str, *, retryable: bool = False) -> None:
+    def __init__(self, provider: str, message: str, *, retryable: bool = False, unreachable: bool = False) -> None:
         super().__init__(f"{provider}: {message}")
         self.provider = provider
         self.retryable = retryable
         """True when another attempt (or another provider) may succeed."""
+        self.unreachable = unreachable
+        """True when the network could not be reached (name not resolved, connection refused, no route)."""
 
 
 class FetchError(Exception):
     """A source could not be read: refused address, too large, not text, empty extraction, timeout."""
 
-    def __init__(self, url: str, message: str) -> None:
+    def __init__(self, url: str, message: str, *, unreachable: bool = False) -> None:
         super().__init__(f"{url}: {message}")
         self.url = url
+        self.unreachable = unreachable
+        """True when the network could not be reached (name not resolved, connection refused, no route)."""
 
 
 class SearchProvider(Protocol):

@@ -17,6 +17,7 @@ from msgspec import Struct, field
 from engine.model.failures import retry_after_of
 from engine.research.http_client import new_http_client
 from engine.research.sources import SearchError, SearchHit
+from engine.research.unreachable import network_failure
 
 
 class SearchLimits(Struct, frozen=True, kw_only=True):
@@ -102,7 +103,11 @@ class WebSearch:
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise SearchError(self.name, f"no answer within {timeout:g} s", retryable=True) from exc
         except httpx.HTTPError as exc:
-            raise SearchError(self.name, f"unreachable at {self.base_url} ({exc!r})", retryable=True) from exc
+            offline = network_failure(exc)
+            said = offline or _detail(str(exc)) or type(exc).__name__
+            raise SearchError(
+                self.name, f"cannot reach {self.base_url}: {said}", retryable=True, unreachable=offline is not None
+            ) from exc
         return self._decode(response)
 
     def _decode(self, response: Any) -> Any:

@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from hive_cli.repl.state import ReplState
     from hive_cli.repl.view import ReplView
 
-MARKS = {"ready": ("●", "green"), "starting": ("◌", "yellow"), "failed": ("✗", "red"), "stopped": ("○", "dim")}
+MARKS = {
+    "ready": ("●", "green"),
+    "starting": ("◌", "yellow"),
+    "failed": ("✗", "red"),
+    "stopped": ("○", "dim"),
+    "awaiting_approval": ("◇", "yellow"),
+}
 TOOLS_SHOWN = 12
 
 
@@ -28,13 +34,16 @@ def server_lines(statuses: Sequence[ServerStatus], detail: str = "") -> list[Tex
         if detail and s.name != detail:
             continue
         mark, style = MARKS.get(s.state or "", ("○", "dim"))
-        state = s.state or "disabled"
+        state = (s.state or "disabled").replace("_", " ")
         timing = f" · {s.connect_s:.2f} s" if s.connect_s is not None else ""
         line = Text(f"{mark} ", style=style)
         line.append(visible(s.name), style="bold")
         line.append(f"  {state} · {s.transport} · {len(s.tools)} tools{timing} · {s.source}", style="dim")
         lines.append(line)
-        if s.error:
+        if s.state == "awaiting_approval":
+            said = visible(s.error or "").replace("hive mcp approve", "/mcp approve")
+            lines.append(Text(f"    not started: {said}", style="yellow"))
+        elif s.error:
             lines.append(Text(f"    {visible(s.error)}", style="red"))
         lines.extend(_tool_lines(s, full=bool(detail)))
     return lines
@@ -114,7 +123,7 @@ async def show_mcp(state: ReplState, view: ReplView, arg: str) -> None:
         session = await state.ensure_session(state.approver() if state.approver else None)
     manager = session.mcp
     if manager is None:
-        view.print(Text("No MCP servers configured. Add one: hive mcp add NAME -- COMMAND ARGS...", style="dim"))
+        view.print(Text(_no_servers(session.config.mcp.enabled), style="dim"))
         return
     statuses = manager.status()
     if arg and all(s.name != arg for s in statuses):
@@ -124,6 +133,14 @@ async def show_mcp(state: ReplState, view: ReplView, arg: str) -> None:
         view.print(line)
     if any(s.state == "starting" for s in statuses):
         view.print(Text("(a line appears here when a starting server connects or fails)", style="dim"))
+
+
+def _no_servers(enabled: bool) -> str:
+    if not enabled:
+        from hive_cli.mcp_inspect import SWITCHED_OFF
+
+        return SWITCHED_OFF
+    return "No MCP servers configured. Add one: hive mcp add NAME -- COMMAND ARGS..."
 
 
 def change_approvals(state: ReplState, view: ReplView, action: str, words: list[str]) -> None:

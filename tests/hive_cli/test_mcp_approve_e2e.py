@@ -57,7 +57,9 @@ def test_approve_lists_what_would_run_then_approves_it(llm_server: LLMServer, tm
     assert "mcp__py__peek" in [tool["function"]["name"] for tool in llm_server.chat_requests[0].json["tools"]]
     assert json.loads(stdout)["notices"] == []
 
-    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"py": {**servers["mcpServers"]["py"], "env": {"X": "1"}}}}))
+    (root / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"py": {**servers["mcpServers"]["py"], "env": {"X": "1"}}}})
+    )
     assert "py:" in run_hive("mcp", "approve", "-C", str(root)).stdout  # changed: asked again
 
 
@@ -95,3 +97,47 @@ def test_revoke_takes_an_approval_back(tmp_path: Path) -> None:
     assert "MCP server ghost: it had no approval here" in revoked.stdout
     assert "helper:" in run_hive("mcp", "approve", "-C", str(root)).stdout  # waiting again
     assert run_hive("mcp", "revoke", "-C", str(root)).returncode == 2  # nothing named
+
+
+def test_list_shows_a_server_awaiting_approval_as_its_own_state_not_failed(tmp_path: Path) -> None:
+    root = clone(tmp_path)
+
+    shown = run_hive("mcp", "list", "-C", str(root), timeout=30)
+
+    assert shown.returncode == 0, shown.stderr
+    first, reason = shown.stdout.splitlines()[:2]
+    assert first.startswith("helper  stdio  awaiting approval  0 tools") and "failed" not in shown.stdout
+    assert reason.strip().startswith("not started:") and reason.rstrip().endswith("run: hive mcp approve helper")
+    as_json = json.loads(run_hive("mcp", "list", "--format", "json", "-C", str(root), timeout=30).stdout)
+    assert [(s["name"], s["status"]) for s in as_json["servers"]] == [("helper", "awaiting_approval")]
+    doctor = run_hive("mcp", "doctor", "-C", str(root), timeout=30)
+    assert "handshake: not started, awaiting approval" in doctor.stdout and "failed after" not in doctor.stdout
+    assert not (root / "ran-at-start").exists()
+
+
+def test_hive_run_names_a_server_awaiting_approval_as_waiting_not_unavailable(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(text("Hi."))
+
+    status, stdout, stderr = hive_run(llm_server, clone(tmp_path))
+
+    assert status == 0, stderr
+    notices = [n for n in json.loads(stdout)["notices"] if n.startswith("MCP server helper")]
+    assert notices and all("is waiting for your approval" in n and "not available" not in n for n in notices)
+
+
+def test_list_shows_every_server_disabled_when_the_settings_switch_mcp_off(tmp_path: Path) -> None:
+    touch = "open('ran-at-start', 'w').close()"
+    servers = {"mcpServers": {"py": {"command": sys.executable, "args": ["-c", touch]}}}
+    root = clone(tmp_path, servers)
+    assert run_hive("mcp", "approve", "--all", "-C", str(root)).returncode == 0
+    (root / ".ironhive").mkdir()
+    (root / ".ironhive" / "settings.yaml").write_text("mcp:\n  enabled: false\n")
+
+    shown = run_hive("mcp", "list", "-C", str(root), timeout=30)
+
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.split()[:3] == ["py", "stdio", "disabled"] and "failed" not in shown.stdout
+    assert "MCP is switched off in the settings (mcp.enabled: false)" in shown.stderr
+    assert not (root / "ran-at-start").exists()

@@ -149,3 +149,45 @@ def test_doctor_names_auth_when_the_server_answers_401(tmp_path: Path) -> None:
         server.server_close()
     assert report.returncode == 1, report.stderr
     assert report.stdout.count("likely cause: auth 401: the server wants credentials") == 2, report.stdout
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """Answers every request with the status its path starts with (/401/mcp -> 401)."""
+
+    def do_POST(self) -> None:
+        self.send_response(int(self.path.split("/")[1]))
+        self.send_header("WWW-Authenticate", "Bearer")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_DELETE = do_POST
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+def test_list_and_tools_name_a_401_403_or_404_as_doctor_does(tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    entries = "".join(
+        f"  {transport}{status}:\n    transport: {transport}\n    url: {base}/{status}/{transport}\n"
+        for status in (401, 403, 404)
+        for transport in ("http", "sse")
+    )
+    try:
+        root = project(tmp_path, entries)
+        listed = json.loads(run_hive("mcp", "list", "--format", "json", cwd=root, timeout=30).stdout)
+        tools = run_hive("mcp", "tools", "http401", cwd=root, timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    errors = {s["name"]: s["error"] for s in listed["servers"]}
+    for transport in ("http", "sse"):
+        assert errors[f"{transport}401"].startswith("the server answered 401 Unauthorized: it needs authorization")
+        assert "hive has no MCP OAuth client yet" in errors[f"{transport}401"]
+        assert "headers: {Authorization: 'Bearer ${TOKEN}'}" in errors[f"{transport}401"]
+        assert errors[f"{transport}403"].startswith("the server answered 403 Forbidden")
+        assert errors[f"{transport}404"].startswith(f"the server answered 404 Not Found at {base}/404/{transport}")
+    assert not any("code -32" in error or "Client error" in error for error in errors.values()), errors
+    assert tools.returncode == 1 and "the server answered 401 Unauthorized" in tools.stderr, tools.stderr

@@ -7,11 +7,16 @@ or DNS query leaves. Unix sockets and non-IP families pass. `uninstall()` restor
 
 A subprocess started with `PYTHONPATH=tests/support/sitecustomize_netblock` is blocked from its first line
 (the `sitecustomize` module there calls `install()`); so are its children, which inherit the variable.
+
+The ddgs search library (DuckDuckGo) connects through its own HTTP client, outside Python's socket module:
+`install()` also points its `DDGS_PROXY` at a loopback port that is bound and never listens, so its every
+connection is refused on this machine, in this process and in the children that inherit the variable.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +25,8 @@ _LOCAL_NAMES = frozenset({"", "localhost", "localhost.localdomain", "ip6-localho
 _INET_FAMILIES = (socket.AF_INET, socket.AF_INET6)
 _MARK = "_hive_netblock_original"
 _originals: dict[str, Callable[..., Any]] = {}
+_DDGS_PROXY = "DDGS_PROXY"
+_dead_ends: list[socket.socket] = []
 
 
 class NetworkBlockedError(OSError):
@@ -47,6 +54,8 @@ def install() -> None:
     """Start blocking non-loopback connections in this process (idempotent)."""
     if hasattr(socket.socket.connect, _MARK):
         return
+    if _DDGS_PROXY not in os.environ:
+        os.environ[_DDGS_PROXY] = _dead_end()
     _originals.update(
         connect=socket.socket.connect,
         connect_ex=socket.socket.connect_ex,
@@ -57,6 +66,14 @@ def install() -> None:
     socket.socket.connect_ex = _wrap(_originals["connect_ex"], _check_socket_address)  # type: ignore[method-assign]
     socket.create_connection = _wrap(_originals["create_connection"], _check_first_address)
     socket.getaddrinfo = _wrap(_originals["getaddrinfo"], _check_lookup)
+
+
+def _dead_end() -> str:
+    """A loopback address that refuses every connection: a port held bound, never listening, while the process lives."""
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    _dead_ends.append(holder)
+    return f"http://127.0.0.1:{holder.getsockname()[1]}"
 
 
 def uninstall() -> None:

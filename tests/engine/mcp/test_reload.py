@@ -106,7 +106,7 @@ def test_a_server_approved_while_the_session_runs_starts_then(tmp_path: Path) ->
     async def body() -> None:
         async with watching(tmp_path) as manager:
             await asyncio.wait_for(manager.wait_ready(), 10)
-            assert ready(manager) == {"a": "failed"}
+            assert ready(manager) == {"a": "awaiting_approval"}
             assert "mcp__a__echo" not in {s.name for s in manager.specs()}
 
             approve(tmp_path, load_servers(tmp_path).servers)  # hive mcp approve, from another terminal
@@ -140,7 +140,7 @@ def test_a_server_whose_approval_is_taken_back_stops(tmp_path: Path) -> None:
         async with watching(tmp_path) as manager:
             await until(lambda: ready(manager) == {"a": "ready"}, "a to start")
             assert revoke(tmp_path, ["a"]) == ["a"]  # hive mcp revoke a
-            await until(lambda: ready(manager) == {"a": "failed"}, "a to stop")
+            await until(lambda: ready(manager) == {"a": "awaiting_approval"}, "a to stop")
             assert await asyncio.to_thread(gone_within, marker, 5), "the revoked server is still running"
 
     asyncio.run(body())

@@ -68,6 +68,21 @@ def test_mcp_without_servers_says_how_to_add_one(llm_server: LLMServer, tmp_path
     leave_repl(child)
 
 
+def test_mcp_says_when_the_settings_switch_mcp_off(llm_server: LLMServer, tmp_path: Path) -> None:
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "settings.yaml").write_text("mcp:\n  enabled: false\n")
+    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
+        "plugins:\n  py:\n    command: sh\n    args: [-c, 'touch ran']\n"
+    )
+    approve_project_servers(tmp_path)
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "/mcp")
+    child.expect_exact("MCP is switched off in the settings (mcp.enabled: false)")
+    child.expect(PROMPT)
+    leave_repl(child)
+    assert not (tmp_path / "ran").exists()
+
+
 @pytest.mark.usefixtures("reference_servers")
 def test_a_prompt_is_a_slash_command_and_a_resource_an_attachment(llm_server: LLMServer, tmp_path: Path) -> None:
     (tmp_path / ".ironhive").mkdir()
@@ -109,7 +124,9 @@ def test_a_project_server_not_yet_approved_is_not_started_until_approved_in_the_
     child.expect_exact("MCP server helper (.mcp.json): sh -c 'touch ran'")
     child.expect("hive trust")
     send_line(child, "/mcp")
-    child.expect("helper\\S*  failed · stdio · 0 tools")
+    child.expect("helper\\S*  awaiting approval · stdio · 0 tools")
+    child.expect("not started: .mcp.json is the project's own file")
+    child.expect("run: /mcp approve helper")
     child.expect(PROMPT)
     assert not (tmp_path / "ran").exists()
     send_line(child, "/mcp approve")

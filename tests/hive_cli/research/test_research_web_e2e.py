@@ -86,13 +86,49 @@ def test_an_untrusted_projects_setting_does_not_open_research_to_private_urls(
     assert not [r for r in search.requests if r.path.endswith(".html")]  # no page at a private address was fetched
 
 
+def offline_hint(stderr: str) -> str:
+    """The last line, checked to be the one clear offline line: no repr of an exception, the docs provider named."""
+    last = stderr.splitlines()[-1]
+    assert last.startswith("hive: the web could not be reached ("), stderr
+    assert last.endswith(f"to research local documents instead: hive research --provider docs --docs DIR '{QUESTION}'")
+    assert "Traceback" not in stderr and not re.search(r"\w+Error\(", stderr), stderr
+    return last
+
+
 def test_an_unreachable_provider_is_a_clear_error_with_exit_2(llm_server: LLMServer, tmp_path: Path) -> None:
     ResearchScript().install(llm_server)
 
     done = run(llm_server, tmp_path, "searxng", SEARXNG_URL="http://127.0.0.1:9/searxng")
 
+    assert done.returncode == 2
+    assert "(searxng: cannot reach http://127.0.0.1:9/searxng: the connection was refused" in offline_hint(done.stderr)
+
+
+def test_offline_the_default_web_provider_ends_with_the_way_to_research_local_documents(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    ResearchScript().install(llm_server)
+
+    done = run(llm_server, tmp_path, "duckduckgo")  # the one that needs no key; the test network refuses it
+    named = run(llm_server, tmp_path, "searxng", SEARXNG_URL="http://search.example.org/searxng")
+
+    assert (done.returncode, named.returncode) == (2, 2)
+    assert "duckduckgo: cannot reach its search engines: the connection was refused" in offline_hint(done.stderr)
+    assert "searxng: cannot reach http://search.example.org/searxng" in named.stderr
+    offline_hint(named.stderr)
+    assert llm_server.chat_requests == []  # it stopped before any model call
+
+
+def test_a_provider_that_answers_with_a_refusal_is_not_called_offline(
+    llm_server: LLMServer, tmp_path: Path, search: Any
+) -> None:
+    ResearchScript().install(llm_server)
+
+    done = run(llm_server, tmp_path, "tavily", TAVILY_API_KEY="wrong-key", TAVILY_API_BASE=search.tavily_url)
+
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1].startswith("hive: no search provider answered")
+    assert done.stderr.splitlines()[-1].startswith("hive: no search provider answered: "), done.stderr
+    assert "could not be reached" not in done.stderr and "Error(" not in done.stderr
 
 
 def test_the_research_setting_allows_private_urls_too(llm_server: LLMServer, tmp_path: Path, search: Any) -> None:
@@ -105,3 +141,20 @@ def test_the_research_setting_allows_private_urls_too(llm_server: LLMServer, tmp
 
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)["sources"]) == 2
+
+
+def test_when_no_page_can_be_reached_the_run_ends_with_the_way_to_research_local_documents(
+    llm_server: LLMServer, tmp_path: Path, search: Any
+) -> None:
+    ResearchScript().install(llm_server)
+    search.results = [search_server.Result("Solar sails", "http://pages.example.org/solar-sails.html", "fast")]
+
+    done = run(llm_server, tmp_path, "searxng", "--depth", "quick", **provider_env(search, "searxng"))
+
+    assert done.returncode == 1, done.stderr  # no source at all, as documented
+    assert "No sources were found" in done.stdout
+    assert "research: dropped http://pages.example.org/solar-sails.html" in done.stderr, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("hive: no page could be read: the web could not be reached;"), done.stderr
+    assert last.endswith(f"hive research --provider docs --docs DIR '{QUESTION}'")
+    assert not re.search(r"\w+Error\(", done.stderr), done.stderr
