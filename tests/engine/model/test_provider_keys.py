@@ -50,3 +50,10 @@ def test_any_variable_litellm_reads_an_api_base_or_a_keyless_provider_passes(mon
 def test_the_data_is_read_from_files_not_by_importing_litellm() -> None:
     folder = litellm_folder()
     assert folder is not None and Path(folder, "proxy", "public_endpoints", "provider_create_fields.json").is_file()
+
+
+def test_the_models_page_names_every_variable_of_the_table() -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "models.md").read_text(encoding="utf-8")
+    for provider, variables in KEY_VARIABLES.items():
+        assert f"`{provider}/`" in page, provider
+        assert all(f"`{variable}`" in page for variable in variables), provider
