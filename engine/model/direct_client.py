@@ -17,6 +17,7 @@ from typing import Any
 from engine.errors import ProviderError
 from engine.model.assembly import StreamAssembler
 from engine.model.client_settings import ModelSettings
+from engine.model.deadline import UnfinishedEvent, call_deadline
 from engine.model.http_errors import HttpStatusError
 from engine.model.providers import Endpoint
 from engine.model.retrying import with_retries
@@ -75,14 +76,16 @@ class DirectClient:
     async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
         record = WireRecord(url=self.url())
         try:
-            async with aclosing(await self._send(request, record)) as response:
+            http, outgoing = self._request(request, record)  # hive's own work, before the deadline starts
+            async with (
+                call_deadline(self.settings.timeout_s) as deadline,
+                aclosing(await self._send(http, outgoing, record)) as response,
+            ):
                 await raise_for_status(response, record)
-                yield StreamOpened()
-                if self.settings.streaming:
-                    async for item in self._read_stream(response, assembler, record):
-                        yield item
-                else:
-                    for item in self.whole_reply(assembler, json.loads(await read_body(response, record))):
+                with deadline.paused():
+                    yield StreamOpened()
+                async for item in self._items(response, assembler, record):
+                    with deadline.paused():
                         yield item
         except (asyncio.CancelledError, ProviderError):
             raise
@@ -92,9 +95,22 @@ class DirectClient:
         check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
         yield self.reply(assembler, record)
 
-    async def _send(self, request: ModelRequest, record: WireRecord) -> Any:
+    async def _items(
+        self, response: Any, assembler: StreamAssembler, record: WireRecord
+    ) -> AsyncGenerator[StreamItem, None]:
+        if self.settings.streaming:
+            async for item in self._read_stream(response, assembler, record):
+                yield item
+        else:
+            for item in self.whole_reply(assembler, json.loads(await read_body(response, record))):
+                yield item
+
+    def _request(self, request: ModelRequest, record: WireRecord) -> tuple[Any, Any]:
+        """The HTTP client and the request to send on it."""
         http = self._client()
-        outgoing = http.build_request("POST", record.url, json=self.body(request), headers=self._headers())
+        return http, http.build_request("POST", record.url, json=self.body(request), headers=self._headers())
+
+    async def _send(self, http: Any, outgoing: Any, record: WireRecord) -> Any:
         response = await http.send(outgoing, stream=True)
         record.status = response.status_code
         record.content_type = response.headers.get("content-type", "")
@@ -179,7 +195,7 @@ async def sse_events(response: Any, record: WireRecord) -> AsyncIterator[dict[st
                 return
             if event is not None:
                 yield event
-    event = _event_of(pending.strip())
+    event = _last_event(pending.strip(), record)
     if isinstance(event, dict):
         yield event
 
@@ -199,6 +215,24 @@ async def _drain(pieces: AsyncIterator[bytes], record: WireRecord) -> None:
 
 
 _DONE: Any = object()
+
+
+def _last_event(rest: bytes, record: WireRecord) -> Any:
+    """The event in the bytes after the body's last newline (a server may leave it off); ``UnfinishedEvent``
+    when an event stream closed inside an event (a body that is no event stream is judged by its end)."""
+    if rest.startswith(b"data:") and _is_json(rest[5:]):
+        return _event_of(rest)
+    if rest and record.is_event_stream:
+        raise UnfinishedEvent(len(rest))
+    return None
+
+
+def _is_json(payload: bytes) -> bool:
+    try:
+        json.loads(payload)
+    except ValueError:
+        return payload.strip() == b"[DONE]"
+    return True
 
 
 def _event_of(line: bytes) -> Any:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,6 +14,7 @@ from engine.events import Usage
 from engine.model import litellm_import
 from engine.model.assembly import StreamAssembler, whole_reply_as_chunk
 from engine.model.client_settings import ModelSettings
+from engine.model.deadline import call_deadline
 from engine.model.model_check import check_provider
 from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
@@ -44,14 +46,16 @@ class LiteLLMClient:
         self._check_provider(litellm)
         record = WireRecord() if self._is_tapped() else None
         try:
-            response = await self._send(litellm, request, record)
-            yield StreamOpened()
-            if not self.settings.streaming:
-                for item in assembler.feed(whole_reply_as_chunk(response)):
-                    yield item
-            else:
-                async for item in self._read_stream(response, assembler):
-                    yield item
+            arguments = self._call_arguments(request, record)  # hive's own work, before the deadline starts
+            async with (
+                call_deadline(self.settings.timeout_s) as deadline,
+                _closing(await self._send(litellm, arguments, record)) as response,
+            ):
+                with deadline.paused():
+                    yield StreamOpened()
+                async for item in self._items(response, assembler):
+                    with deadline.paused():
+                        yield item
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -60,10 +64,21 @@ class LiteLLMClient:
         check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
         yield self._reply(assembler, record)
 
-    async def _send(self, litellm: Any, request: ModelRequest, record: WireRecord | None) -> Any:
+    async def _items(self, response: Any, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
+        if not self.settings.streaming:
+            for item in assembler.feed(whole_reply_as_chunk(response)):
+                yield item
+        else:
+            async for item in self._read_stream(response, assembler):
+                yield item
+
+    def _call_arguments(self, request: ModelRequest, record: WireRecord | None) -> dict[str, Any]:
         arguments = self._arguments(request)
         if record is not None:
             arguments["client"] = self._tapped_client()
+        return arguments
+
+    async def _send(self, litellm: Any, arguments: dict[str, Any], record: WireRecord | None) -> Any:
         token = current_record.set(record)
         try:
             return await litellm.acompletion(**arguments)
@@ -129,6 +144,16 @@ class LiteLLMClient:
         if not is_priced_endpoint(self.model, self.settings.api_base):
             return reply
         return replace(reply, usage=price(reply.usage, self.model, reply.model))
+
+
+@asynccontextmanager
+async def _closing(response: Any) -> AsyncIterator[Any]:
+    """``response``, its stream closed at the end (a stream given up at the deadline releases its connection)."""
+    try:
+        yield response
+    finally:
+        if (close := getattr(response, "aclose", None)) is not None:
+            await close()
 
 
 def _is_missing_finish_reason(exc: Exception, assembler: StreamAssembler) -> bool:
