@@ -15,6 +15,7 @@ connection is refused on this machine, in this process and in the children that 
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import os
 import socket
@@ -73,6 +74,7 @@ def _dead_end() -> str:
     holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     holder.bind(("127.0.0.1", 0))
     _dead_ends.append(holder)
+    atexit.register(holder.close)
     return f"http://127.0.0.1:{holder.getsockname()[1]}"
 
 
