@@ -31,6 +31,7 @@ from engine.model.client_settings import ModelSettings
 from engine.model.model_check import check_api_key
 from engine.model.providers import anthropic_endpoint, openai_compatible_endpoint, responses_endpoint
 from engine.model.slot import ModelSlot
+from engine.model.text_call_client import TextToolCalls
 from engine.model.types import ModelClient
 from engine.policy.compose import guarded_toolset, result_guards
 from engine.policy.gate import Approver, Policy
@@ -291,8 +292,12 @@ def model_settings(config: SessionConfig, model: str | None = None) -> ModelSett
 
 
 def model_client(config: SessionConfig, model: str | None = None) -> ModelClient:
-    """The client for the configured model (or ``model`` at the same endpoint); usage it is not told is estimated."""
-    return EstimatedUsage(provider_client(config, model))
+    """The client for the configured model (or ``model`` at the same endpoint); usage it is not told is estimated,
+    and tool calls the model wrote as text become tool calls (unless the settings turn that off)."""
+    client = provider_client(config, model)
+    if config.tool_calls_in_text:
+        client = TextToolCalls(client)
+    return EstimatedUsage(client)
 
 
 def provider_client(config: SessionConfig, model: str | None = None) -> ModelClient:

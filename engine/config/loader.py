@@ -67,6 +67,8 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     provider_client: str = "auto"
     """``litellm`` sends every model through litellm; ``auto`` uses hive's own client where it can."""
+    tool_calls_in_text: bool = True
+    """Tool calls the model writes as text in its reply are run as tool calls (``engine.model.text_call_client``)."""
     file_options: FileToolOptions = field(default_factory=FileToolOptions)
     persist: bool = True
     """Save the conversation under the user data dir."""
@@ -128,6 +130,7 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         ),
         request_timeout_s=settings.request_timeout,
         provider_client=settings.provider_client,
+        tool_calls_in_text=settings.tool_calls_in_text,
         persist=persist,
         mcp=settings.mcp,
         mcp_servers=servers,

@@ -64,6 +64,9 @@ class SettingsFile(StrictRecord, frozen=True):
     provider_client: Literal["auto", "litellm"] = "auto"
     """``auto``: hive's own client for OpenAI-compatible providers and Anthropic, litellm for the rest;
     ``litellm``: litellm for all."""
+    tool_calls_in_text: bool = True
+    """Run the tool calls a model writes as text in its reply (``<tool_call>``, ``<|python_tag|>``,
+    ``[TOOL_CALLS]``, a bare or fenced JSON call naming an offered tool) as tool calls; ``false`` leaves them text."""
     limits: LimitsFile = field(default_factory=LimitsFile)
     skills: SkillsFile = field(default_factory=SkillsFile)
     mcp: McpOptions = field(default_factory=McpOptions)

@@ -114,6 +114,7 @@ RULES: dict[str, Rule] = {
     "api_base": IGNORE,
     "api_key_env": IGNORE,
     "provider_client": IGNORE,
+    "tool_calls_in_text": only(False),
     "max_turns": at_most(),
     "request_timeout": at_most(),
     "mode": only("plan"),

@@ -112,6 +112,7 @@ TOP: dict[str, st.SearchStrategy[Any]] = {
     "request_timeout": SECONDS,
     "mode": st.sampled_from(["plan", "work"]),
     "provider_client": st.sampled_from(["auto", "litellm"]),
+    "tool_calls_in_text": st.booleans(),
     "hooks": st.lists(
         st.fixed_dictionaries(
             {"event": st.sampled_from(["user_prompt", "stop"]), "command": st.sampled_from(["cat ~/.ssh/id_rsa", "ls"])}
