@@ -6,7 +6,7 @@ STAMP = $(VENV)/.installed-stamp
 # Two workers: the suite spends most of its time waiting on subprocesses and servers.
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install run test lint typecheck pytest bench clean mcp-servers codex
+.PHONY: install run test lint typecheck pytest bench clean mcp-servers codex test-local-model
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,6 +58,20 @@ codex: $(CODEX_STAMP)
 # Every script directly in benchmarks/ is a benchmark; shared helpers live in benchmarks/support/.
 bench: install mcp-servers codex
 	for b in benchmarks/*.py; do [ "$$(basename $$b)" = __init__.py ] || $(BIN)/python $$b || exit 1; done
+
+# The real local model check, not part of `make test`: the real hive against llama-cpp-python's server and the
+# SmolLM2-135M GGUF on a 2048-token window (tests/local_model/). The server is built from source once, into a
+# venv cached outside the checkout (scripts/local_model_venv.sh); the check ends with a summary of the wire.
+LOCAL_MODEL_SUMMARY = $(VENV)/local-model-summary.txt
+
+test-local-model: install
+	@python=$$(scripts/local_model_venv.sh) || exit 1; \
+	rm -f $(LOCAL_MODEL_SUMMARY); status=0; \
+	HIVE_LOCAL_MODEL_PYTHON="$$python" HIVE_LOCAL_MODEL_SUMMARY="$(abspath $(LOCAL_MODEL_SUMMARY))" \
+		$(BIN)/pytest -rfE --tb=short tests/local_model || status=$$?; \
+	echo "== local model check (llama-cpp-python, SmolLM2-135M, 2048-token window): what the wire showed"; \
+	cat $(LOCAL_MODEL_SUMMARY) 2>/dev/null || echo "(no summary: the check did not get to run hive)"; \
+	exit $$status
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
