@@ -46,10 +46,22 @@ def learn(server: str, model: str, lesson: Lesson) -> None:
     """Remember ``lesson`` about ``model`` at ``server`` (and write it down when a folder was given)."""
     global _known
     with _lock:
-        known = _known = (_read() if _folder is not None else {}) | _facts()  # another run may have learned too
+        known = _known = _merged(_read() if _folder is not None else {}, _facts())  # another run may have learned too
         key = _key(server, model)
         known[key] = known.get(key, ServerFacts()).taught(lesson)
         _save(known)
+
+
+def _merged(saved: dict[str, ServerFacts], ours: dict[str, ServerFacts]) -> dict[str, ServerFacts]:
+    """Both runs' lessons: a refusal learned by either counts."""
+    merged = dict(saved)
+    for key, facts in ours.items():
+        other = merged.get(key, ServerFacts())
+        merged[key] = ServerFacts(
+            streams_with_tools=facts.streams_with_tools and other.streams_with_tools,
+            accepts_stream_options=facts.accepts_stream_options and other.accepts_stream_options,
+        )
+    return merged
 
 
 def _key(server: str, model: str) -> str:
