@@ -178,3 +178,17 @@ def test_a_transient_server_error_is_still_retried(llm_server: LLMServer, tmp_pa
 
     assert done.returncode == 0, done.stderr
     assert len(llm_server.chat_requests) == 2
+
+
+def test_the_notice_is_one_line_of_the_text_output(tmp_path: Path) -> None:
+    with LLMServer(dialect=Dialect(refuses_streaming_with_tools=True)) as server:
+        script_write_run_read(server)
+        args = ("run", "write greet.sh, run it, read it back", "--yes", "-m", "openai/test-model")
+        done = run_hive(*args, "--api-base", server.base_url, "--api-key", "sk-test", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    notices = [line for line in done.stderr.splitlines() if "does not stream replies to requests with tools" in line]
+    assert notices == [
+        f"hive: openai/test-model at {server.base_url} does not stream replies to requests with tools; asking for "
+        "whole replies instead, from now on (remembered in hive's cache); asking again now"
+    ]
