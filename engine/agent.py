@@ -307,6 +307,30 @@ def provider_client(config: SessionConfig, model: str | None = None) -> ModelCli
     return LiteLLMClient(settings)
 
 
+def check_model_keys(config: SessionConfig, *, main: bool = True) -> None:
+    """``UserError`` before any request when a model the session may call has no key: the main model (unless
+    ``main`` is False: the host brings its own client), and the advisor's and the agents' models when their
+    provider is another (they are reached at the session's endpoint, with its key)."""
+    choice = config.model
+    if main:
+        check_api_key(choice.model, choice.api_base, choice.api_key, choice.source)
+    provider = choice.model.partition("/")[0]
+    for model, role in role_models(config):
+        if model.partition("/")[0] != provider:
+            check_api_key(model, choice.api_base, choice.api_key, role)
+
+
+def role_models(config: SessionConfig) -> list[tuple[str, str]]:
+    """The models the advisor and the agents offered would call, each with the role and where it is set."""
+    roles: list[tuple[str, str]] = []
+    if config.advisor.model and config.advisor.max_calls:
+        roles.append((config.advisor.model, "the advisor: advisor.model in the settings"))
+    if config.delegation.max_depth > 0:
+        agents = config.agents.agents.values()
+        roles += [(a.model, f"agent {a.name}: its file {a.source}") for a in agents if a.model]
+    return roles
+
+
 def needs_litellm(config: SessionConfig) -> bool:
     """Whether the configured model goes through litellm (so its import is worth starting early)."""
     return _direct_client(model_settings(config), force_litellm=config.provider_client == "litellm") is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.agent import build_agent, configured_capabilities
+from engine.agent import build_agent, check_model_keys, configured_capabilities
 from engine.capabilities import Capability
 from engine.checkpoints.attach import checkpoints_for
 from engine.config.loader import SessionConfig
@@ -36,6 +36,7 @@ async def open_session(
     """
     if resume is not None and history:
         raise ValueError("give either a session to resume or a history, not both")
+    check_model_keys(config, main=client is None)  # before the session file: a missing key is exit 2, nothing left
     own = configured_capabilities(config)  # ConfigError here (a webhook's secret unset) leaves no session file
     writer = _open_writer(config, title, resume) if config.persist else None
     if resume is not None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from engine.agent import needs_litellm
+from engine.agent import check_model_keys, needs_litellm
 from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
@@ -89,6 +89,7 @@ def run_task(request: RunRequest) -> int:
 def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> int:
     config = load_config(open_workspace(cwd, trust_for_run=request.trust_project), request.overrides())
     check_provider_named(config.model.model, config.model.source, config.model.api_base)  # before litellm's import
+    check_model_keys(config)  # so is a missing key
     if needs_litellm(config):
         litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()

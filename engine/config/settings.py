@@ -57,7 +57,8 @@ class SettingsFile(StrictRecord, frozen=True):
     max_turns: Annotated[int, Meta(gt=0)] = DEFAULT_MAX_TURNS
     """Model turns per task."""
     request_timeout: Annotated[float, Meta(gt=0)] = DEFAULT_REQUEST_TIMEOUT_S
-    """Seconds one model call may take."""
+    """Seconds one model call may take in all, from connecting to the reply's last byte: a reply still
+    streaming then is cut (tried again, or resumed from the text that arrived)."""
     mode: WorkingMode = "work"
     """The mode a session starts in (``--mode`` wins)."""
     provider_client: Literal["auto", "litellm"] = "auto"

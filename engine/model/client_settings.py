@@ -19,7 +19,7 @@ class ModelSettings(Struct, frozen=True, kw_only=True):
     model_source: str = ""
     """Where the model was chosen (``--model``, ``HIVE_MODEL``, ...), to name it in a configuration error."""
     timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
-    """Overall limit for one model call."""
+    """Overall deadline for one try at a model call: connect, first byte and the whole streamed body."""
     stream_idle_timeout_s: float = 120.0
     """Give up on a stream that sends nothing for this long."""
     streaming: bool = True

@@ -17,6 +17,7 @@ from typing import Any
 from engine.errors import ProviderError
 from engine.model.assembly import StreamAssembler
 from engine.model.client_settings import ModelSettings
+from engine.model.deadline import UnfinishedEvent, call_deadline
 from engine.model.dialect import WireShape
 from engine.model.http_errors import HttpStatusError
 from engine.model.providers import Endpoint
@@ -88,11 +89,17 @@ class DirectClient:
         while True:
             record = WireRecord(url=self.url())
             try:
-                async with aclosing(await self._send(request, record, shape)) as response:
+                http, outgoing = self._request(request, record, shape)  # hive's own work, before the deadline starts
+                async with (
+                    call_deadline(self.settings.timeout_s) as deadline,
+                    aclosing(await self._send(http, outgoing, record)) as response,
+                ):
                     await raise_for_status(response, record)
-                    yield StreamOpened()
-                    async for item in self._read(response, shape, assembler, record):
-                        yield item
+                    with deadline.paused():
+                        yield StreamOpened()
+                    async for item in self._items(response, shape, assembler, record):
+                        with deadline.paused():
+                            yield item
                 break
             except (asyncio.CancelledError, ProviderError):
                 raise
@@ -106,7 +113,7 @@ class DirectClient:
         check_finished(assembler, record, model=self.model, streamed=shape.streamed)
         yield self.reply(assembler, record)
 
-    async def _read(
+    async def _items(
         self, response: Any, shape: WireShape, assembler: StreamAssembler, record: WireRecord
     ) -> AsyncGenerator[StreamItem, None]:
         if shape.streamed:
@@ -116,10 +123,13 @@ class DirectClient:
             for item in self.whole_reply(assembler, json.loads(await read_body(response, record))):
                 yield item
 
-    async def _send(self, request: ModelRequest, record: WireRecord, shape: WireShape) -> Any:
+    def _request(self, request: ModelRequest, record: WireRecord, shape: WireShape) -> tuple[Any, Any]:
+        """The HTTP client and the request to send on it, in ``shape``."""
         http = self._client()
         body = self.body(request, shape)
-        outgoing = http.build_request("POST", record.url, json=body, headers=self._headers(shape))
+        return http, http.build_request("POST", record.url, json=body, headers=self._headers(shape))
+
+    async def _send(self, http: Any, outgoing: Any, record: WireRecord) -> Any:
         response = await http.send(outgoing, stream=True)
         record.status = response.status_code
         record.content_type = response.headers.get("content-type", "")
@@ -204,7 +214,7 @@ async def sse_events(response: Any, record: WireRecord) -> AsyncIterator[dict[st
                 return
             if event is not None:
                 yield event
-    event = _event_of(pending.strip())
+    event = _last_event(pending.strip(), record)
     if isinstance(event, dict):
         yield event
 
@@ -224,6 +234,24 @@ async def _drain(pieces: AsyncIterator[bytes], record: WireRecord) -> None:
 
 
 _DONE: Any = object()
+
+
+def _last_event(rest: bytes, record: WireRecord) -> Any:
+    """The event in the bytes after the body's last newline (a server may leave it off); ``UnfinishedEvent``
+    when an event stream closed inside an event (a body that is no event stream is judged by its end)."""
+    if rest.startswith(b"data:") and _is_json(rest[5:]):
+        return _event_of(rest)
+    if rest and record.is_event_stream:
+        raise UnfinishedEvent(len(rest))
+    return None
+
+
+def _is_json(payload: bytes) -> bool:
+    try:
+        json.loads(payload)
+    except ValueError:
+        return payload.strip() == b"[DONE]"
+    return True
 
 
 def _event_of(line: bytes) -> Any:

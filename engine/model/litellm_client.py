@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -13,6 +14,7 @@ from engine.events import Usage
 from engine.model import dialect_memory, litellm_import
 from engine.model.assembly import StreamAssembler, whole_reply_as_chunk
 from engine.model.client_settings import ModelSettings
+from engine.model.deadline import call_deadline
 from engine.model.dialect import WireShape, lesson_from, lesson_notice, sendable_messages, shape_for
 from engine.model.model_check import check_provider
 from engine.model.retrying import with_retries
@@ -47,38 +49,52 @@ class LiteLLMClient:
         shape = self._shape_for(request)
         while True:
             record = WireRecord() if self._is_tapped() else None
+            opened = False
             try:
-                response = await self._send(litellm, request, record, shape)
+                arguments = self._call_arguments(litellm, request, record, shape)  # before the deadline starts
+                async with (
+                    call_deadline(self.settings.timeout_s) as deadline,
+                    _closing(await self._send(litellm, arguments, record)) as response,
+                ):
+                    opened = True
+                    with deadline.paused():
+                        yield StreamOpened()
+                    async for item in self._items(response, shape, assembler):
+                        with deadline.paused():
+                            yield item
+                break
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                reshaped = self._reshape(exc, request, shape)
+                if _is_missing_finish_reason(exc, assembler):
+                    break
+                reshaped = None if opened else self._reshape(exc, request, shape)
                 if reshaped is None:
                     raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
                 shape, notice = reshaped
                 yield StreamRetry(category="bad_request", message=notice, attempt=1, delay_s=0.0)
-                continue
-            break
-        try:
-            yield StreamOpened()
-            if not shape.streamed:
-                for item in assembler.feed(whole_reply_as_chunk(response)):
-                    yield item
-            else:
-                async for item in self._read_stream(response, assembler):
-                    yield item
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            if not _is_missing_finish_reason(exc, assembler):
-                raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
         check_finished(assembler, record, model=self.model, streamed=shape.streamed)
         yield self._reply(assembler, record)
 
-    async def _send(self, litellm: Any, request: ModelRequest, record: WireRecord | None, shape: WireShape) -> Any:
+    async def _items(
+        self, response: Any, shape: WireShape, assembler: StreamAssembler
+    ) -> AsyncGenerator[StreamItem, None]:
+        if not shape.streamed:
+            for item in assembler.feed(whole_reply_as_chunk(response)):
+                yield item
+        else:
+            async for item in self._read_stream(response, assembler):
+                yield item
+
+    def _call_arguments(
+        self, litellm: Any, request: ModelRequest, record: WireRecord | None, shape: WireShape
+    ) -> dict[str, Any]:
         arguments = self._arguments(litellm, request, shape)
         if record is not None:
             arguments["client"] = self._tapped_client()
+        return arguments
+
+    async def _send(self, litellm: Any, arguments: dict[str, Any], record: WireRecord | None) -> Any:
         token = current_record.set(record)
         try:
             return await litellm.acompletion(**arguments)
@@ -172,6 +188,16 @@ class LiteLLMClient:
         if not is_priced_endpoint(self.model, self.settings.api_base):
             return reply
         return replace(reply, usage=price(reply.usage, self.model, reply.model))
+
+
+@asynccontextmanager
+async def _closing(response: Any) -> AsyncIterator[Any]:
+    """``response``, its stream closed at the end (a stream given up at the deadline releases its connection)."""
+    try:
+        yield response
+    finally:
+        if (close := getattr(response, "aclose", None)) is not None:
+            await close()
 
 
 def _is_missing_finish_reason(exc: Exception, assembler: StreamAssembler) -> bool:

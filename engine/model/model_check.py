@@ -12,7 +12,9 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 from engine.errors import UserError
-from engine.model.providers import required_key_env
+from engine.model.litellm_data import PROVIDER_ENDPOINTS, litellm_json
+from engine.model.provider_keys import missing_key_variable as provider_key_variable
+from engine.model.providers import is_own_provider, required_key_env
 
 
 def check_api_base(api_base: str | None, source: str) -> None:
@@ -68,18 +70,8 @@ tests/engine/model/test_known_providers.py fails when litellm adds another."""
 def known_providers() -> frozenset[str] | None:
     """The providers litellm routes, read from the data file it ships (no import of litellm: ~6 s);
     None when the file cannot be read (then litellm itself judges, at the first request)."""
-    import importlib.util
-    import json
-    from pathlib import Path
-
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    data_file = Path(next(iter(spec.submodule_search_locations))) / "provider_endpoints_support_backup.json"
-    try:
-        providers = json.loads(data_file.read_text(encoding="utf-8"))["providers"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    data = litellm_json(PROVIDER_ENDPOINTS)
+    providers = data.get("providers") if isinstance(data, dict) else None
     if not isinstance(providers, dict) or not providers:
         return None
     from engine.model.providers import OPENAI_COMPATIBLE
@@ -105,14 +97,30 @@ def check_api_key(model: str, api_base: str | None, api_key: str | None, source:
     """Raise ``UserError`` when ``model``'s provider needs a key and neither hive's settings nor its variable give one.
 
     Checked when a client for the model is made: before any request, and only by what talks to the model.
+    ``source`` says where the model was chosen (``--model``, ``advisor.model``, an agent's file...).
     """
     if api_key:
         return
-    variable = required_key_env(model, api_base)
-    if variable is None or os.environ.get(variable):
+    variable = missing_key_variable(model, api_base)
+    if variable is None:
         return
     where = f" (from {source})" if source else ""
     raise UserError(
         f"{model}{where} needs an API key and none is set: export {variable}=..., or HIVE_API_KEY, "
         "or pass --api-key (api_key_env in settings.yaml names another variable to read it from)"
     )
+
+
+def missing_key_variable(model: str, api_base: str | None) -> str | None:
+    """The variable that should hold ``model``'s key when none of the variables its key is read from is set.
+
+    hive's own providers name theirs; a provider reached through litellm is judged by litellm's data
+    (``engine.model.provider_keys``), unless an API base sends the requests elsewhere.
+    """
+    variable = required_key_env(model, api_base)
+    if variable is not None:
+        return None if os.environ.get(variable) else variable
+    provider, slash, name = model.partition("/")
+    if not slash or not name or api_base is not None or is_own_provider(provider):
+        return None
+    return provider_key_variable(provider)

@@ -156,6 +156,11 @@ def key_env_for(model: str) -> str | None:
     return f"{provider_name.upper()}_API_KEY"
 
 
+def is_own_provider(provider_name: str) -> bool:
+    """Whether hive's own clients know ``provider_name`` (its endpoint and key variable)."""
+    return provider_name == "anthropic" or provider_name in OPENAI_COMPATIBLE
+
+
 def required_key_env(model: str, api_base: str | None) -> str | None:
     """The variable that must hold a key for ``model``, or None when none is needed.
 

@@ -11,6 +11,7 @@ import json
 
 from engine.errors import ContextOverflowError, ProviderError
 from engine.model.assembly import StreamAssembler
+from engine.model.deadline import DeadlineExceeded
 from engine.model.failures import classify
 from engine.model.wire_record import WireRecord
 
@@ -35,8 +36,8 @@ def _check_recorded(assembler: StreamAssembler, record: WireRecord, *, model: st
         raise _not_a_completion(model, "a completion stream", f"an empty stream ({record.describe()})")
     if not record.done and not record.finish_sent:
         where = f" ({record.url})" if record.url else ""
-        message = f"the reply from {model} broke off after {_amount(assembler)}: the stream ended unfinished{where}"
-        raise ProviderError(message, category="transient", after_output=True)
+        message = f"the reply from {model} broke off {_cut_point(assembler)}: the stream ended unfinished{where}"
+        raise ProviderError(message, category="transient", after_output=assembler.received_output)
 
 
 def _not_a_completion(model: str, expected: str, got: str) -> ProviderError:
@@ -63,11 +64,15 @@ def explain(
     if isinstance(error, ContextOverflowError):
         return error
     url = record.url if record is not None else ""
+    where = f" ({url})" if url else ""
     timed_out = timeout_s is not None and _is_timeout(exc)
+    deadline = _deadline_of(exc)
     if assembler.received_output and (timed_out or _is_transport_break(exc)):
-        where = f" ({url})" if url else ""
-        detail = _waited(timeout_s) if timed_out and timeout_s is not None else _cause_text(exc)
-        return _reworded(error, f"the reply from {model} broke off after {_amount(assembler)}: {detail}{where}")
+        detail = _why_cut(exc, timeout_s if timed_out else None)
+        return _reworded(error, f"the reply from {model} broke off {_cut_point(assembler)}: {detail}{where}")
+    if deadline is not None and record is not None and record.status is not None:
+        arrived = f"{record.received:,} byte{'' if record.received == 1 else 's'} of it arrived"
+        return _reworded(error, f"the reply from {model} {_late(deadline)}: {arrived}{where}")
     if timed_out and timeout_s is not None and (record is None or record.status is None):
         where = f" from {url}" if url else ""
         return _reworded(error, f"no answer{where}: {_waited(timeout_s)}")
@@ -78,6 +83,22 @@ def explain(
 
 def _waited(timeout_s: float) -> str:
     return f"the request timed out after {timeout_s:g}s (request_timeout in settings.yaml)"
+
+
+def _why_cut(exc: BaseException, timeout_s: float | None) -> str:
+    """Why a reply broke off: the deadline passed, a read timed out (``timeout_s``), or the connection's words."""
+    if (deadline := _deadline_of(exc)) is not None:
+        return _late(deadline)
+    return _waited(timeout_s) if timeout_s is not None else _cause_text(exc)
+
+
+def _late(deadline: DeadlineExceeded) -> str:
+    return f"did not finish within request_timeout {deadline.timeout_s:g}s (settings.yaml)"
+
+
+def _deadline_of(exc: BaseException) -> DeadlineExceeded | None:
+    """The call's overall deadline, when that is what ended it."""
+    return next((link for link in _chain(exc) if isinstance(link, DeadlineExceeded)), None)
 
 
 _TIMEOUTS = frozenset({"TimeoutException", "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout", "Timeout"})
@@ -121,6 +142,10 @@ def _cause_text(exc: BaseException) -> str:
     innermost = _chain(exc)[-1]
     text = str(innermost).strip() or str(exc).strip() or type(innermost).__name__
     return text.splitlines()[0][:300]
+
+
+def _cut_point(assembler: StreamAssembler) -> str:
+    return f"after {_amount(assembler)}" if assembler.received_output else "before any output"
 
 
 def _amount(assembler: StreamAssembler) -> str:

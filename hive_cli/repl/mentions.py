@@ -10,7 +10,8 @@ import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-MENTION = re.compile(r"(?<!\S)@([^\s]+)")
+MENTION = re.compile(r"""(?<!\S)@(?:"([^"]+)"|'([^']+)'|([^\s"']\S*))""")
+"""``@name``, or ``@"a name with spaces"`` (or single quotes) for a name the shell would split."""
 MAX_ATTACHED_BYTES = 100_000
 
 Gatekeeper = Callable[[str], Awaitable[str | None]]
@@ -20,8 +21,8 @@ ResourceReader = Callable[[str], Awaitable[str] | None]
 
 
 def mentioned(text: str) -> list[str]:
-    """The paths ``text`` mentions with ``@``, each once, in order."""
-    return list(dict.fromkeys(MENTION.findall(text)))
+    """The paths ``text`` mentions with ``@`` (quotes removed), each once, in order."""
+    return list(dict.fromkeys("".join(groups) for groups in MENTION.findall(text)))
 
 
 async def attach_mentions(
@@ -36,19 +37,19 @@ async def attach_mentions(
             try:
                 blocks.append(await reading)
             except Exception as error:  # the server's answer, said to the person
-                refused.append(f"@{name}: not attached ({error})")
+                refused.append(f"{_as_written(name)}: not attached ({error})")
             continue
         path = (cwd / name).expanduser()
         if not path.is_file():
-            refused.append(f"@{name}: no such file, not attached")
+            refused.append(f"{_as_written(name)}: no such file, not attached")
             continue
         data = path.read_bytes()[:MAX_ATTACHED_BYTES]
         if b"\0" in data[:8192]:
-            refused.append(f"@{name}: not a text file, not attached")
+            refused.append(f"{_as_written(name)}: not a text file, not attached")
             continue
         problem = await may_attach(name)
         if problem is not None:
-            refused.append(f"@{name}: not attached ({problem})")
+            refused.append(f"{_as_written(name)}: not attached ({problem})")
             continue
         content = data.decode("utf-8", errors="replace")
         note = "" if path.stat().st_size <= MAX_ATTACHED_BYTES else f" truncated to {MAX_ATTACHED_BYTES:,} bytes"
@@ -56,3 +57,8 @@ async def attach_mentions(
     if not blocks:
         return text, refused
     return text + "\n\n" + "\n\n".join(blocks), refused
+
+
+def _as_written(name: str) -> str:
+    """The mention as the person would write it: quoted when the name has a space."""
+    return f'@"{name}"' if any(c.isspace() for c in name) else f"@{name}"

@@ -74,8 +74,9 @@ class ReplState:
 
     def _load(self, model: str | None = None) -> SessionConfig:
         # The session machinery is imported here too, in the background, to spare the first request that wait.
-        from engine.agent import needs_litellm
+        from engine.agent import check_model_keys, needs_litellm
         from engine.config.loader import Overrides, load_config
+        from engine.model.model_check import check_provider_named
         from engine.session_open import open_session  # noqa: F401
 
         options = self.options
@@ -87,6 +88,8 @@ class ReplState:
             sandbox=options.sandbox,
         )
         config = load_config(self.cwd, overrides)
+        check_provider_named(config.model.model, config.model.source, config.model.api_base)  # before litellm's import
+        check_model_keys(config)  # said at start-up, not at the first request
         if needs_litellm(config):
             litellm_import.preload()
         return config
@@ -150,7 +153,18 @@ class ReplState:
             self.session.set_mode(mode)
 
     def choose_model(self, model: str) -> None:
-        """The person picked a model (/model NAME): from the next request on."""
+        """The person picked a model (/model NAME): from the next request on.
+
+        ``UserError`` (and no switch) when its provider is unknown or its key is missing (once the
+        configuration is loaded), said at once without importing litellm.
+        """
+        from engine.model.model_check import check_api_key, check_provider_named
+
+        config = self.loaded_config()
+        api_base = config.model.api_base if config is not None else self.options.api_base
+        check_provider_named(model, "/model", api_base)
+        if config is not None:
+            check_api_key(model, api_base, config.model.api_key, "/model")
         if self.session is not None:
             self.session.switch_model(model)
         else:

@@ -36,7 +36,7 @@ ALLOWED: dict[str, str] = {
     "model/model_table.py:*": "the packaged model table and the one hive saved in its data folder",
     "model/resolve.py:_first_model": "urllib's opener: a request to the model server, not a file",
     "context/bundled_tokenizer.py:cl100k_counter": "the tokenizer ranks packaged with hive",
-    "model/model_check.py:known_providers": "the provider list packaged with litellm (its data file)",
+    "model/litellm_data.py:litellm_json": "the data files packaged with litellm (providers, credential fields)",
     "sandbox/probe.py:_userns_hint": "kernel settings under /proc/sys, read by hive about the machine",
 }
 """``module:function`` (or ``module:*``) relative to engine/, and why it may read without engine.safe_read."""

@@ -115,6 +115,14 @@ class Completion(_Reply):
     """Seconds between the response headers and the first SSE event (the model at work, once connected)."""
     cut_after: int | None = None
     """Close the connection after this many SSE events, without [DONE] or the end of the chunked body."""
+    cut_mid_event: bool = False
+    """With `cut_after`: then send the first half of the next event and end the body there, as a complete
+    chunked body (the server closes the stream in the middle of an event, cleanly)."""
+    trickle: float | None = None
+    """Send the SSE body one byte at a time, pausing this many seconds before each byte (a server that
+    trickles); `chunk_delay` and `first_chunk_delay` do not apply then."""
+    trickle_after: int = 0
+    """With `trickle`: the first this many events go out whole (a pause before each), then the trickle."""
     error: StreamError | None = None
     """Send an error object inside the 200 stream and end there."""
     model: str | None = None
@@ -209,6 +217,17 @@ def tool_calls(
 def stream_cut(content: str = "This answer is cut off before it", *, after: int = 3) -> Completion:
     """A streamed text answer whose connection closes after `after` SSE events (no [DONE])."""
     return Completion(text=content, cut_after=after)
+
+
+def stream_cut_mid_event(content: str = "This answer is cut off inside an event", *, after: int = 3) -> Completion:
+    """A streamed text answer whose body ends cleanly in the middle of event `after + 1` (no [DONE])."""
+    return Completion(text=content, cut_after=after, cut_mid_event=True)
+
+
+def trickled(reply: Completion, pause: float, *, after: int = 0) -> Completion:
+    """The same streamed reply, sent one byte at a time with `pause` seconds before each byte (after the
+    first `after` events, sent whole)."""
+    return dataclasses.replace(reply, trickle=pause, trickle_after=after)
 
 
 def stream_error(
@@ -521,17 +540,28 @@ def _stream_completion(reply: Completion, body: dict[str, Any], writer: Response
         failure = failure or _error_event(reply.error)
         events = events[: reply.error.after] + [failure] + (done if reply.error.done else [])
     if reply.cut_after is not None:
-        events = events[: reply.cut_after]
+        unfinished = events[reply.cut_after : reply.cut_after + 1] if reply.cut_mid_event else []
+        events = events[: reply.cut_after] + [event[: len(event) // 2] for event in unfinished]
     writer.start_chunked(200, _SSE_HEADERS)
-    if not writer.wait(reply.first_chunk_delay):
+    if reply.trickle is not None:
+        whole = events[: reply.trickle_after]
+        events, pause, first_pause = whole + _bytes_of(events[len(whole) :]), reply.trickle, reply.trickle
+    else:
+        pause, first_pause = reply.chunk_delay, reply.first_chunk_delay
+    if not writer.wait(first_pause):
         writer.abort()
         return
-    if not _write_events(events, reply.chunk_delay, writer):
+    if not _write_events(events, pause, writer):
         return
-    if reply.cut_after is None:
+    if reply.cut_after is None or reply.cut_mid_event:
         writer.end_chunked()
     else:
         writer.abort()
+
+
+def _bytes_of(events: list[bytes]) -> list[bytes]:
+    """The events' bytes, one a piece (a trickling server sends each in a chunk of its own)."""
+    return [bytes([byte]) for byte in b"".join(events)]
 
 
 def _write_events(events: list[bytes], chunk_delay: float, writer: ResponseWriter) -> bool:

@@ -382,8 +382,12 @@ def test_delay_and_chunk_delay_space_out_the_reply(llm_server: LLMServer) -> Non
     started = time.monotonic()
     with HTTP.stream("POST", llm_server.base_url + CHAT, json={"stream": True, "messages": []}) as response:
         arrivals.extend(time.monotonic() - started for line in response.iter_lines() if line.startswith("data:"))
-    assert arrivals[0] >= 0.1
-    assert arrivals[-1] - arrivals[0] >= 0.05 * (len(arrivals) - 1) * 0.9
+    # The server waits before each event, so none can arrive before its waits have passed, however slow the
+    # machine; gaps between arrivals are not judged (a client that reads late gets several events at once).
+    assert len(arrivals) >= 3
+    assert all(
+        arrival >= 0.1 + 0.05 * number - 0.001 for number, arrival in enumerate(arrivals)
+    )  # 1 ms: timer rounding
 
 
 def test_an_empty_script_answers_500_saying_no_scripted_reply_left(llm_server: LLMServer) -> None:

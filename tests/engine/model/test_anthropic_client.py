@@ -185,6 +185,14 @@ def test_a_stream_cut_before_the_message_ends_is_a_broken_reply_not_a_short_answ
     assert "broke off after 9 characters" in str(error) and "/v1/messages" in str(error)
 
 
+def test_a_stream_that_ends_inside_an_event_is_a_cut_stream_not_a_chunk_that_is_not_json() -> None:
+    whole = sse(START, TEXT_START, text_delta("Hello "), text_delta("world"))
+    _, error, _ = run(response(200, whole[: whole.rindex(b'"world"')]))
+    assert isinstance(error, ProviderError) and (error.category, error.after_output) == ("transient", True)
+    assert "broke off after 6 characters: the stream closed inside an event" in str(error)
+    assert "not JSON" not in str(error)
+
+
 def test_an_error_event_inside_a_200_stream_is_a_transient_failure_in_the_providers_words() -> None:
     overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     _, error, _ = run(response(200, sse(START, TEXT_START, text_delta("Hi"), overloaded)))
