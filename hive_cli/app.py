@@ -107,11 +107,13 @@ def run(task: str, output_format: str, plan: bool, trust_project: bool, debug: b
 
 
 def _keep_model_lookups() -> None:
-    """The model table's entries this run looks up are kept for the next one, in the user cache folder."""
-    from engine.model import model_table
+    """The model table's entries this run looks up, and the servers' dialects it learns, are kept for the
+    next one, in the user cache folder."""
+    from engine.model import dialect_memory, model_table
     from engine.paths import user_cache_dir
 
     model_table.keep_lookups(user_cache_dir)
+    dialect_memory.keep_in(user_cache_dir)
 
 
 def _run_task(

@@ -14,6 +14,7 @@ from typing import Any
 from engine.model.anthropic_request import request_body
 from engine.model.anthropic_stream import AnthropicEvents, message_events
 from engine.model.assembly import StreamAssembler
+from engine.model.dialect import WireShape
 from engine.model.direct_client import DirectClient, EventFeeder
 from engine.model.http_errors import StreamErrorEvent
 from engine.model.pricing import priced
@@ -30,10 +31,8 @@ class AnthropicClient(DirectClient):
     def url(self) -> str:
         return messages_url(self.endpoint.base_url)
 
-    def body(self, request: ModelRequest) -> dict[str, Any]:
-        return request_body(
-            request, model=self.model, model_name=self.endpoint.model_name, streaming=self.settings.streaming
-        )
+    def body(self, request: ModelRequest, shape: WireShape) -> dict[str, Any]:
+        return request_body(request, model=self.model, model_name=self.endpoint.model_name, streaming=shape.streamed)
 
     def auth_headers(self, key: str) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}

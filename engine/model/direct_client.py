@@ -18,11 +18,12 @@ from engine.errors import ProviderError
 from engine.model.assembly import StreamAssembler
 from engine.model.client_settings import ModelSettings
 from engine.model.deadline import UnfinishedEvent, call_deadline
+from engine.model.dialect import WireShape
 from engine.model.http_errors import HttpStatusError
 from engine.model.providers import Endpoint
 from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
-from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamOpened
+from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamOpened, StreamRetry
 from engine.model.wire_record import WireRecord
 
 EventFeeder = Callable[[dict[str, Any]], list[StreamItem]]
@@ -51,9 +52,19 @@ class DirectClient:
         """Where requests are posted."""
         raise NotImplementedError
 
-    def body(self, request: ModelRequest) -> dict[str, Any]:
-        """The JSON body of ``request``."""
+    def body(self, request: ModelRequest, shape: WireShape) -> dict[str, Any]:
+        """The JSON body of ``request``, sent in ``shape``."""
         raise NotImplementedError
+
+    def shape_for(self, request: ModelRequest) -> WireShape:
+        """How ``request`` goes over the wire: streamed as the settings say (a protocol may know better)."""
+        return WireShape(streamed=self.settings.streaming, asks_usage=self.settings.streaming)
+
+    def reshape(
+        self, refusal: HttpStatusError, request: ModelRequest, shape: WireShape
+    ) -> tuple[WireShape, str] | None:
+        """A shape the server accepts, learned from ``refusal``, and the notice saying so; None: nothing learned."""
+        return None
 
     def auth_headers(self, key: str) -> dict[str, str]:
         """The headers that carry the API key (and the protocol's own headers)."""
@@ -74,41 +85,49 @@ class DirectClient:
     # --- the shared call ---------------------------------------------------------------------------
 
     async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
-        record = WireRecord(url=self.url())
-        try:
-            http, outgoing = self._request(request, record)  # hive's own work, before the deadline starts
-            async with (
-                call_deadline(self.settings.timeout_s) as deadline,
-                aclosing(await self._send(http, outgoing, record)) as response,
-            ):
-                await raise_for_status(response, record)
-                with deadline.paused():
-                    yield StreamOpened()
-                async for item in self._items(response, assembler, record):
+        shape = self.shape_for(request)
+        while True:
+            record = WireRecord(url=self.url())
+            try:
+                http, outgoing = self._request(request, record, shape)  # hive's own work, before the deadline starts
+                async with (
+                    call_deadline(self.settings.timeout_s) as deadline,
+                    aclosing(await self._send(http, outgoing, record)) as response,
+                ):
+                    await raise_for_status(response, record)
                     with deadline.paused():
-                        yield item
-        except (asyncio.CancelledError, ProviderError):
-            raise
-        except Exception as exc:
-            raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
+                        yield StreamOpened()
+                    async for item in self._items(response, shape, assembler, record):
+                        with deadline.paused():
+                            yield item
+                break
+            except (asyncio.CancelledError, ProviderError):
+                raise
+            except Exception as exc:
+                reshaped = self.reshape(exc, request, shape) if isinstance(exc, HttpStatusError) else None
+                if reshaped is None:
+                    raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
+                shape, notice = reshaped
+                yield StreamRetry(category="bad_request", message=notice, attempt=1, delay_s=0.0)
         record.finish()
-        check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
+        check_finished(assembler, record, model=self.model, streamed=shape.streamed)
         yield self.reply(assembler, record)
 
     async def _items(
-        self, response: Any, assembler: StreamAssembler, record: WireRecord
+        self, response: Any, shape: WireShape, assembler: StreamAssembler, record: WireRecord
     ) -> AsyncGenerator[StreamItem, None]:
-        if self.settings.streaming:
+        if shape.streamed:
             async for item in self._read_stream(response, assembler, record):
                 yield item
         else:
             for item in self.whole_reply(assembler, json.loads(await read_body(response, record))):
                 yield item
 
-    def _request(self, request: ModelRequest, record: WireRecord) -> tuple[Any, Any]:
-        """The HTTP client and the request to send on it."""
+    def _request(self, request: ModelRequest, record: WireRecord, shape: WireShape) -> tuple[Any, Any]:
+        """The HTTP client and the request to send on it, in ``shape``."""
         http = self._client()
-        return http, http.build_request("POST", record.url, json=self.body(request), headers=self._headers())
+        body = self.body(request, shape)
+        return http, http.build_request("POST", record.url, json=body, headers=self._headers(shape))
 
     async def _send(self, http: Any, outgoing: Any, record: WireRecord) -> Any:
         response = await http.send(outgoing, stream=True)
@@ -129,8 +148,8 @@ class DirectClient:
                     yield item
                 deadline.reschedule(clock.time() + idle)
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Accept": "text/event-stream" if self.settings.streaming else "application/json"}
+    def _headers(self, shape: WireShape) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream" if shape.streamed else "application/json"}
         key = self.settings.api_key or self.endpoint.api_key
         return headers | self.auth_headers(key or "")
 

@@ -31,6 +31,22 @@ _OVERFLOW_PHRASES = (
     "maximum context",
     "too many tokens",
 )
+_INVALID_REQUEST_PHRASES = (
+    "invalid request",
+    "invalid_request",
+    "validation error",
+    "validationerror",
+    "must be a string",
+    "json schema",
+    "schema validation",
+    "is not valid under",
+    "not supported",
+    "unsupported",
+    "can only concatenate str",  # a chat template that met a null where it expects text (llama-cpp-python)
+    "nonetype",
+)
+_GATEWAY_STATUSES = (502, 503, 504, 529)
+"""Proxies and overloaded providers answer these for a moment; their words are not about the request."""
 _OUT_OF_CREDIT_PHRASES = ("insufficient_quota", "exceeded your current quota", "credit balance is too low")
 _CLASS_CATEGORIES: tuple[tuple[str, ErrorCategory], ...] = (
     ("ContextWindowExceededError", "context_overflow"),
@@ -81,12 +97,25 @@ def _category_of(exc: BaseException, status: int | None, message: str) -> ErrorC
         return "context_overflow"
     if code == "insufficient_quota" or any(p in lowered for p in _OUT_OF_CREDIT_PHRASES):
         return "auth"
+    if _says_request_invalid(status, lowered):
+        return "bad_request"
     for name, category in _CLASS_CATEGORIES:
         if name in names:
             return category
     if names & set(_TRANSPORT_ERRORS) or isinstance(exc, (ConnectionError, TimeoutError)):
         return "transient"
     return _category_of_status(status)
+
+
+def _says_request_invalid(status: int | None, lowered: str) -> bool:
+    """A server error whose words say the request itself is at fault: asking again can never succeed.
+
+    Servers built on web frameworks answer a request they cannot handle with 500 and the reason
+    (a validation error, "content must be a string", a feature not supported).
+    """
+    if status is None or status in _GATEWAY_STATUSES or not (status >= 500 or status in (408, 409)):
+        return False
+    return any(phrase in lowered for phrase in _INVALID_REQUEST_PHRASES)
 
 
 def _category_of_status(status: int | None) -> ErrorCategory:

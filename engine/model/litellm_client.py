@@ -11,14 +11,15 @@ from urllib.parse import urlsplit
 from msgspec.structs import replace
 
 from engine.events import Usage
-from engine.model import litellm_import
+from engine.model import dialect_memory, litellm_import
 from engine.model.assembly import StreamAssembler, whole_reply_as_chunk
 from engine.model.client_settings import ModelSettings
 from engine.model.deadline import call_deadline
+from engine.model.dialect import WireShape, lesson_from, lesson_notice, sendable_messages, shape_for
 from engine.model.model_check import check_provider
 from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
-from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamOpened
+from engine.model.types import ModelReply, ModelRequest, StreamItem, StreamOpened, StreamRetry
 from engine.model.usage import reported_usage, without_unreported_reasoning
 from engine.model.wire_record import WireRecord, current_record
 
@@ -29,6 +30,7 @@ class LiteLLMClient:
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self._provider_checked = False
+        self._tool_choice: bool | None = None
         self._http: tuple[asyncio.AbstractEventLoop, Any] | None = None
 
     @property
@@ -44,36 +46,50 @@ class LiteLLMClient:
         if litellm is None:
             litellm = await asyncio.to_thread(litellm_import.load)
         self._check_provider(litellm)
-        record = WireRecord() if self._is_tapped() else None
-        try:
-            arguments = self._call_arguments(request, record)  # hive's own work, before the deadline starts
-            async with (
-                call_deadline(self.settings.timeout_s) as deadline,
-                _closing(await self._send(litellm, arguments, record)) as response,
-            ):
-                with deadline.paused():
-                    yield StreamOpened()
-                async for item in self._items(response, assembler):
+        shape = self._shape_for(request)
+        while True:
+            record = WireRecord() if self._is_tapped() else None
+            opened = False
+            try:
+                arguments = self._call_arguments(litellm, request, record, shape)  # before the deadline starts
+                async with (
+                    call_deadline(self.settings.timeout_s) as deadline,
+                    _closing(await self._send(litellm, arguments, record)) as response,
+                ):
+                    opened = True
                     with deadline.paused():
-                        yield item
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            if not _is_missing_finish_reason(exc, assembler):
-                raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
-        check_finished(assembler, record, model=self.model, streamed=self.settings.streaming)
+                        yield StreamOpened()
+                    async for item in self._items(response, shape, assembler):
+                        with deadline.paused():
+                            yield item
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if _is_missing_finish_reason(exc, assembler):
+                    break
+                reshaped = None if opened else self._reshape(exc, request, shape)
+                if reshaped is None:
+                    raise explain(exc, assembler, record, model=self.model, timeout_s=self.settings.timeout_s) from exc
+                shape, notice = reshaped
+                yield StreamRetry(category="bad_request", message=notice, attempt=1, delay_s=0.0)
+        check_finished(assembler, record, model=self.model, streamed=shape.streamed)
         yield self._reply(assembler, record)
 
-    async def _items(self, response: Any, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
-        if not self.settings.streaming:
+    async def _items(
+        self, response: Any, shape: WireShape, assembler: StreamAssembler
+    ) -> AsyncGenerator[StreamItem, None]:
+        if not shape.streamed:
             for item in assembler.feed(whole_reply_as_chunk(response)):
                 yield item
         else:
             async for item in self._read_stream(response, assembler):
                 yield item
 
-    def _call_arguments(self, request: ModelRequest, record: WireRecord | None) -> dict[str, Any]:
-        arguments = self._arguments(request)
+    def _call_arguments(
+        self, litellm: Any, request: ModelRequest, record: WireRecord | None, shape: WireShape
+    ) -> dict[str, Any]:
+        arguments = self._arguments(litellm, request, shape)
         if record is not None:
             arguments["client"] = self._tapped_client()
         return arguments
@@ -84,6 +100,22 @@ class LiteLLMClient:
             return await litellm.acompletion(**arguments)
         finally:
             current_record.reset(token)
+
+    def _shape_for(self, request: ModelRequest) -> WireShape:
+        facts = dialect_memory.facts_for(self.settings.api_base or "", self.model)
+        return shape_for(streaming=self.settings.streaming, has_tools=bool(request.tools), facts=facts)
+
+    def _reshape(self, exc: Exception, request: ModelRequest, shape: WireShape) -> tuple[WireShape, str] | None:
+        """A shape the server accepts, learned from its refusal ``exc``, and the notice; None: nothing learned."""
+        if not isinstance(getattr(exc, "status_code", None), int):
+            return None
+        lesson = lesson_from(str(getattr(exc, "message", None) or exc), shape, has_tools=bool(request.tools))
+        if lesson is None:
+            return None
+        server = self.settings.api_base or ""
+        dialect_memory.learn(server, self.model, lesson)
+        reshaped = self._shape_for(request)
+        return None if reshaped == shape else (reshaped, lesson_notice(lesson, server=server, model=self.model))
 
     async def _read_stream(self, response: Any, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
         idle = self.settings.stream_idle_timeout_s
@@ -114,17 +146,17 @@ class LiteLLMClient:
             self._http = (loop, tapped_openai_client(self.settings.api_base, self.settings.api_key))
         return self._http[1]
 
-    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
+    def _arguments(self, litellm: Any, request: ModelRequest, shape: WireShape) -> dict[str, Any]:
         options = request.options
         arguments: dict[str, Any] = {
             "model": self.model,
-            "messages": list(request.messages),
-            "stream": self.settings.streaming,
+            "messages": sendable_messages(request.messages),
+            "stream": shape.streamed,
             "timeout": self.settings.timeout_s,
             "max_retries": 0,
             "num_retries": 0,
         }
-        if self.settings.streaming:
+        if shape.asks_usage:
             arguments["stream_options"] = {"include_usage": True}
         if self.settings.api_base:
             arguments["api_base"] = self.settings.api_base
@@ -132,12 +164,24 @@ class LiteLLMClient:
             arguments["api_key"] = self.settings.api_key
         if request.tools:
             arguments["tools"] = list(request.tools)
+            if self._takes_tool_choice(litellm):
+                arguments["tool_choice"] = "auto"  # some servers drop every tool without it
         for name in ("temperature", "max_tokens", "reasoning_effort", "tool_choice", "parallel_tool_calls"):
             value = getattr(options, name)
             if value is not None and (name not in ("tool_choice", "parallel_tool_calls") or request.tools):
                 arguments[name] = value
         arguments.update(dict(options.extra))
         return arguments
+
+    def _takes_tool_choice(self, litellm: Any) -> bool:
+        """Whether litellm passes ``tool_choice`` on for this model's provider (it refuses unsupported parameters)."""
+        if self._tool_choice is None:
+            try:
+                supported = litellm.get_supported_openai_params(model=self.model)
+            except Exception:  # litellm raises plain exceptions for a provider it cannot name
+                supported = None
+            self._tool_choice = "tool_choice" in (supported or ())
+        return self._tool_choice
 
     def _reply(self, assembler: StreamAssembler, record: WireRecord | None) -> ModelReply:
         reply = without_unreported_reasoning(assembler.reply(reported_usage(assembler.usage_source, record)))

@@ -17,6 +17,7 @@ from msgspec.structs import replace
 
 from engine.model.assembly import StreamAssembler
 from engine.model.client_settings import ModelSettings
+from engine.model.dialect import WireShape
 from engine.model.direct_client import DirectClient, EventFeeder
 from engine.model.pricing import priced
 from engine.model.providers import Endpoint
@@ -38,10 +39,8 @@ class OpenAIResponsesClient(DirectClient):
     def url(self) -> str:
         return f"{self.endpoint.base_url.rstrip('/')}/responses"
 
-    def body(self, request: ModelRequest) -> dict[str, Any]:
-        return request_body(
-            request, model=self.model, model_name=self.endpoint.model_name, streaming=self.settings.streaming
-        )
+    def body(self, request: ModelRequest, shape: WireShape) -> dict[str, Any]:
+        return request_body(request, model=self.model, model_name=self.endpoint.model_name, streaming=shape.streamed)
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {key}"} if key else {}

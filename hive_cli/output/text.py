@@ -66,7 +66,7 @@ class TextRenderer:
             case Retrying(message=message, resumed=True):
                 self._log(f"hive: {message}", end_answer_line=False)  # the answer goes on where it stopped
             case Retrying(message=message, delay_s=delay):
-                self._log(f"hive: {message}; retrying in {delay:.1f}s")
+                self._log(f"hive: {message}; " + (f"retrying in {delay:.1f}s" if delay else "asking again now"))
             case ApprovalResolved(allowed=False, reason=reason):
                 self._log(f"  refused: {visible(reason)}")
             case ErrorEvent(message=message, fix=fix):

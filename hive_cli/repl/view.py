@@ -199,7 +199,8 @@ class ReplView:
         self.timeline.start(event.call, scope.depth if scope else 1, shown)
 
     def _on_retrying(self, event: Retrying) -> None:
-        then = "" if event.resumed else f"; retrying in {event.delay_s:.0f}s"
+        wait = f"; retrying in {event.delay_s:.0f}s" if event.delay_s else "; asking again now"
+        then = "" if event.resumed else wait
         self.print(Text(f"  {visible(event.message)}{then}", style="yellow"))  # may quote a provider's answer
 
     def _on_context_compacted(self, event: ContextCompacted) -> None:

@@ -22,10 +22,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict, Unpack
 
 from tests.support import responses_wire
 from tests.support.local_http import LocalServer, RecordedRequest, ResponseWriter
+
+if TYPE_CHECKING:
+    from tests.support.llm_dialects import Dialect
 
 DEFAULT_MODEL = "test-model"
 """Model id listed by GET /v1/models and echoed when a request names no model."""
@@ -400,8 +403,12 @@ class LLMServer(LocalServer):
 
     name = "llm_server"
 
-    def __init__(self, *replies: Scripted, model: str = DEFAULT_MODEL, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, *replies: Scripted, model: str = DEFAULT_MODEL, host: str = "127.0.0.1", dialect: Dialect | None = None
+    ) -> None:
         self.model = model
+        self.dialect: Dialect | None = dialect
+        """What the server refuses or drops, as a real one does (``tests.support.llm_dialects``); None: nothing."""
         self._queue: deque[Scripted] = deque(replies)
         self._queue_lock = threading.Lock()
         super().__init__(host)
@@ -454,14 +461,25 @@ class LLMServer(LocalServer):
             message = "We could not parse the JSON body of your request."
             writer.send_json(400, openai_error_body(message, "invalid_request_error"))
             return
-        reply = self._next_reply(request.json)
+        body, refusal = self._by_dialect(request.json)
+        if refusal is not None:
+            writer.send_json(refusal.status, refusal.body)
+            return
+        reply = self._next_reply(body)
         if reply is None:
             self.errors.append(AssertionError("llm_server: no scripted reply left"))
             writer.send_json(500, openai_error_body("llm_server: no scripted reply left", "server_error"))
         elif writer.wait(reply.delay):
-            _send_reply(reply, request.json, writer, responses=responses)
+            reply = self.dialect.adapted(reply, body) if self.dialect is not None else reply
+            _send_reply(reply, body, writer, responses=responses)
         else:
             writer.abort()
+
+    def _by_dialect(self, body: dict[str, Any]) -> tuple[dict[str, Any], HttpError | None]:
+        """The body as the server's dialect understands it, or the dialect's refusal of it."""
+        if self.dialect is None:
+            return body, None
+        return self.dialect.understood(body), self.dialect.refusal(body)
 
     def _next_reply(self, body: dict[str, Any]) -> Reply | None:
         with self._queue_lock:
