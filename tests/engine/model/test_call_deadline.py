@@ -106,11 +106,11 @@ def test_what_streamed_before_the_deadline_is_kept_as_a_cut_reply(
     llm_server: LLMServer, make_client: ClientMaker
 ) -> None:
     llm_server.script(READY, trickled(text(LONG_ANSWER), 0.05, after=8))
-    items, error = run(make_client(llm_server, 2))
+    items, error = run(make_client(llm_server, 5))  # the first 8 events come at once, even on a loaded machine
     arrived = "".join(item.text for item in items if isinstance(item, StreamText))
     assert error is not None and (error.category, error.after_output) == ("transient", True)
     assert arrived and LONG_ANSWER.startswith(arrived) and len(arrived) < len(LONG_ANSWER)
-    assert f"broke off after {len(arrived)} characters: did not finish within request_timeout 2s" in str(error)
+    assert f"broke off after {len(arrived)} characters: did not finish within request_timeout 5s" in str(error)
     assert tries(llm_server) == 1  # output arrived: the loop resumes it, the client does not retry
 
 
@@ -135,21 +135,26 @@ def test_a_stream_that_closes_inside_its_first_event_is_retried_like_a_cut(
     assert isinstance(reply, ModelReply) and reply.text == "Whole answer."
 
 
+HELD_DEADLINE_S = 5.0
+"""Long enough for a local reply on a loaded machine; the caller alone holds an item for longer than that."""
+
+
 def test_the_deadline_does_not_count_the_time_the_caller_holds_an_item(
     llm_server: LLMServer, make_client: ClientMaker
 ) -> None:
     llm_server.script(READY, text("Hello, slow reader.", chunk_size=4))
-    client = make_client(llm_server, 0.5)
+    client = make_client(llm_server, HELD_DEADLINE_S)
 
     async def slow_reader() -> list[StreamItem]:
         items = []
-        answer = asyncio.Event()  # what the caller waits for with each item (a person's answer, say): it never comes
+        answer = asyncio.Event()  # what the caller waits for with an item (a person's answer, say): it never comes
         async for _ in client.stream(REQUEST):
             pass
         async for item in client.stream(REQUEST):
+            if not items:  # the caller holds the first item past the whole deadline
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(answer.wait(), HELD_DEADLINE_S + 0.5)
             items.append(item)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(answer.wait(), 0.3)  # the caller's time, past the deadline in all
         return items
 
     reply = asyncio.run(slow_reader())[-1]

@@ -17,15 +17,15 @@ def test_a_trickling_reply_is_retried_then_fails_naming_request_timeout_and_the_
 ) -> None:
     settings = Path(os.environ["HIVE_HOME"]) / "config" / "settings.yaml"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    settings.write_text("request_timeout: 1\n", encoding="utf-8")
+    settings.write_text("request_timeout: 3\n", encoding="utf-8")
     llm_server.script(*(trickled(text(LONG_ANSWER), 0.05) for _ in range(4)), text("Quick answer."))
     child = spawn_repl(llm_server, tmp_path)
     send_line(child, "explain")
     for _ in range(3):
-        child.expect("did not finish within request_timeout 1s")
+        child.expect("did not finish within request_timeout 3s")
         child.expect("retrying in")
     child.expect("✗ ")
-    child.expect("did not finish within request_timeout 1s")
+    child.expect("did not finish within request_timeout 3s")
     child.expect("or raise")  # the fix-it line (wrapped at the terminal's width)
     child.expect("request_timeout in settings.yaml")
     child.expect(PROMPT)
