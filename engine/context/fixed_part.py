@@ -40,8 +40,7 @@ class WindowTooSmall(ProviderError):
 
     def __init__(self, window: int, minimum: int) -> None:
         super().__init__(
-            f"the model's window is {window:,} tokens; hive's instructions and the smallest tool set take "
-            f"{minimum:,}: serve the model with a larger window",
+            f"the model's window is {window:,} tokens; hive's instructions and the smallest tool set take {minimum:,}",
             category="window_too_small",
         )
         self.window = window
