@@ -20,6 +20,7 @@ from engine.config.loader import SessionConfig
 from engine.context.compaction import Compactor
 from engine.context.estimated_usage import EstimatedUsage
 from engine.context.management import ContextManagement
+from engine.context.served_window import ServedWindows
 from engine.context.window import Windows
 from engine.conversation import Conversation
 from engine.delegate.advisor import AdvisorProvider
@@ -206,7 +207,7 @@ def build_context(
         model=slot,
         account=Account(),
         conversation=conversation if conversation is not None else Conversation(),
-        windows=Windows(config.context.context_window),
+        windows=Windows(config.context.context_window, ServedWindows(config.model.api_base)),
         compactor=Compactor(lambda: slot.client),
         build_child=child_builder(approver, data_dir, modes),
         capabilities=caps,

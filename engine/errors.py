@@ -16,6 +16,7 @@ ErrorCategory = Literal[
     "rate_limit",
     "transient",
     "context_overflow",
+    "window_too_small",
     "auth",
     "bad_request",
     "bad_response",

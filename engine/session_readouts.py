@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from engine.agent import Agent
 from engine.config.loader import SessionConfig
-from engine.context.window import ContextBreakdown, breakdown, percent_used
+from engine.context.window import ContextBreakdown, Window, breakdown, percent_used
 from engine.events import WorkingMode
 from engine.model.types import Message, ModelClient
 from engine.session_store import SessionWriter
@@ -104,6 +104,10 @@ class SessionReadouts:
         view = loop.context.prepare(loop.conversation.view(), ()).messages  # as sent: old results masked
         window = self.agent.windows.of(self.model)
         return breakdown(self.model, loop.instructions, loop.toolset.specs(), view, window)
+
+    def window(self) -> Window:
+        """The current model's context window, and where hive learned it."""
+        return self.agent.windows.of(self.model)
 
     def context_percent(self, prompt_tokens: int | None) -> float | None:
         """How full the window was at a request of ``prompt_tokens`` (None when unknown)."""

@@ -107,13 +107,14 @@ def run(task: str, output_format: str, plan: bool, trust_project: bool, debug: b
 
 
 def _keep_model_lookups() -> None:
-    """The model table's entries this run looks up, and the servers' dialects it learns, are kept for the
-    next one, in the user cache folder."""
-    from engine.model import dialect_memory, model_table
+    """The model table's entries this run looks up, the servers' dialects it learns and what servers said of their
+    models are kept for the next run, in the user cache folder."""
+    from engine.model import dialect_memory, model_table, served_facts
     from engine.paths import user_cache_dir
 
     model_table.keep_lookups(user_cache_dir)
     dialect_memory.keep_in(user_cache_dir)
+    served_facts.keep_facts(user_cache_dir)
 
 
 def _run_task(
@@ -153,6 +154,16 @@ def _check_resume_choice(session: dict[str, Any]) -> None:
 
 
 app.add_lazy_command("research", "hive_cli.research_app:research_command")
+
+
+@app.command("models")
+@click.argument("model", required=False)
+def models(model: str | None) -> None:
+    """What hive learned about the models local servers serve: the window, where from, when."""
+    with exit_on_error(False):
+        from hive_cli.models_command import show_models
+
+        exit_with(show_models(model))
 
 
 @app.group("sessions", no_args_is_help=True)

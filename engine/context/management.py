@@ -11,6 +11,7 @@ from collections.abc import Callable
 from engine.capabilities import BuildContext, Capability
 from engine.context.caching import PromptCaching
 from engine.context.compaction import CompactionLimit, Compactor
+from engine.context.fitting import FixedPartFit
 from engine.context.masking import ObservationMasking
 from engine.context.options import ContextOptions
 from engine.context.policy import ContextPolicy
@@ -56,11 +57,13 @@ def default_context_policy(
     compactor: Compactor,
     windows: Windows,
 ) -> ContextPolicy:
-    """Observation masking with compaction ahead of time and on overflow, cache breakpoints, goal reminders."""
+    """The fixed part fitted to the window, then observation masking with compaction ahead of time and on overflow,
+    cache breakpoints, goal reminders."""
     limit = CompactionLimit(model, options.compact_at, windows)
     policy: ContextPolicy = ObservationMasking(
         options.observation_masking_protected_rounds, compactor, limit, options.observation_masking_batch_rounds
     )
     if options.prompt_caching:
         policy = PromptCaching(policy, model)
-    return GoalReminder(policy, lambda: conversation.messages, options.goal_reminder_after_rounds)
+    policy = GoalReminder(policy, lambda: conversation.messages, options.goal_reminder_after_rounds)
+    return FixedPartFit(policy, model, windows, options.fixed_part_share)

@@ -14,6 +14,9 @@ class ContextOptions(StrictRecord, frozen=True):
 
     context_window: Annotated[int, Meta(gt=0)] | None = None
     """The window in tokens; when unset, litellm's model table, or a 32k guess for a model it does not know."""
+    fixed_part_share: Annotated[float, Meta(gt=0, lt=1)] = 0.4
+    """When the instructions and tool schemas take more than this share of a known window, hive shrinks them:
+    compact tool schemas, then fewer tools, then shorter instructions (a small local model's window)."""
     compact_at: Annotated[float, Meta(gt=0, le=1)] = 0.92
     """Compact when a request would fill this share of the window."""
     observation_masking_protected_rounds: Annotated[int, Meta(ge=0)] = 10

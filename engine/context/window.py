@@ -8,6 +8,7 @@ from typing import Literal
 from msgspec import Struct
 
 from engine.context.masking import is_masked
+from engine.context.served_window import ServedWindows
 from engine.context.tokens import counter_for
 from engine.conversation import is_summary
 from engine.model import litellm_import
@@ -21,7 +22,7 @@ ROLE_ROWS = {"user": "your messages", "assistant": "hive's replies", "tool": "to
 
 GUESSED_WINDOW = 32_768
 """The window assumed for a model nobody knows the window of: small enough to be safe for most models."""
-WindowSource = Literal["learned", "setting", "model info", "guess"]
+WindowSource = Literal["learned", "setting", "server", "model info", "guess"]
 _known_windows: dict[str, int] = {}
 
 
@@ -30,8 +31,11 @@ class Window(Struct, frozen=True, kw_only=True):
 
     tokens: int
     source: WindowSource
-    """``learned`` (from the provider's overflow error), ``setting`` (``context_window``), ``model info``
-    (litellm's model table) or ``guess``."""
+    """``learned`` (from the provider's overflow error), ``setting`` (``context_window``), ``server`` (what the
+    local server said it serves, or an earlier run's overflow error), ``model info`` (litellm's model table) or
+    ``guess``."""
+    where: str = ""
+    """For ``server``: where it was learned (``llama.cpp /props``, ``overflow error``...)."""
 
     @property
     def known(self) -> bool:
@@ -72,23 +76,33 @@ def window_for(model: str, configured: int | None = None) -> Window:
 
 
 class Windows:
-    """The windows one agent works with: what a provider said in an overflow error wins over ``window_for``."""
+    """The windows one agent works with: what a provider said in an overflow error wins over the setting, what
+    the model's server says it serves (``served``) and ``window_for``."""
 
-    def __init__(self, configured: int | None = None) -> None:
+    def __init__(self, configured: int | None = None, served: ServedWindows | None = None) -> None:
         self.configured = configured
         """The ``context_window`` setting."""
+        self.served = served
+        """The local server's windows (asked once per server and model); None: not asked."""
         self._learned: dict[str, int] = {}
 
     def learn(self, model: str, tokens: int) -> Window:
-        """Remember the window the provider gave for ``model``: it is used from now on."""
+        """Remember the window the provider gave for ``model``: it is used from now on (and kept for the server)."""
         self._learned[model] = tokens
+        if self.served is not None:
+            self.served.learned(model, tokens)
         return Window(tokens=tokens, source="learned")
 
     def of(self, model: str) -> Window:
-        """The window of ``model``: learned, else the setting, else litellm's model info, else a guess."""
+        """The window of ``model``: learned, else the setting, else its server's, else litellm's model info, else a
+        guess."""
         learned = self._learned.get(model)
         if learned:
             return Window(tokens=learned, source="learned")
+        if not self.configured and self.served is not None:
+            fact = self.served.of(model)
+            if fact is not None:
+                return Window(tokens=fact.tokens, source="server", where=fact.source)
         return window_for(model, self.configured)
 
 

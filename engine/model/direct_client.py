@@ -14,11 +14,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
+from msgspec.structs import replace
+
 from engine.errors import ProviderError
 from engine.model.assembly import StreamAssembler
 from engine.model.client_settings import ModelSettings
 from engine.model.deadline import UnfinishedEvent, call_deadline
 from engine.model.dialect import WireShape
+from engine.model.empty_stream import unstreamed_after_empty_stream
 from engine.model.http_errors import HttpStatusError
 from engine.model.providers import Endpoint
 from engine.model.retrying import with_retries
@@ -43,8 +46,12 @@ class DirectClient:
         return self.settings.model
 
     def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
-        """Stream one reply, retrying failures that happen before any output."""
-        return with_retries(lambda assembler: self._attempt(request, assembler), self.settings.retry)
+        """Stream one reply, retrying failures that happen before any output (an empty stream: once unstreamed)."""
+        streamed = with_retries(lambda assembler: self._attempt(request, assembler), self.settings.retry)
+        if not self.settings.streaming:
+            return streamed
+        unstreamed = type(self)(replace(self.settings, streaming=False), self.endpoint)
+        return unstreamed_after_empty_stream(streamed, lambda: unstreamed.stream(request))
 
     # --- what a protocol gives ---------------------------------------------------------------------
 

@@ -163,15 +163,39 @@ def _message_inside_json(text: str) -> str:
         return text
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return str(error["message"])
+        return str(error["message"]) + _window_named(error)
     if isinstance(error, str):
         return error
     return text
 
 
+def _window_named(error: dict[str, object]) -> str:
+    """llama.cpp's overflow error names the window in fields beside its message (``n_ctx``): say it in words."""
+    window, used = error.get("n_ctx"), error.get("n_prompt_tokens")
+    if not isinstance(window, int):
+        return ""
+    took = f"; the request took {used} tokens" if isinstance(used, int) else ""
+    return f" (n_ctx {window}{took})"
+
+
 def _message_of(exc: BaseException) -> str:
     message = getattr(exc, "message", None)
-    return str(message) if message else str(exc)
+    text = str(message) if message else str(exc)
+    return text if "n_ctx" in text else text + _window_in_response(exc)
+
+
+def _window_in_response(exc: BaseException) -> str:
+    """The window named beside the message in the error body (litellm keeps only the message; the OpenAI SDK's
+    error it wraps keeps the body)."""
+    link: BaseException | None = exc
+    for _ in range(6):
+        if link is None:
+            break
+        body = getattr(link, "body", None)
+        if isinstance(body, dict) and (named := _window_named(body)):
+            return named
+        link = link.__cause__ or link.__context__
+    return ""
 
 
 def _status_of(exc: BaseException) -> int | None:

@@ -16,6 +16,7 @@ from engine.model.assembly import StreamAssembler, whole_reply_as_chunk
 from engine.model.client_settings import ModelSettings
 from engine.model.deadline import call_deadline
 from engine.model.dialect import WireShape, lesson_from, lesson_notice, sendable_messages, shape_for
+from engine.model.empty_stream import unstreamed_after_empty_stream
 from engine.model.model_check import check_provider
 from engine.model.retrying import with_retries
 from engine.model.stream_end import check_finished, explain
@@ -38,8 +39,12 @@ class LiteLLMClient:
         return self.settings.model
 
     def stream(self, request: ModelRequest) -> AsyncGenerator[StreamItem, None]:
-        """Stream one reply, retrying failures that happen before any output."""
-        return with_retries(lambda assembler: self._attempt(request, assembler), self.settings.retry)
+        """Stream one reply, retrying failures that happen before any output (an empty stream: once unstreamed)."""
+        streamed = with_retries(lambda assembler: self._attempt(request, assembler), self.settings.retry)
+        if not self.settings.streaming:
+            return streamed
+        unstreamed = LiteLLMClient(replace(self.settings, streaming=False))
+        return unstreamed_after_empty_stream(streamed, lambda: unstreamed.stream(request))
 
     async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
         litellm = litellm_import.loaded()

@@ -12,6 +12,7 @@ import json
 from engine.errors import ContextOverflowError, ProviderError
 from engine.model.assembly import StreamAssembler
 from engine.model.deadline import DeadlineExceeded
+from engine.model.empty_stream import EmptyStream
 from engine.model.failures import classify
 from engine.model.wire_record import WireRecord
 
@@ -30,10 +31,12 @@ def _check_recorded(assembler: StreamAssembler, record: WireRecord, *, model: st
         if assembler.finish_reason is None and not assembler.received_output:
             raise _not_a_completion(model, "a completion", record.describe())
         return
+    if record.received == 0 and record.status == 200:
+        raise EmptyStream(f"{model} did not answer with a completion stream: got an empty stream ({record.describe()})")
     if not record.is_event_stream:
         raise _not_a_completion(model, "a completion stream", record.describe())
     if record.events == 0:
-        raise _not_a_completion(model, "a completion stream", f"an empty stream ({record.describe()})")
+        raise EmptyStream(f"{model} did not answer with a completion stream: got an empty stream ({record.describe()})")
     if not record.done and not record.finish_sent:
         where = f" ({record.url})" if record.url else ""
         message = f"the reply from {model} broke off {_cut_point(assembler)}: the stream ended unfinished{where}"

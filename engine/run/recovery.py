@@ -58,6 +58,13 @@ RECOVERY: dict[ErrorCategory, Recovery] = {
         fix="start a new conversation (/clear), or set context.context_window in settings.yaml "
         "to the model's real window",
     ),
+    "window_too_small": Recovery(
+        before_output="stop",
+        after_output="stop",
+        summary="the model's context window cannot hold hive's instructions and smallest tool set",
+        fix="serve the model with a larger window (Ollama: num_ctx; llama.cpp: --ctx-size; LM Studio: the context "
+        "length when loading it), or pick a model with a larger one; hive models shows the window hive learned",
+    ),
     "auth": Recovery(
         before_output="stop",
         after_output="stop",

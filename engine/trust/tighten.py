@@ -132,6 +132,7 @@ RULES: dict[str, Rule] = {
     "mcp.hot_reload": only(False),
     "context.context_window": IGNORE,
     "context.compact_at": IGNORE,
+    "context.fixed_part_share": IGNORE,
     "context.observation_masking_protected_rounds": IGNORE,
     "context.observation_masking_batch_rounds": IGNORE,
     "context.prompt_caching": IGNORE,

@@ -13,6 +13,7 @@ from engine.errors import HiveError
 from hive_cli.terminal_text import visible
 
 if TYPE_CHECKING:  # what the handlers need is imported when they run: the prompt must come up fast
+    from engine.context.window import Window
     from engine.events import WorkingMode
     from hive_cli.repl.state import ReplState
     from hive_cli.repl.view import ReplView
@@ -64,10 +65,25 @@ async def _work(state: ReplState, view: ReplView, arg: str) -> None:
 
 async def _model(state: ReplState, view: ReplView, arg: str) -> None:
     if not arg:
-        view.print(Text(f"model: {state.model_name}", style="dim"))
+        window = f" · {window_text(state.session.window())}" if state.session is not None else ""
+        view.print(Text(f"model: {state.model_name}{window}", style="dim"))
         return
     state.choose_model(arg)
     view.print(Text(f"model: {arg} (from the next request)", style="dim"))
+
+
+_WINDOW_SOURCES = {
+    "learned": "named by the provider's overflow error",
+    "setting": "context.context_window",
+    "model info": "the model table",
+    "guess": "a guess: the model's window is not known",
+}
+
+
+def window_text(window: Window) -> str:
+    """The window and where it comes from, for a person."""
+    source = f"from {window.where}" if window.source == "server" else _WINDOW_SOURCES[window.source]
+    return f"window {window.tokens:,} tokens ({source})"
 
 
 async def _context(state: ReplState, view: ReplView, arg: str) -> None:

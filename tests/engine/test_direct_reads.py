@@ -35,6 +35,7 @@ ALLOWED: dict[str, str] = {
     "mcp/approvals.py:_read": "hive's own approvals file in its data folder",
     "model/model_table.py:*": "the packaged model table and the one hive saved in its data folder",
     "model/resolve.py:_first_model": "urllib's opener: a request to the model server, not a file",
+    "model/window_probe.py:_json": "urllib's opener: a question to the model server, not a file",
     "context/bundled_tokenizer.py:cl100k_counter": "the tokenizer ranks packaged with hive",
     "model/litellm_data.py:litellm_json": "the data files packaged with litellm (providers, credential fields)",
     "sandbox/probe.py:_userns_hint": "kernel settings under /proc/sys, read by hive about the machine",

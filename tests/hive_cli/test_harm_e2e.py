@@ -155,7 +155,8 @@ def test_no_escape_attempt_changes_anything_outside_or_leaks_a_secret(llm_server
     assert not ironhive.exists() or not any(p.is_file() for p in ironhive.rglob("*"))
     assert permissions(world) == rules_before
     heard = [request.path for request in llm_server.requests]
-    assert all(path.endswith(("/chat/completions", "/models")) for path in heard), heard
+    window_questions = ("/props", "/api/v0/models", "/api/show")  # hive asks a local server its window, once
+    assert all(path.endswith(("/chat/completions", "/models", *window_questions)) for path in heard), heard
     sent = "\n".join(request.body.decode("utf-8", "replace") for request in llm_server.requests)
     leaked = [secret for secret in SECRETS if secret in sent]
     assert leaked == []

@@ -125,9 +125,10 @@ class ReplayServer(LocalServer):
         return len(self.exchanges) - self.served
 
     def handle(self, request: RecordedRequest, writer: ResponseWriter) -> None:
-        """Send the next recorded response for a POST; answer 404 to anything else."""
-        if request.method != "POST":
-            writer.send_json(404, _error(f"replay_server: only POST is replayed, got {request.method}"))
+        """Send the next recorded response for a POST; answer 404 to anything else (and to Ollama's model info,
+        which hive asks a local server for its window)."""
+        if request.method != "POST" or request.path.split("?", 1)[0].rstrip("/") == "/api/show":
+            writer.send_json(404, _error(f"replay_server: only POST is replayed, got {request.method} {request.path}"))
             return
         exchange = self._take()
         if exchange is None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Self, TypedDict, Unpack
 
 from tests.support import responses_wire
+from tests.support.llm_window import ServedWindow
 from tests.support.local_http import LocalServer, RecordedRequest, ResponseWriter
 
 if TYPE_CHECKING:
@@ -411,7 +412,13 @@ class LLMServer(LocalServer):
         """What the server refuses or drops, as a real one does (``tests.support.llm_dialects``); None: nothing."""
         self._queue: deque[Scripted] = deque(replies)
         self._queue_lock = threading.Lock()
+        self.served_window: ServedWindow | None = None
         super().__init__(host)
+
+    def serve_window(self, served: ServedWindow) -> Self:
+        """Say and enforce a window as a local server does (``tests.support.llm_window``)."""
+        self.served_window = served
+        return self
 
     def script(self, *replies: Scripted) -> Self:
         """Append replies to the queue; each chat request takes the next one."""
@@ -441,6 +448,8 @@ class LLMServer(LocalServer):
 
     def handle(self, request: RecordedRequest, writer: ResponseWriter) -> None:
         """Route one request."""
+        if self.served_window is not None and self.served_window.answer(request, writer):
+            return
         route = _route(request.path)
         if request.method == "GET" and route in _MODELS_PATHS:
             writer.send_json(200, self._models_list())

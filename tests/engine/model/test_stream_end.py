@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from engine.errors import ProviderError, UserError
+from engine.errors import ContextOverflowError, ProviderError, UserError
 from engine.model.litellm_client import LiteLLMClient, ModelSettings
 from engine.model.openai_compat import OpenAICompatClient
 from engine.model.providers import openai_compatible_endpoint
-from engine.model.types import ModelClient, ModelReply, ModelRequest, StreamItem
+from engine.model.types import ModelClient, ModelReply, ModelRequest, StreamItem, StreamRetry
 from engine.model.wire_record import WireRecord
 from tests.support.agents import FAST_RETRY, client_for
-from tests.support.llm_server import LLMServer, RawReply, Usage, raw, raw_sse, stream_cut, text
+from tests.support.llm_server import LLMServer, RawReply, Usage, context_overflow, raw, raw_sse, stream_cut, text
 
 REQUEST = ModelRequest(messages=({"role": "user", "content": "hi"},))
 
@@ -77,10 +77,8 @@ def test_done_without_a_finish_reason_is_still_a_whole_answer(llm_server: LLMSer
     [
         (raw(b"<html><body>Sign in</body></html>", content_type="text/html"), ["text/html", "<html><body>Sign in"]),
         (RawReply(body=(b"<!doctype html>",), headers=(("Content-Type", "text/html"),)), ["text/html", "<!doctype"]),
-        (raw_sse(done=True), ["empty stream", "text/event-stream"]),
-        (raw_sse(done=False), ["empty stream", "an empty body"]),
     ],
-    ids=["html", "html-chunked", "only-done", "nothing"],
+    ids=["html", "html-chunked"],
 )
 def test_a_200_that_is_not_a_completion_says_what_came_back(
     llm_server: LLMServer, direct: bool, reply: RawReply, quoted: list[str]
@@ -90,6 +88,29 @@ def test_a_200_that_is_not_a_completion_says_what_came_back(
     assert error.category == "bad_response" and not error.retryable
     for part in (*quoted, "HTTP 200", llm_server.base_url):
         assert part in str(error)
+
+
+@pytest.mark.parametrize(
+    ("reply", "quoted"),
+    [
+        (raw_sse(done=True), ["empty stream", "text/event-stream"]),
+        (raw_sse(done=False), ["empty stream", "an empty body"]),
+    ],
+    ids=["only-done", "nothing"],
+)
+def test_an_empty_stream_is_asked_again_unstreamed_and_that_answer_wins(
+    llm_server: LLMServer, direct: bool, reply: RawReply, quoted: list[str]
+) -> None:
+    llm_server.script(reply, context_overflow("llama_cpp", limit=2048, used=2900))
+    with pytest.raises(ContextOverflowError) as caught:
+        collect(client_for(llm_server, direct=direct))
+    assert "2048" in str(caught.value) or "2,048" in str(caught.value)
+    assert [bool(r.json.get("stream")) for r in llm_server.chat_requests] == [True, False]
+    llm_server.script(reply, text("whole"))
+    items = collect(client_for(llm_server, direct=direct))
+    retry = next(item for item in items if isinstance(item, StreamRetry))
+    assert all(part in retry.message for part in (*quoted, "HTTP 200", "without streaming"))
+    assert isinstance(items[-1], ModelReply) and items[-1].text == "whole"
 
 
 def test_a_chunk_that_is_not_json_is_named_plainly_and_not_retried(llm_server: LLMServer, direct: bool) -> None:
