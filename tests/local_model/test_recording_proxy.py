@@ -48,7 +48,7 @@ def test_a_real_hive_run_through_the_proxy_is_relayed_and_recorded(llm_server: L
     assert chats[0].reply_tool_calls() == ["write_file"] and chats[1].reply_text() == "Done."
     assert "write_file" in chats[0].tool_names
     assert [m["role"] for m in chats[1].payload["messages"]][-2:] == ["assistant", "tool"]
-    assert [request.json for request in llm_server.requests] == [e.request.json for e in chats]
+    assert [request.json for request in llm_server.chat_requests] == [e.request.json for e in chats]
 
 
 def test_an_empty_stream_a_refusal_and_a_cut_stream_are_recorded_as_such(llm_server: LLMServer) -> None:
