@@ -51,7 +51,9 @@ class DirectClient:
         if not self.settings.streaming:
             return streamed
         unstreamed = type(self)(replace(self.settings, streaming=False), self.endpoint)
-        return unstreamed_after_empty_stream(streamed, lambda: unstreamed.stream(request))
+        return unstreamed_after_empty_stream(
+            streamed, lambda: unstreamed.stream(request), lambda: self.streams_empty_with_tools(request)
+        )
 
     # --- what a protocol gives ---------------------------------------------------------------------
 
@@ -62,6 +64,9 @@ class DirectClient:
     def body(self, request: ModelRequest, shape: WireShape) -> dict[str, Any]:
         """The JSON body of ``request``, sent in ``shape``."""
         raise NotImplementedError
+
+    def streams_empty_with_tools(self, request: ModelRequest) -> None:
+        """An empty stream was answered whole unstreamed: a protocol that learns dialects remembers it."""
 
     def shape_for(self, request: ModelRequest) -> WireShape:
         """How ``request`` goes over the wire: streamed as the settings say (a protocol may know better)."""

@@ -4,7 +4,10 @@ llama.cpp's servers (llama-cpp-python's among them) answer a streamed request th
 with a ``200`` event stream that ends before its first event; the same request unstreamed gets the
 ``400`` that names the window. So an empty stream is asked again once without streaming, and what that
 answer says wins: an overflow error is handled as the overflow it is (compaction, or fitting the fixed
-part to the window it names), and a whole reply is used as it is.
+part to the window it names), and a whole reply is used as it is. A whole reply to a request with tools
+means the server cannot stream such requests (llama-cpp-python ends the stream at once with "Automatic
+streaming tool choice is not supported" in its log): the caller's ``learned`` remembers that, so the next
+requests with tools go unstreamed from the start.
 """
 
 from __future__ import annotations
@@ -24,9 +27,12 @@ class EmptyStream(ProviderError):
 
 
 async def unstreamed_after_empty_stream(
-    streamed: AsyncGenerator[StreamItem, None], unstreamed: Callable[[], AsyncGenerator[StreamItem, None]]
+    streamed: AsyncGenerator[StreamItem, None],
+    unstreamed: Callable[[], AsyncGenerator[StreamItem, None]],
+    learned: Callable[[], None] = lambda: None,
 ) -> AsyncGenerator[StreamItem, None]:
-    """The items of ``streamed``; after an ``EmptyStream``, a retry notice and the items of ``unstreamed()``."""
+    """The items of ``streamed``; after an ``EmptyStream``, a retry notice and the items of ``unstreamed()``,
+    then ``learned()`` when that unstreamed request was answered whole."""
     try:
         async with aclosing(streamed) as items:
             async for item in items:
@@ -38,3 +44,4 @@ async def unstreamed_after_empty_stream(
     async with aclosing(unstreamed()) as items:
         async for item in items:
             yield item
+    learned()

@@ -44,7 +44,12 @@ class LiteLLMClient:
         if not self.settings.streaming:
             return streamed
         unstreamed = LiteLLMClient(replace(self.settings, streaming=False))
-        return unstreamed_after_empty_stream(streamed, lambda: unstreamed.stream(request))
+        return unstreamed_after_empty_stream(streamed, lambda: unstreamed.stream(request), lambda: self._learn(request))
+
+    def _learn(self, request: ModelRequest) -> None:
+        """An empty stream answered whole unstreamed: with tools, the server cannot stream such requests."""
+        if request.tools:
+            dialect_memory.learn(self.settings.api_base or "", self.model, "no_streaming_with_tools")
 
     async def _attempt(self, request: ModelRequest, assembler: StreamAssembler) -> AsyncGenerator[StreamItem, None]:
         litellm = litellm_import.loaded()

@@ -48,6 +48,10 @@ class OpenAICompatClient(DirectClient):
         facts = dialect_memory.facts_for(self.endpoint.base_url, self.model)
         return shape_for(streaming=self.settings.streaming, has_tools=bool(request.tools), facts=facts)
 
+    def streams_empty_with_tools(self, request: ModelRequest) -> None:
+        if request.tools:  # streamed: an empty 200; unstreamed: a whole reply. So it cannot stream them.
+            dialect_memory.learn(self.endpoint.base_url, self.model, "no_streaming_with_tools")
+
     def reshape(
         self, refusal: HttpStatusError, request: ModelRequest, shape: WireShape
     ) -> tuple[WireShape, str] | None:

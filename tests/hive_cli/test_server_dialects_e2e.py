@@ -131,6 +131,23 @@ def test_a_server_that_refuses_streaming_with_tools_is_asked_unstreamed_and_reme
     assert usage["prompt_tokens"] and usage["estimated"] is False  # whole replies carry the server's usage
 
 
+@pytest.mark.parametrize("client", CLIENTS.values(), ids=CLIENTS.keys())
+def test_a_server_that_ends_streams_with_tools_at_once_is_asked_unstreamed_and_remembered(
+    client: dict[str, str], tmp_path: Path, isolated_hive: Path
+) -> None:
+    with LLMServer(dialect=Dialect(empties_streams_with_tools=True)) as server:
+        script_write_run_read(server)
+        done = run_task(server, tmp_path, **client)
+        requests = list(server.chat_requests)
+
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "greet.sh").read_text() == SCRIPT
+    streamed = [bool(request.json.get("stream")) for request in requests if isinstance(request.json, dict)]
+    assert streamed == [True, False, False, False, False]  # one empty stream, then whole replies from the start
+    remembered = json.loads((isolated_hive / "cache" / "model-dialects.json").read_text())
+    assert [facts["streams_with_tools"] for facts in remembered["servers"].values()] == [False]
+
+
 def test_a_server_that_rejects_stream_options_is_asked_without_it_and_usage_is_estimated_from_what_was_sent(
     tmp_path: Path,
 ) -> None:

@@ -170,4 +170,4 @@ def test_hive_models_shows_the_window_it_learned(wire: WireSession) -> None:
     done = wire.models_output
     assert done is not None
     assert done.returncode == 0, f"hive models: exit {done.returncode}: {done.stderr.strip()[-300:]}"
-    assert str(WINDOW) in done.stdout, f"hive models does not show the {WINDOW}-token window: {done.stdout[-400:]}"
+    assert f"{WINDOW:,}" in done.stdout, f"hive models does not show the {WINDOW}-token window: {done.stdout[-400:]}"

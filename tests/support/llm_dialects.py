@@ -12,6 +12,9 @@ The dialects, each seen on a real server:
   ``chatml-function-calling``): a scripted tool call comes back as plain text.
 - ``refuses_streaming_with_tools``: a streamed request with tools answers HTTP 500 "Automatic streaming
   tool choice is not supported" (the same server, once ``tool_choice`` is sent).
+- ``empties_streams_with_tools``: a streamed request with tools answers ``200`` and an event stream that
+  ends before its first event (llama-cpp-python's server: the error "Automatic streaming tool choice is
+  not supported" is raised inside its stream, after the status went out).
 - ``rejects_null_content``: ``"content": null`` in any message answers HTTP 500 (its chat template
   concatenates content as a string).
 - ``rejects_stream_options``: a request with ``stream_options`` answers HTTP 400 (servers and proxies
@@ -25,7 +28,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from tests.support.llm_server import Completion, HttpError, Reply, http_error, openai_error_body
+from tests.support.llm_server import Completion, HttpError, RawReply, Reply, http_error, openai_error_body, raw_sse
 
 STREAMING_REFUSAL = "Automatic streaming tool choice is not supported"
 NULL_CONTENT_REFUSAL = 'can only concatenate str (not "NoneType") to str'
@@ -39,11 +42,12 @@ class Dialect:
 
     drops_tools_without_choice: bool = False
     refuses_streaming_with_tools: bool = False
+    empties_streams_with_tools: bool = False
     rejects_null_content: bool = False
     rejects_stream_options: bool = False
     streams_without_usage: bool = False
 
-    def refusal(self, body: dict[str, Any]) -> HttpError | None:
+    def refusal(self, body: dict[str, Any]) -> HttpError | RawReply | None:
         """The error this server answers ``body`` with, or None when it takes the request."""
         if self.rejects_stream_options and "stream_options" in body:
             return http_error(400, openai_error_body(STREAM_OPTIONS_REFUSAL, "invalid_request_error"))
@@ -51,6 +55,8 @@ class Dialect:
             return http_error(500, openai_error_body(NULL_CONTENT_REFUSAL, "internal_server_error"))
         if self.refuses_streaming_with_tools and body.get("stream") and body.get("tools") and _tools_kept(self, body):
             return http_error(500, openai_error_body(STREAMING_REFUSAL, "internal_server_error"))
+        if self.empties_streams_with_tools and body.get("stream") and body.get("tools") and _tools_kept(self, body):
+            return raw_sse(done=False)
         return None
 
     def understood(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -471,6 +471,9 @@ class LLMServer(LocalServer):
             writer.send_json(400, openai_error_body(message, "invalid_request_error"))
             return
         body, refusal = self._by_dialect(request.json)
+        if isinstance(refusal, RawReply):
+            _send_raw(refusal, writer)
+            return
         if refusal is not None:
             writer.send_json(refusal.status, refusal.body)
             return
@@ -484,7 +487,7 @@ class LLMServer(LocalServer):
         else:
             writer.abort()
 
-    def _by_dialect(self, body: dict[str, Any]) -> tuple[dict[str, Any], HttpError | None]:
+    def _by_dialect(self, body: dict[str, Any]) -> tuple[dict[str, Any], HttpError | RawReply | None]:
         """The body as the server's dialect understands it, or the dialect's refusal of it."""
         if self.dialect is None:
             return body, None
