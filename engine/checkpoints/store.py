@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct, field
 
+from engine.disk_full import writing
 from engine.paths import project_root, user_data_dir
 from engine.private_files import make_private, private_dir
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 StateKind = Literal["file", "dir", "link", "unrecorded"]
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 MANIFEST_VERSION = 1
+_NOTHING_CHANGED = "nothing was changed: hive does not touch what it could not put back"
+_NOT_UNDOABLE = "the turn's changes are on disk, but this turn cannot be undone"
 
 
 class FileState(Struct, frozen=True, kw_only=True):
@@ -185,7 +188,8 @@ class CheckpointStore:
             kept = os.stat(target)
         except OSError:
             # Not synced (a command may keep thousands): a blob a crash damaged fails its check on reading.
-            write_atomic(target, data, sync=False)
+            with writing("a checkpoint copy", self.root, _NOTHING_CHANGED):
+                write_atomic(target, data, sync=False)
         else:
             if kept.st_mode & 0o077:  # kept by an earlier version, under the umask
                 make_private(target)
@@ -209,7 +213,8 @@ class CheckpointStore:
     def save(self, manifest: Manifest) -> None:
         """Write (or rewrite) a manifest atomically."""
         data = json.dumps(manifest.to_json(), indent=1, sort_keys=True).encode("utf-8")
-        write_atomic(self.turns / f"{manifest.id}.json", data)
+        with writing("a checkpoint record", self.root, _NOT_UNDOABLE):
+            write_atomic(self.turns / f"{manifest.id}.json", data)
 
     def discard(self, manifest_id: str) -> None:
         """Remove a manifest (a turn whose changes came to nothing in the end)."""
@@ -288,10 +293,14 @@ def write_atomic(target: Path, data: bytes, *, sync: bool = True) -> None:
     except FileNotFoundError:
         private_dir(target.parent)
         descriptor = os.open(partial, _NEW_FILE, 0o600)
-    with os.fdopen(descriptor, "wb") as out:
-        os.fchmod(descriptor, 0o600)  # exactly 0600, whatever the umask took away or not
-        out.write(data)
-        if sync:
-            out.flush()
-            os.fsync(out.fileno())
-    os.replace(partial, target)
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            os.fchmod(descriptor, 0o600)  # exactly 0600, whatever the umask took away or not
+            out.write(data)
+            if sync:
+                out.flush()
+                os.fsync(out.fileno())
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a write that failed (a full disk) leaves neither its bytes nor its name
+        raise

@@ -129,3 +129,30 @@ def test_a_full_disk_under_the_project_is_a_tool_error_the_model_sees(
     assert answer and "No space left on device" in str(answer[-1]["content"])
     assert (small_disk / "kept.txt").read_text() == "as it was\n"
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "kept.txt"], "a temporary file was left"
+
+
+def test_a_checkpoint_that_finds_no_room_changes_nothing_and_the_model_is_told_so(
+    llm_server: LLMServer, tmp_path: Path, small_disk: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    big = "a line of the big file\n" * 40_000  # about 900 KB: its checkpoint copy cannot fit in what is left
+    (project / "big.txt").write_text(big)
+    fill(small_disk)
+    with (small_disk / "filler").open("r+b") as filler:  # leave room for the session, not for the copy
+        filler.truncate(max(0, filler.seek(0, os.SEEK_END) - 128 * 1024))
+    llm_server.script(
+        tool_calls(
+            call("edit_file", {"path": "big.txt", "old_string": "a line of the big file\n" * 2, "new_string": ""})
+        ),
+        text("Noted: nothing changed."),
+    )
+    result = run_hive("run", "shorten big.txt", *model_args(llm_server, project), HIVE_HOME=str(small_disk))
+
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    told = str([m for m in llm_server.chat_requests[1].messages if m.get("role") == "tool"][-1]["content"])
+    assert "no space left on device writing a checkpoint copy in" in told
+    assert str(user_data_dir_under(small_disk) / "checkpoints") in told
+    assert "nothing was changed" in told
+    assert (project / "big.txt").read_text() == big
