@@ -86,11 +86,11 @@ def test_undo_of_each_of_several_runs_at_once_leaves_every_other_runs_files(tmp_
             held[name].wait_arrived()
         for name in names:
             held[name].release()
-        for run in runs.values():
-            finished(run)
+        shown = {name: finished(run) for name, run in runs.items()}
 
     everything = texts(project)
-    assert {f"w_{name}.txt" for name in names} <= set(everything)
+    for name in names:  # each run wrote its file and its command's (what the run printed says why if not)
+        assert {f"w_{name}.txt", f"c_{name}.txt"} <= set(everything), shown[name]
     undone: set[str] = set()
     for _ in names:
         assert undo(project).returncode == 0
