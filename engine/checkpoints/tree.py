@@ -11,7 +11,8 @@ Left out of the scan, and so of undo: ``.git`` (the repository's own database), 
 folder ``.hive``, the dependency and cache folders the sandbox scan skips (``node_modules``,
 ``.venv``...), and hive's own files: the partial names its atomic writers use for a moment (another
 hive's write in flight must never become this turn's change) and its data, config and cache folders
-when they lie inside the project. Symbolic links to folders are recorded as links, never followed. The scan stops after
+when they lie inside the project, and an empty ``.ironhive`` folder (the sandbox's mount point for its
+guard, which another hive's command may hold past this one's end). Symbolic links to folders are recorded as links, never followed. The scan stops after
 :data:`MAX_ENTRIES` entries and says so.
 """
 
@@ -28,7 +29,14 @@ from msgspec import Struct
 
 from engine.checkpoints.states import capture_state, current_state
 from engine.checkpoints.store import CheckpointStore, FileState
-from engine.paths import SCRATCH_DIR_NAME, SKIPPED_DIRS, user_cache_dir, user_config_dir, user_data_dir
+from engine.paths import (
+    PROJECT_DIR_NAME,
+    SCRATCH_DIR_NAME,
+    SKIPPED_DIRS,
+    user_cache_dir,
+    user_config_dir,
+    user_data_dir,
+)
 
 EXCLUDED_DIRS = SKIPPED_DIRS | {".git", SCRATCH_DIR_NAME}
 MAX_ENTRIES = 100_000
@@ -156,6 +164,17 @@ def changed_paths(before: Scan, after: Scan) -> list[str]:
     return sorted(path for path in paths if before.keys.get(path) != after.keys.get(path))
 
 
+def _sandbox_mount_point(name: str, path: str, st: os.stat_result) -> bool:
+    """An empty ``.ironhive`` folder: what the sandbox mounts its guard on, made and removed by whichever hive's command."""
+    if name != PROJECT_DIR_NAME or not stat.S_ISDIR(st.st_mode):
+        return False
+    try:
+        with os.scandir(path) as listing:
+            return next(listing, None) is None
+    except OSError:
+        return False
+
+
 def _walk(root: str, keys: dict[str, StatKey], limit: int, excluded: frozenset[str], own: frozenset[str]) -> bool:
     """Add ``root`` and what lies under it to ``keys``; True when the bound was reached."""
     try:
@@ -182,7 +201,7 @@ def _walk(root: str, keys: dict[str, StatKey], limit: int, excluded: frozenset[s
                 continue
             if stat.S_ISDIR(entry_st.st_mode) and (entry.name in excluded or entry.path in own):
                 continue
-            if is_hive_partial(entry.name):
+            if is_hive_partial(entry.name) or _sandbox_mount_point(entry.name, entry.path, entry_st):
                 continue
             keys[entry.path] = stat_key(entry_st)
             if stat.S_ISDIR(entry_st.st_mode):

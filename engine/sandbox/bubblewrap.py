@@ -10,16 +10,18 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.paths import project_root
 from engine.sandbox.base import Launch, SandboxError, commands_can_write, shell_argv
 from engine.sandbox.bwrap import bwrap_argv
 from engine.sandbox.options import SandboxMode, SandboxOptions
 from engine.sandbox.probe import bubblewrap_availability
 
 if TYPE_CHECKING:
+    from engine.sandbox.mount_points import Claim, MountPoints
     from engine.sandbox.planner import ProfilePlanner
     from engine.sandbox.planted import Check, PlantedGuard
     from engine.sandbox.profile import Profile
@@ -49,7 +51,7 @@ class BubblewrapSandbox:
         self._planner_lock = threading.Lock()
         self._guard: PlantedGuard | None = None
         self._said: set[str] = set()
-        self._mount_points = _MountPoints()
+        self._mount_points: MountPoints | None = None
 
     @property
     def mode(self) -> SandboxMode:
@@ -62,35 +64,51 @@ class BubblewrapSandbox:
         availability = bubblewrap_availability(network=self.options.network, binary=self.binary, unsafe_dirs=unsafe)
         if not availability.available or availability.binary is None:
             raise SandboxError(f"the sandbox cannot start here: {availability.reason}")
+        claim = self._claims().claim(project_root(cwd))  # before the plan: see engine.sandbox.mount_points
+        try:
+            return self._launch(shell_argv(command, unsafe), cwd, env, availability.binary, claim)
+        except OSError as exc:
+            claim.release()
+            raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
+        except BaseException:
+            claim.release()
+            raise
+
+    def _launch(self, shell: tuple[str, ...], cwd: Path, env: Mapping[str, str], binary: Path, claim: Claim) -> Launch:
+        """The bwrap launch of ``shell``, its profile planned under ``claim`` (released by the launch's ``after``)."""
         # imported here: a session that runs no command never needs them
         from engine.sandbox.environment import sandbox_environment
         from engine.sandbox.seccomp import program_fd, seccomp_program
 
-        try:
-            profile = self.profile(cwd, env)
-            empty_file = _empty_file()
-            sockets = allowed_sockets(self.options.unix_sockets, profile)
-            check = self._planted_check(profile, env)
-            program = seccomp_program(refuse_unix_sockets=not self.options.allows_unix_sockets)
-            seccomp_fd = program_fd(program) if program is not None else None
-        except OSError as exc:
-            raise SandboxError(f"cannot set up the sandbox: {exc}") from exc
+        profile = self.profile(cwd, env)
+        claim.record(profile)
+        check = self._planted_check(profile, env)
+        program = seccomp_program(refuse_unix_sockets=not self.options.allows_unix_sockets)
+        seccomp_fd = program_fd(program) if program is not None else None
         argv = bwrap_argv(
-            availability.binary,
+            binary,
             profile,
-            shell_argv(command, unsafe),
-            empty_file=empty_file,
+            shell,
+            empty_file=_empty_file(),
             seccomp_fd=seccomp_fd,
-            sockets=sockets,
+            sockets=allowed_sockets(self.options.unix_sockets, profile),
         )
         options = self.options
         finish = functools.partial(_finish, seccomp_fd, profile.watch, self._first_time(profile.note), check)
         return Launch(
             argv=argv,
             env=sandbox_environment(env, CHILD_ENV, network=options.network, passed=options.env),
-            after=self._mount_points.around(profile, finish),
+            after=claim.around(finish),
             pass_fds=() if seccomp_fd is None else (seccomp_fd,),
         )
+
+    def _claims(self) -> MountPoints:
+        with self._planner_lock:
+            if self._mount_points is None:
+                from engine.sandbox.mount_points import MountPoints
+
+                self._mount_points = MountPoints()
+            return self._mount_points
 
     def _first_time(self, note: str) -> tuple[str, ...]:
         """``note``, the first time this sandbox has it to say (nothing after)."""
@@ -157,45 +175,6 @@ def allowed_sockets(paths: tuple[Path, ...], profile: Profile) -> tuple[Path, ..
         if is_socket and not any(folder in real.parents for folder in covered):
             shown.append(real)
     return tuple(dict.fromkeys(shown))
-
-
-class _MountPoints:
-    """The empty folders bwrap leaves behind where it guarded a missing path (``.ironhive``, ``.git/hooks``).
-
-    A guard is a read-only empty folder mounted where the path would be, so bwrap makes that folder in
-    the project. Once no command of this sandbox runs any more, each one made this way is removed again
-    (only while empty), so a command leaves no ``.ironhive`` behind that the person did not make.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running = 0
-        self._made: set[Path] = set()
-
-    def around(self, profile: Profile, finish: Callable[[], tuple[str, ...]]) -> Callable[[], tuple[str, ...]]:
-        """Count a command as running; ``finish`` wrapped to remove the mount points after the last one."""
-        missing = [m.path for m in profile.mounts if m.kind == "guard" and not os.path.lexists(m.path)]
-        with self._lock:
-            self._running += 1
-            self._made.update(missing)
-
-        def after() -> tuple[str, ...]:
-            try:
-                return finish()
-            finally:
-                self._done()
-
-        return after
-
-    def _done(self) -> None:
-        with self._lock:
-            self._running -= 1
-            if self._running:
-                return
-            made, self._made = self._made, set()
-        for path in made:
-            with contextlib.suppress(OSError):
-                os.rmdir(path)  # only an empty folder: anything else is left as it is
 
 
 def _finish(

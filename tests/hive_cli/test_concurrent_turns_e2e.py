@@ -64,10 +64,6 @@ def undo(project: Path) -> subprocess.CompletedProcess[str]:
 def project_in(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     (project / ".hive").mkdir(parents=True)  # the commands wait for flags here: hive's scratch, never in a turn
-    # Made here, not by a run's sandbox: each hive makes a missing .ironhive as a mount point and removes it
-    # after its command, which can pull it out from under another hive's bwrap ("Can't find source path").
-    # A known race between processes, left for its own fix; these tests are about undo.
-    (project / ".ironhive").mkdir()
     return project
 
 
