@@ -10,7 +10,9 @@ data, cache) are narrowed to 0700 when hive writes under them, since earlier ver
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Literal, TextIO
 
@@ -70,3 +72,14 @@ def make_private(path: Path) -> None:
         wanted = 0o700 if os.path.isdir(path) and not os.path.islink(path) else 0o600
         if info.st_mode & 0o777 != wanted:
             os.chmod(path, wanted, follow_symlinks=False)
+
+
+@contextlib.contextmanager
+def locked(folder: Path, name: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``folder/name`` (made 0600 in a private ``folder``): one read-modify-write at a time."""
+    descriptor = os.open(private_dir(folder) / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)

@@ -56,6 +56,7 @@ class Diagnosis(Struct, frozen=True):
             "likely_causes": list(self.causes),
             "stderr_tail": list(self.stderr),
             "log": None if s.log_path is None else str(s.log_path),
+            "log_problem": s.log_problem,
         }
 
 
@@ -125,6 +126,8 @@ def report_lines(d: Diagnosis) -> list[str]:
         lines.append(f"  runs: {shown_command(d.config)}")
         lines.extend(f"  {detail}" for detail in shown_details(d.config))
     lines.extend(f"  likely cause: {cause}" for cause in d.causes)
+    if s.log_problem:
+        lines.append(f"  log: {s.log_problem}")
     if d.stderr and not d.ok:
         lines.append(f"  stderr (last {len(d.stderr)} lines, {s.log_path}):")
         lines.extend(f"    {line}" for line in d.stderr)

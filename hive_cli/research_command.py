@@ -17,6 +17,7 @@ from typing import Protocol
 from msgspec import Struct
 
 from engine.config.loader import Overrides, load_config
+from engine.disk_full import DiskFull, writing
 from engine.errors import UserError
 from engine.research.events import ResearchEvent, ResearchFinished
 from engine.research.options import Depth, SearchProvider
@@ -124,14 +125,17 @@ async def _collect(question: str, setup: ResearchSetup, view: ProgressView) -> R
 
 
 def deliver(result: ResearchResult, request: ResearchRequest) -> None:
-    """Write the report where the request says, and a summary line on stderr."""
-    if request.output is not None:
-        write_atomically(request.output, result.report)
+    """Write the report where the request says, and a summary line on stderr.
+
+    A report that finds no room in its file is printed instead (a research run is too dear to lose), and
+    the run then fails with the full disk's message.
+    """
+    unsaved = _save_report(request.output, result.report) if request.output is not None else None
     if request.output_format == "json":
         echo_json(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
-    elif request.output is None:
+    elif request.output is None or unsaved is not None:
         echo(result.report, nl=False)  # the report is made from web pages: shown, never obeyed
-    echo(summary(result, request.output), err=True)
+    echo(summary(result, None if unsaved is not None else request.output), err=True)
     if result.usage_by_stage:
         echo("hive: by stage: " + stage_usage(result), err=True)
     if result.web_unreachable:
@@ -141,6 +145,20 @@ def deliver(result: ResearchResult, request: ResearchRequest) -> None:
             f"hive: no page could be read: the web could not be reached; {local_documents_hint(result.question)}",
             err=True,
         )
+    if unsaved is not None:
+        raise unsaved
+
+
+def _save_report(output: Path, report: str) -> DiskFull | None:
+    """Write the report to ``output``; the full disk's error when it found no room (nothing partial is left)."""
+    path = output.expanduser()
+    kept = "the report is printed on standard output instead"
+    try:
+        with writing(path.name, path.parent, kept):
+            write_atomically(path, report)
+    except DiskFull as full:
+        return full
+    return None
 
 
 def summary(result: ResearchResult, output: Path | None) -> str:

@@ -1,4 +1,4 @@
-"""Suite-wide fixtures: no network but loopback, isolated user state, and the scripted model server."""
+"""Suite-wide fixtures: no network but loopback, isolated user state, the scripted model server, a small disk."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import pytest
 
 from tests.support import netblock
 from tests.support.fixtures import llm_server, no_network
+from tests.support.small_disk import small_disk
 
-__all__ = ["llm_server", "no_network"]
+__all__ = ["llm_server", "no_network", "small_disk"]
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 netblock.install()

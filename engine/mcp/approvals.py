@@ -21,19 +21,22 @@ import json
 import os
 import shlex
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
+from engine.disk_full import writing
 from engine.launch_files import short_digest
 from engine.paths import user_config_dir
-from engine.private_files import open_private, private_dir
+from engine.private_files import locked, open_private, private_dir
 
 if TYPE_CHECKING:
     from engine.mcp.config import ServerConfig
 
 APPROVALS_FILE = "mcp-approvals.json"
+_LOCK_FILE = ".mcp-approvals.lock"
 
 
 class Approval(Struct, frozen=True):
@@ -96,28 +99,32 @@ def approve(root: Path, servers: Iterable[ServerConfig], allow: Mapping[str, Ite
 
     ``allow``: server name -> variables to add to those it may have; the ones allowed before are kept.
     """
-    projects = _read(approvals_file())
-    entries = projects.setdefault(str(root), {})
-    for server in servers:
-        files = {named.path: named.digest for named in server.launch_files}
-        before = _approval(entries.get(server.name))
-        env = {*(before.env if before else ()), *(allow or {}).get(server.name, ())}
-        entries[server.name] = {"fingerprint": server.launch_fingerprint, "files": files, "env": sorted(env)}
-    _write(projects)
+    servers = list(servers)
+    names = ", ".join(server.name for server in servers)
+    with _writing(f"{names} not approved"), _locked():
+        projects = _read(approvals_file())
+        entries = projects.setdefault(str(root), {})
+        for server in servers:
+            files = {named.path: named.digest for named in server.launch_files}
+            before = _approval(entries.get(server.name))
+            env = {*(before.env if before else ()), *(allow or {}).get(server.name, ())}
+            entries[server.name] = {"fingerprint": server.launch_fingerprint, "files": files, "env": sorted(env)}
+        _write(projects)
 
 
 def revoke(root: Path, names: Iterable[str] | None = None) -> list[str]:
     """Forget the approvals of ``names`` (every one when None) for the project at ``root``; the names forgotten."""
-    projects = _read(approvals_file())
-    entries = projects.get(str(root), {})
-    wanted = None if names is None else set(names)
-    gone = [name for name in entries if wanted is None or name in wanted]
-    for name in gone:
-        del entries[name]
-    if not entries:
-        projects.pop(str(root), None)
-    if gone:
-        _write(projects)
+    with _writing("every approval is still in force"), _locked():
+        projects = _read(approvals_file())
+        entries = projects.get(str(root), {})
+        wanted = None if names is None else set(names)
+        gone = [name for name in entries if wanted is None or name in wanted]
+        for name in gone:
+            del entries[name]
+        if not entries:
+            projects.pop(str(root), None)
+        if gone:
+            _write(projects)
     return gone
 
 
@@ -171,6 +178,15 @@ def _approval(value: Any) -> Approval | None:
         files={str(path): digest for path, digest in files.items() if isinstance(digest, str)},
         env=tuple(sorted(str(name) for name in env)) if isinstance(env, list) else (),
     )
+
+
+def _locked() -> AbstractContextManager[None]:
+    return locked(approvals_file().parent, _LOCK_FILE)
+
+
+def _writing(still: str) -> AbstractContextManager[None]:
+    """A full disk while the approvals are written: they are as they were (written atomically); ``still`` says how."""
+    return writing("the MCP approvals", approvals_file().parent, f"they are as they were: {still}")
 
 
 def _write(projects: dict[str, dict[str, Any]]) -> None:

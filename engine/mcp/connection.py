@@ -19,7 +19,7 @@ from typing import Any, Literal, TextIO
 import anyio
 
 from engine.mcp.config import ServerConfig
-from engine.mcp.errlog import server_log
+from engine.mcp.errlog import ServerLog, server_log
 from engine.mcp.errors import CallFailed, connection_lost, describe_connect_error
 from engine.mcp.listing import Listing, fetch_listing, fetch_tools
 from engine.mcp.transports import HttpAnswers, open_transport
@@ -65,6 +65,7 @@ class ServerConnection:
         self._failures = 0
         self._retry_at = 0.0
         self._answers = HttpAnswers()
+        self._log: ServerLog | None = None
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -114,6 +115,11 @@ class ServerConnection:
             raise CallFailed(f"MCP server {self.config.name!r} is not available: {self.error or self.state}")
         return self._client
 
+    @property
+    def log_problem(self) -> str | None:
+        """Why the server's log lacks what it printed in its latest start (a full disk), or None."""
+        return self._log.problem if self._log is not None else None
+
     def connection_lost(self, reason: str) -> None:
         """Mark the server gone (a call saw the connection close); the next call reconnects."""
         if self.state == "ready":
@@ -146,8 +152,9 @@ class ServerConnection:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 scope.deadline = anyio.current_time() + self.config.startup_timeout
-                async with server_log(self.log_path, self.config) as errlog:
-                    await self._connect_and_serve(scope, errlog, started)
+                async with server_log(self.log_path, self.config) as log:
+                    self._log = log
+                    await self._connect_and_serve(scope, log.writer, started)
             if scope.cancelled_caught and self.state == "starting" and not self._stopping:
                 self._fail(f"did not connect within {self.config.startup_timeout:g} s")
         except Exception as exc:

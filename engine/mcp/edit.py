@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from engine.config.files import CONFIG_FILE_LIMIT
 from engine.config.yaml_reader import load_yaml
+from engine.disk_full import writing
 from engine.errors import UserError
 from engine.mcp.entries import PluginEntry, PluginsFile, Transport, check_server_name
 from engine.paths import user_config_dir
@@ -203,6 +204,12 @@ def _write_checked(path: Path, lines: list[str]) -> None:
         PluginsFile.model_validate(data or {})
     except (yaml.YAMLError, ValidationError) as exc:
         raise UserError(f"{path}: the edited file would not be valid ({_first_problem(exc)}); left unchanged") from None
+    with writing(path.name, path.parent, "it is as it was (nothing was changed)"):
+        _replace(path, text)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file beside it, renamed over it (removed on failure)."""
     users = path.parent == user_config_dir()  # the user's own file may hold tokens: 0600 in a 0700 folder
     if users:
         private_dir(path.parent)

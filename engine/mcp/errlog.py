@@ -6,19 +6,25 @@ a pipe, not the file: a thread drains it and writes each piece through a
 secret values of the server's entry (its expanded ``env``, ``headers``, ``args`` and URL), so the log
 holds ``[redacted: $GITHUB_TOKEN]``, never the token. hive's own lines go through the same pipe. The
 log file is 0600 in a 0700 folder.
+
+A log that cannot be written (a full disk, a read-only file system) never stalls the server: the pipe
+is still drained, what could not be written is dropped, and :attr:`ServerLog.problem` names the folder
+and what was kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 import anyio
 
+from engine.disk_full import full_reason
 from engine.mcp.config import ServerConfig
 from engine.private_files import open_private_bytes
 from engine.redaction.scrubber import Scrubber
@@ -55,11 +61,18 @@ def scrubber_for_server(server: ServerConfig) -> Scrubber:
     return Scrubber.from_environment(known=server_secrets(server))
 
 
-class _Relay:
-    """The pipe a server writes its stderr into, and the thread that copies it, scrubbed, into the log."""
+class ServerLog:
+    """The pipe a server writes its stderr into (:attr:`writer`), and the thread that copies it, scrubbed, into the log."""
 
     def __init__(self, path: Path, scrub: Scrubber) -> None:
-        self._log = open_private_bytes(path, "a")
+        self.path = path
+        self.problem: str | None = None
+        """Why the log lacks what the server printed (a full disk), naming the folder and what was kept; None when whole."""
+        self._log: BinaryIO | None = None
+        try:
+            self._log = open_private_bytes(path, "a")
+        except OSError as error:
+            self._give_up(error, "nothing the server prints is logged")
         self._scrub = scrub
         read_end, write_end = os.pipe()
         self.writer: TextIO = os.fdopen(write_end, "w", encoding="utf-8", errors="replace")
@@ -85,7 +98,9 @@ class _Relay:
             self._write(self._scrubbed(pending))
         finally:
             os.close(read_end)
-            self._log.close()
+            if self._log is not None:
+                with contextlib.suppress(OSError):
+                    self._log.close()
 
     def _scrubbed(self, data: bytes) -> bytes:
         if not self._scrub:
@@ -93,20 +108,33 @@ class _Relay:
         return self._scrub(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
     def _write(self, data: bytes) -> None:
-        if data:
+        if not data or self._log is None:
+            return
+        try:
             self._log.write(data)
             self._log.flush()
+        except OSError as error:
+            self._give_up(error, "the log up to here is kept; what the server prints now is dropped")
+
+    def _give_up(self, error: OSError, kept: str) -> None:
+        """Stop writing the log (the pipe is still drained, so the server never blocks on its stderr)."""
+        log, self._log = self._log, None
+        if log is not None:
+            with contextlib.suppress(OSError):
+                log.close()  # what did not fit is dropped with it
+        reason = full_reason(error) or error.strerror or str(error)
+        self.problem = f"{reason} writing {self.path.name} in {self.path.parent}; {kept}"
 
 
 @asynccontextmanager
-async def server_log(path: Path, server: ServerConfig) -> AsyncIterator[TextIO]:
-    """The stderr to give ``server``: a pipe whose text reaches ``path`` (0600) with the known secrets replaced.
+async def server_log(path: Path, server: ServerConfig) -> AsyncIterator[ServerLog]:
+    """The log of ``server``: its ``writer`` is the stderr to give it, whose text reaches ``path`` (0600) scrubbed.
 
     hive's own lines about the server go the same way (for an HTTP or SSE server, they are all there is).
     """
-    relay = _Relay(path, scrubber_for_server(server))
+    relay = ServerLog(path, scrubber_for_server(server))
     try:
-        yield relay.writer
+        yield relay
     finally:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(relay.close)

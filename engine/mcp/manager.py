@@ -46,6 +46,8 @@ class ServerStatus(Struct, frozen=True, kw_only=True):
     connect_s: float | None
     log_path: Path | None
     """Where a stdio server's stderr goes."""
+    log_problem: str | None = None
+    """Why that log lacks what the server printed (a full disk), naming the folder and what was kept."""
 
 
 class McpManager:
@@ -214,6 +216,7 @@ class McpManager:
             protocol_version=connection.protocol_version,
             connect_s=connection.connect_s,
             log_path=connection.log_path if server.transport == "stdio" else None,
+            log_problem=connection.log_problem,
         )
 
     def _changed(self) -> None:

@@ -10,18 +10,17 @@ hive processes deciding at once keep both decisions. A file that cannot be read 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from msgspec import Struct
 
+from engine.disk_full import writing
 from engine.paths import user_config_dir
-from engine.private_files import private_dir
+from engine.private_files import locked
 
 TRUST_FILE = "trust.json"
 _LOCK_FILE = ".trust.lock"
@@ -63,7 +62,7 @@ def save_trust(root: Path, digest: str, loosenings: tuple[str, ...]) -> TrustRec
     """Record that the person trusts the project at ``root`` with its configuration as ``digest`` says."""
     decided = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     record = TrustRecord(root=str(root), digest=digest, decided=decided, loosenings=loosenings)
-    with _locked():
+    with _writing("the project is still not trusted"), _locked():
         projects = _read()
         projects[str(root)] = {"digest": digest, "decided": decided, "loosenings": list(loosenings)}
         _write(projects)
@@ -72,7 +71,7 @@ def save_trust(root: Path, digest: str, loosenings: tuple[str, ...]) -> TrustRec
 
 def forget_trust(root: Path) -> bool:
     """Take back the trust of the project at ``root``; whether there was any."""
-    with _locked():
+    with _writing("the project is still trusted"), _locked():
         projects = _read()
         if projects.pop(str(root), None) is None:
             return False
@@ -80,15 +79,13 @@ def forget_trust(root: Path) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def _locked() -> Iterator[None]:
-    folder = private_dir(trust_file().parent)
-    descriptor = os.open(folder / _LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(descriptor)
+def _locked() -> contextlib.AbstractContextManager[None]:
+    return locked(trust_file().parent, _LOCK_FILE)
+
+
+def _writing(still: str) -> contextlib.AbstractContextManager[None]:
+    """A full disk while the list is written: it is as it was (written atomically), and ``still`` says so."""
+    return writing("the trust list", trust_file().parent, f"the list is as it was: {still}")
 
 
 def _read() -> dict[str, Any]:

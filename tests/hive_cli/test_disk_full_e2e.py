@@ -1,48 +1,19 @@
 """A disk that fills where hive writes: one message naming the folder and what was kept, never an internal error.
 
-Each test mounts a small tmpfs (the suite runs as root in CI) and skips, saying why, where it cannot.
+Each test mounts a small tmpfs (tests.support.small_disk; the suite runs as root in CI) and skips, saying why,
+where it cannot.
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from engine.paths import user_data_dir
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 1 MiB tmpfs of its own, unmounted afterwards."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root (the suite runs as root in CI)")
-    folder = tmp_path / "small"
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode(errors='replace').strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
-def fill(folder: Path) -> None:
-    """Write a file in ``folder`` until the disk has no room left."""
-    with (folder / "filler").open("wb", buffering=0) as filler:
-        try:
-            while True:
-                filler.write(b"\0" * 4096)
-        except OSError as error:
-            assert error.errno == errno.ENOSPC
+from tests.support.small_disk import fill, leave_room
 
 
 def model_args(server: LLMServer, project: Path) -> list[str]:
@@ -95,12 +66,6 @@ def test_a_record_that_finds_no_room_is_cut_back_to_the_last_full_line(
     assert [r["type"] for r in records][-1] == "resumed"
     assert b"a long prompt" not in data
     assert len(llm_server.chat_requests) == 1, "the prompt that could not be saved was sent"
-
-
-def leave_room(folder: Path, size: int) -> None:
-    """Free ``size`` bytes of the filled disk."""
-    filler = folder / "filler"
-    os.truncate(filler, filler.stat().st_size - size)
 
 
 def user_data_dir_under(home: Path) -> Path:

@@ -12,6 +12,7 @@ import pytest
 
 from engine.mcp.config import ServerConfig, WrittenEntry
 from engine.mcp.errlog import LONG_LINE, server_log
+from tests.support.small_disk import fill
 
 TOKEN = "tok-" + "9f8e7d6c" * 3
 
@@ -27,16 +28,18 @@ def server(**env: str) -> ServerConfig:
     )
 
 
-def run_printing(log: Path, config: ServerConfig, program: str) -> None:
-    """Run ``program`` with ``config``'s log as its stderr, as the stdio transport does."""
+def run_printing(log: Path, config: ServerConfig, program: str) -> str | None:
+    """Run ``program`` with ``config``'s log as its stderr, as the stdio transport does; the log's problem."""
 
-    async def main() -> None:
-        async with server_log(log, config) as errlog:
+    async def main() -> str | None:
+        async with server_log(log, config) as server_log_:
+            errlog = server_log_.writer
             errlog.write("--- hive connecting to leaky\n")
             errlog.flush()
             await anyio.run_process([sys.executable, "-c", program], stderr=errlog, env={**os.environ, **config.env})
+        return server_log_.problem
 
-    anyio.run(main)
+    return anyio.run(main)
 
 
 def test_a_server_printing_its_token_leaves_the_marker_in_its_log(tmp_path: Path) -> None:
@@ -74,3 +77,18 @@ def test_hives_own_secret_variables_are_replaced_too(tmp_path: Path, monkeypatch
     run_printing(log, server(), program)
 
     assert log.read_text().endswith("-c [redacted: $OPENAI_API_KEY]\n")
+
+
+def test_a_full_disk_drops_what_the_server_prints_but_never_stalls_it(small_disk: Path) -> None:
+    log = small_disk / "leaky.log"
+    log.write_text("earlier\n")
+    fill(small_disk)
+    program = "import sys\nfor _ in range(64): sys.stderr.write('y' * 32768 + '\\n'); sys.stderr.flush()\nprint('done')"
+
+    problem = run_printing(log, server(), program)  # 2 MiB through a 64 KiB pipe: a stalled drain would hang here
+
+    assert problem == (
+        f"no space left on device writing leaky.log in {small_disk}; "
+        "the log up to here is kept; what the server prints now is dropped"
+    )
+    assert log.read_text().startswith("earlier\n")

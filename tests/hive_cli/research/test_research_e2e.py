@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer
 from tests.support.research_model import FIXTURE_DOCS, ResearchScript, research_args
+from tests.support.small_disk import fill
 
 QUESTION = "How fast is the Tessel Glacier retreating, and why?"
 REPORT = (
@@ -148,3 +149,22 @@ def test_the_docs_provider_without_a_folder_is_a_usage_error(llm_server: LLMServ
     done = run_hive("research", QUESTION, *args)
 
     assert done.returncode == 2 and "--docs DIR" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_report_that_finds_no_room_in_its_file_is_printed_instead(
+    llm_server: LLMServer, tmp_path: Path, small_disk: Path
+) -> None:
+    ResearchScript(judges=[SUFFICIENT], report=REPORT).install(llm_server)
+    target = small_disk / "report.md"
+    fill(small_disk)
+
+    done = research(llm_server, tmp_path, "--min-sources", "2", "--output", str(target))
+
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("The Tessel Glacier") and "## Sources" in done.stdout  # not lost
+    assert (
+        f"hive: no space left on device writing report.md in {small_disk}; "
+        "the report is printed on standard output instead"
+    ) in done.stderr
+    assert "report written to" not in done.stderr
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]  # no partial report left behind
