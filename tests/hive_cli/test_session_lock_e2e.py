@@ -160,7 +160,12 @@ def test_two_resumes_at_once_one_runs_the_other_exits_2_and_the_file_holds_the_w
     tasks = {a.pid: "from A", b.pid: "from B"}
 
     assert loser.returncode == 2
-    assert f"session {sid} is in use by hive process {winner.pid}" in loser_end.result()[1]
+    said = loser_end.result()[1]
+    # The winner writes its pid just after it locks: a loser that comes in between cannot name it (the
+    # test above checks the name when the holder is settled).
+    assert f"session {sid} is in use by hive process {winner.pid}" in said or (
+        f"session {sid} is in use by another hive process" in said
+    )
     records = records_after_the_first_run(session_file, first_run_lines)
     assert [r["type"] for r in records] == ["resumed", "message", "message"]
     assert [r["message"]["content"] for r in records[1:]] == [tasks[winner.pid], "The winner's answer."]
