@@ -59,11 +59,18 @@ class PassageIndex:
         """The number of passages."""
         return len(self.lengths)
 
-    def ranked(self, query: str) -> Numbers:
-        """The passages ``query`` scores above zero, best first (equal scores: lower number first)."""
+    def ranked(self, query: str, count: int) -> tuple[Numbers, bool]:
+        """The ``count`` best passages for ``query`` (more when several tie for the last place), best first
+        (equal scores: lower number first), only those scoring above zero; and whether that is all of those.
+        """
         scores = self.scores(query)
         matched = np.flatnonzero(scores > 0).astype(np.int32)
-        return matched[np.lexsort((matched, -scores[matched]))]
+        everything = len(matched) <= count
+        if not everything:
+            cut = len(matched) - count
+            lowest = np.partition(scores[matched], cut)[cut]
+            matched = matched[scores[matched] >= lowest]
+        return matched[np.lexsort((matched, -scores[matched]))], everything
 
     def scores(self, query: str) -> NDArray[np.float64]:
         """Each passage's BM25 score for ``query``."""

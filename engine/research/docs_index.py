@@ -99,8 +99,18 @@ class LocalDocs:
         docs = self._docs
         if docs is None or limit < 1:
             return []
+        count = limit * 4
+        while True:  # a file has several passages: look further until ``limit`` files or no more passages
+            passages, everything = docs.index.ranked(query, count)
+            hits = self._hits(docs, passages.tolist(), limit)
+            if len(hits) == limit or everything:
+                return hits
+            count *= 4
+
+    def _hits(self, docs: IndexedDocs, passages: list[int], limit: int) -> list[SearchHit]:
+        """The files of ``passages``, each once, at most ``limit``."""
         hits: dict[int, SearchHit] = {}
-        for passage in docs.index.ranked(query).tolist():
+        for passage in passages:
             owner = self._owners[passage]
             if owner in hits:
                 continue
