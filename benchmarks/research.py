@@ -37,6 +37,7 @@ SAMPLES = 5
 DOCUMENTS = 10_000
 QUERIES = 100
 CHANGED = 10
+AN_HOUR_AGO = time.time() - 3600
 QUESTION = "How fast is the Tessel Glacier retreating, and why?"
 WORDS = (
     "glacier river survey ice core melt summer winter snow station temperature flow valley farm lake trail "
@@ -93,6 +94,7 @@ def write_documents(folder: Path, count: int) -> int:
         path = folder / f"d{number // 1000}" / f"doc{number}.{('md', 'txt', 'html')[kind]}"
         path.parent.mkdir(exist_ok=True)
         size += path.write_text(text)
+        os.utime(path, (AN_HOUR_AGO, AN_HOUR_AGO))  # written earlier: a folder modified just now is checked again
     return size
 
 

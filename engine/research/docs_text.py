@@ -22,13 +22,20 @@ def read_text(path: Path, folder: Path) -> str:
     return read_bounded(path, limit=MAX_DOCUMENT_BYTES, within=folder).decode("utf-8", errors="replace")
 
 
-def passages(path: Path, folder: Path) -> tuple[str, list[str]]:
-    """The title of ``path`` and its text cut into passages of about ``PASSAGE_WORDS`` words (none when unreadable)."""
+def document_bytes(path: Path, folder: Path) -> bytes | None:
+    """The bytes of the document ``path`` inside ``folder``; None when it cannot or may not be read."""
     try:
-        raw = read_text(path, folder)
+        return read_bounded(path, limit=MAX_DOCUMENT_BYTES, within=folder)
     except OSError:  # unreadable, or refused: too large, not a regular file, a link out of the folder
+        return None
+
+
+def passages(path: Path, raw: bytes | None) -> tuple[str, list[str]]:
+    """The title of the document ``path`` (its bytes: ``raw``) and its text cut into passages of about
+    ``PASSAGE_WORDS`` words (none when it could not be read)."""
+    if raw is None:
         return path.stem, []
-    title, text = readable(path, raw)
+    title, text = readable(path, raw.decode("utf-8", errors="replace"))
     words = text.split()
     return title, [" ".join(words[start : start + PASSAGE_WORDS]) for start in range(0, len(words), PASSAGE_WORDS)]
 

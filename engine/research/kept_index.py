@@ -49,6 +49,9 @@ class KeptFile(Struct, frozen=True, array_like=True):
     stamp: FileStamp
     title: str
     passages: int
+    digest: bytes = b""
+    """For a document modified just before it was read (its stamp may not change when it is changed
+    again at once): a digest of its bytes, checked on the next run. Empty when the stamp suffices."""
 
 
 class IndexedDocs(Struct, frozen=True):
