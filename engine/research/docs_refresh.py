@@ -2,8 +2,8 @@
 
 A document is unchanged when its stamp (size, modification and change times, inode) is the one kept,
 and, if it had been modified just before it was read, its bytes still have the digest kept (as git
-does for "racily clean" files); then its passages, snippets and counts are taken over as they are. New and changed documents are read
-and cut into passages; deleted ones are dropped. The result equals an index built afresh (same
+does for "racily clean" files); then its passages, snippets and counts are taken over as they are.
+New and changed documents are read and cut into passages; deleted ones are dropped. The result equals an index built afresh (same
 passages in the same order), so searches give the same answers either way.
 """
 

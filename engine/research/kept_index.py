@@ -120,7 +120,10 @@ def save(path: Path, folder: Path, docs: IndexedDocs) -> None:
         passages=index.passages.astype(_INT32).tobytes(),
         counts=index.counts.astype(_INT32).tobytes(),
     )
-    data = msgspec.msgpack.encode(record)
+    try:
+        data = msgspec.msgpack.encode(record)
+    except UnicodeEncodeError:  # msgpack strings are UTF-8; a name the file system gave as bytes is not
+        raise OSError("a file or folder name is not valid UTF-8") from None
     if len(data) > MAX_KEPT_BYTES:
         raise OSError(f"the index would take {len(data):,} bytes, more than is kept")
     private_dir(path.parent)

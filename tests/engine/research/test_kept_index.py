@@ -163,6 +163,16 @@ def test_by_default_it_is_kept_in_hive_s_user_cache(folder: Path, isolated_hive:
     assert [path.suffix for path in (isolated_hive / "cache" / "research").iterdir()] == [".msgpack"]
 
 
+def test_a_file_name_that_is_not_utf8_is_searched_and_the_index_not_kept(folder: Path, tmp_path: Path) -> None:
+    (Path(os.fsdecode(os.fsencode(folder) + b"/odd\xff.md"))).write_text("# Odd\n\nA drumlin.\n")
+
+    docs, report = build(folder, tmp_path / "cache")
+
+    assert counts(report) == (4, 4, 0, 0) and "not valid UTF-8" in report.note
+    assert names(docs, "drumlin") == [os.fsdecode(b"odd\xff.md")]
+    assert counts(build(folder, tmp_path / "cache")[1]) == (4, 4, 0, 0)
+
+
 RUNNER = """
 import sys
 from pathlib import Path
