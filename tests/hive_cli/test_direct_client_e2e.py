@@ -212,3 +212,24 @@ def test_provider_client_litellm_sends_gemini_to_the_native_api(llm_server: LLMS
     assert paths and set(paths) == {"/v1beta/models/gemini-2.5-flash:streamGenerateContent"}, paths
     assert not llm_server.chat_requests
     assert not out.exists(), "litellm should have been imported"
+
+
+@pytest.mark.parametrize(
+    ("name", "provider", "words"),
+    [
+        ("azure/error_401_access_denied.yaml", "azure", "Access denied due to invalid subscription key"),
+        ("mistral/error_401_unauthorized.yaml", "mistral", "): Unauthorized"),
+    ],
+)
+def test_a_refused_key_ends_the_run_with_the_providers_words_and_the_fix(
+    name: str, provider: str, words: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "modules.json"
+    with ReplayServer(CASSETTE_DIR / name) as server:
+        done = run_long_tail(server, tmp_path, out, provider)
+
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    result = json.loads(done.stdout)
+    assert result["exit_reason"] == "error" and words in result["error"]
+    assert result["fix"].startswith(f"set {LONG_TAIL[provider][2]}, or HIVE_API_KEY")
+    assert json.loads(out.read_text()) == []
