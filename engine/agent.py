@@ -346,9 +346,9 @@ def _direct_client(settings: ModelSettings, *, force_litellm: bool) -> ModelClie
     """hive's own client for the model's protocol, if it speaks one of them (each imported only when chosen)."""
     endpoint = openai_compatible_endpoint(settings, force_litellm=force_litellm)
     if endpoint is not None:
-        from engine.model.openai_compat import OpenAICompatClient
+        from engine.model.chat_providers import chat_client_for
 
-        return OpenAICompatClient(settings, endpoint)
+        return chat_client_for(settings, endpoint)
     endpoint = responses_endpoint(settings, force_litellm=force_litellm)
     if endpoint is not None:
         from engine.model.openai_responses import OpenAIResponsesClient

@@ -11,6 +11,7 @@ from typing import IO, TYPE_CHECKING, assert_never
 from msgspec import Struct, field
 
 from engine.research.events import (
+    DocumentsIndexed,
     IterationStarted,
     Judged,
     QueriesPlanned,
@@ -102,10 +103,21 @@ def _describe(event: ResearchEvent) -> str | None:
         case Judged():
             gaps = f"; gaps: {'; '.join(event.gaps)}" if event.gaps else ""
             return f"sufficiency {event.score:.2f}{'' if event.readable else ' (unreadable verdict)'}{gaps}"
+        case DocumentsIndexed():
+            return indexed_line(event)
         case ResearchNotice():
             return event.message
         case _:
             assert_never(event)
+
+
+def indexed_line(event: DocumentsIndexed) -> str:
+    """``indexed 120 document(s) in DIR: 2 read, 118 kept from an earlier run, 1 gone``, and why it was not kept."""
+    parts = [f"{event.read:,} read", f"{event.kept:,} kept from an earlier run"]
+    if event.gone:
+        parts.append(f"{event.gone:,} gone")
+    note = f"; {event.note}" if event.note else ""
+    return f"indexed {event.files:,} document(s) in {event.folder}: {', '.join(parts)}{note}"
 
 
 class PlainProgress:

@@ -82,11 +82,23 @@ def lesson_notice(lesson: Lesson, *, server: str, model: str) -> str:
     )
 
 
+TOOL_CALL_EXTRAS = "tool_call_extra_content"
+"""Assistant-message field hive keeps for Gemini: each tool call's ``extra_content`` (its thought signature), by
+call id; Gemini's client puts it back on the calls, every other server gets the message without it."""
+
+
 def sendable_messages(messages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages with ``"content": null`` written as ``""`` (an assistant turn that only called tools).
 
     Servers that render messages through a chat template concatenate ``content`` as a string
     (llama-cpp-python answers null with HTTP 500); ``""`` is accepted by OpenAI, vLLM, llama.cpp,
     Ollama and LM Studio alike, where a missing key breaks templates that index ``message['content']``.
+    ``TOOL_CALL_EXTRAS`` is left out.
     """
-    return [{**message, "content": ""} if message.get("content", "") is None else message for message in messages]
+    return [_sendable(message) for message in messages]
+
+
+def _sendable(message: dict[str, Any]) -> dict[str, Any]:
+    if TOOL_CALL_EXTRAS in message:
+        message = {key: value for key, value in message.items() if key != TOOL_CALL_EXTRAS}
+    return {**message, "content": ""} if message.get("content", "") is None else message

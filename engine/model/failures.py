@@ -95,7 +95,7 @@ def _category_of(exc: BaseException, status: int | None, message: str) -> ErrorC
         return "context_overflow"
     if status in (400, 413) and any(p in lowered for p in _OVERFLOW_PHRASES):
         return "context_overflow"
-    if code == "insufficient_quota" or any(p in lowered for p in _OUT_OF_CREDIT_PHRASES):
+    if code == "insufficient_quota" or _out_of_credit(lowered):
         return "auth"
     if _says_request_invalid(status, lowered):
         return "bad_request"
@@ -141,7 +141,7 @@ def _user_message(category: ErrorCategory, detail: str, model: str) -> str:
     return f"{hint}{where}: {detail}" if detail else f"{hint}{where}"
 
 
-_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+: |\w+Error: |\w+Exception - )")
+_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+: |\w+Error: |\w+Exception - |\w+Exception \w+Error - )")
 
 
 def _strip_litellm_prefix(message: str) -> str:
@@ -154,18 +154,23 @@ def _strip_litellm_prefix(message: str) -> str:
 
 
 def _message_inside_json(text: str) -> str:
-    """``{"error": {"message": "..."}}`` (OpenAI or Anthropic envelope) → the message; other text unchanged."""
-    if not text.startswith("{"):
+    """``{"error": {"message": "..."}}`` (OpenAI or Anthropic envelope; Gemini sends it inside a list) or
+    ``{"message": "..."}`` (Mistral) → the message; other text unchanged."""
+    if not text.startswith(("{", "[")):
         return text
     try:
         body = json.loads(text)
     except ValueError:
         return text
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]
     error = body.get("error") if isinstance(body, dict) else None
     if isinstance(error, dict) and isinstance(error.get("message"), str):
         return str(error["message"]) + _window_named(error)
     if isinstance(error, str):
         return error
+    if isinstance(body, dict) and error is None and isinstance(body.get("message"), str):
+        return str(body["message"])
     return text
 
 
@@ -178,10 +183,35 @@ def _window_named(error: dict[str, object]) -> str:
     return f" (n_ctx {window}{took})"
 
 
+def _out_of_credit(lowered: str) -> bool:
+    """The words of an account out of credit; Gemini says the same of a per-minute or per-day limit, marked
+    ``RESOURCE_EXHAUSTED``: a rate limit to wait out."""
+    return any(p in lowered for p in _OUT_OF_CREDIT_PHRASES) and "resource_exhausted" not in lowered
+
+
 def _message_of(exc: BaseException) -> str:
     message = getattr(exc, "message", None)
     text = str(message) if message else str(exc)
+    if _BARE_STATUS.search(text):
+        text = _body_in_chain(exc) or text
     return text if "n_ctx" in text else text + _window_in_response(exc)
+
+
+_BARE_STATUS = re.compile(r"(?:^|- )Error code: \d+$")
+"""The OpenAI SDK's words for an error body it could not read (Gemini's, a list): the body says more."""
+
+
+def _body_in_chain(exc: BaseException) -> str | None:
+    """The error body kept by an exception in ``exc``'s chain (the SDK's error that litellm wraps), as JSON."""
+    link: BaseException | None = exc
+    for _ in range(6):
+        if link is None:
+            break
+        body = getattr(link, "body", None)
+        if isinstance(body, dict | list):
+            return json.dumps(body)
+        link = link.__cause__ or link.__context__
+    return None
 
 
 def _window_in_response(exc: BaseException) -> str:

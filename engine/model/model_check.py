@@ -6,7 +6,6 @@ key would otherwise fail only after seconds of retries, in litellm's or the prov
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 from typing import NoReturn
 from urllib.parse import urlsplit
@@ -14,7 +13,7 @@ from urllib.parse import urlsplit
 from engine.errors import UserError
 from engine.model.litellm_data import PROVIDER_ENDPOINTS, litellm_json
 from engine.model.provider_keys import missing_key_variable as provider_key_variable
-from engine.model.providers import is_own_provider, required_key_env
+from engine.model.providers import is_own_provider, key_is_set, required_key_env
 
 
 def check_api_base(api_base: str | None, source: str) -> None:
@@ -119,7 +118,7 @@ def missing_key_variable(model: str, api_base: str | None) -> str | None:
     """
     variable = required_key_env(model, api_base)
     if variable is not None:
-        return None if os.environ.get(variable) else variable
+        return None if key_is_set(variable) else variable
     provider, slash, name = model.partition("/")
     if not slash or not name or api_base is not None or is_own_provider(provider):
         return None

@@ -1,59 +1,60 @@
 """Local documents as a research source: a folder's text files, searched with BM25 and read from disk.
 
-The folder is indexed on the first search (``bm25s``, in a worker thread), in passages of about
-``PASSAGE_WORDS`` words so a long file is found by the part that matches. A search returns files,
-each once, with the best passage as the snippet. Reading is confined to the folder.
+The folder is indexed on the first search (in a worker thread), in passages of about ``PASSAGE_WORDS``
+words so a long file is found by the part that matches. The index is kept in the user cache
+(``kept_index``) and brought up to date on the next run by reading only new and changed files
+(``docs_refresh``). A search returns files, each once, with the best passage as the snippet. Reading
+is confined to the folder.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from msgspec import Struct
+import numpy as np
+from msgspec.structs import replace
 
+from engine.research.docs_refresh import IndexReport, refresh
+from engine.research.docs_text import PASSAGE_WORDS, read_text, readable
+from engine.research.events import DocumentsIndexed, ResearchEvent
+from engine.research.kept_index import IndexedDocs, Unusable, kept_path, load, save
 from engine.research.sources import FetchedPage, FetchError, SearchError, SearchHit
-from engine.safe_read import read_bounded
 
-SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm"})
-PASSAGE_WORDS = 300
-MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
-"""Larger documents are not indexed or read."""
-SNIPPET_CHARS = 300
-_TAG = re.compile(r"<(script|style)\b.*?</\1>|<[^>]+>", re.IGNORECASE | re.DOTALL)
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-
-
-class Passage(Struct, frozen=True, kw_only=True):
-    """One indexed piece of a file."""
-
-    path: Path
-    title: str
-    text: str
+__all__ = ["PASSAGE_WORDS", "LocalDocs"]
 
 
 class LocalDocs:
     """A folder of text and markdown files as a ``SearchProvider`` (name ``docs``) and a ``PageFetcher``.
 
-    A hit's url is the file's path; ``fetch`` reads that file again, whole.
+    A hit's url is the file's path; ``fetch`` reads that file again, whole. ``cache``: the folder
+    the index is kept under (default: hive's user cache).
     """
 
     name = "docs"
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, cache: Path | None = None) -> None:
         self.folder = folder.resolve()
-        self._passages: list[Passage] = []
-        self._index: Any = None
+        self.cache = cache
+        self._docs: IndexedDocs | None = None
+        self._owners: list[int] = []
+        """Each passage's file (its position in ``_docs.files``)."""
         self._lock = asyncio.Lock()
+        self._emit: Callable[[ResearchEvent], None] | None = None
+
+    def report_to(self, emit: Callable[[ResearchEvent], None]) -> None:
+        """Tell ``emit`` how the folder was indexed (a ``DocumentsIndexed`` event), once it is."""
+        self._emit = emit
 
     async def search(self, query: str, limit: int) -> list[SearchHit]:
         """The files whose passages best match ``query``, best first (at most ``limit``)."""
         async with self._lock:
-            if self._index is None:
-                await asyncio.to_thread(self.build)
+            if self._docs is None:
+                report = await asyncio.to_thread(self.build)
+                if self._emit is not None:
+                    self._emit(indexed_event(self.folder, report))
         return self._best_files(query, limit)
 
     async def fetch(self, url: str) -> FetchedPage:
@@ -66,7 +67,7 @@ class LocalDocs:
         if not path.is_relative_to(self.folder):
             raise FetchError(url, f"not inside the documents folder {self.folder}")
         try:
-            raw = read_bounded(path, limit=MAX_DOCUMENT_BYTES, within=self.folder).decode("utf-8", errors="replace")
+            raw = read_text(path, self.folder)
         except OSError as error:  # also a refusal: too large, not a regular file
             raise FetchError(url, f"cannot read it ({error.strerror or error})") from None
         title, text = readable(path, raw)
@@ -74,79 +75,55 @@ class LocalDocs:
             raise FetchError(url, "the file holds no text")
         return FetchedPage(url=url, title=title, text=text, accessed=datetime.now(UTC))
 
-    def build(self) -> int:
-        """Read the folder and index it (again); the number of files indexed."""
-        import bm25s  # type: ignore[import-untyped]
-
+    def build(self) -> IndexReport:
+        """Index the folder (again), from its kept index and the files changed since; what it took."""
         if not self.folder.is_dir():
             raise SearchError(self.name, f"the documents folder {self.folder} does not exist")
-        files = document_files(self.folder)
-        self._passages = [p for path in files for p in passages(path)]
-        retriever = bm25s.BM25()
-        if self._passages:
-            tokens = bm25s.tokenize([p.text for p in self._passages], stopwords="en", show_progress=False)
-            retriever.index(tokens, show_progress=False)
-        self._index = retriever
-        return len(files)
+        where = kept_path(self.folder, self.cache)
+        note = ""
+        try:
+            previous = load(where, self.folder)
+        except Unusable as problem:
+            previous, note = None, f"the kept index {problem}: indexed afresh"
+        docs, report = refresh(self.folder, previous)
+        if report.changed:
+            try:
+                save(where, self.folder, docs)
+            except OSError as error:
+                note = f"the index could not be kept in {where.parent} ({error.strerror or error})"
+        self._docs = docs
+        self._owners = np.repeat(np.arange(len(docs.files)), [kept.passages for kept in docs.files]).tolist()
+        return replace(report, note=note)
 
     def _best_files(self, query: str, limit: int) -> list[SearchHit]:
-        import bm25s
+        docs = self._docs
+        if docs is None or limit < 1:
+            return []
+        count = limit * 4
+        while True:  # a file has several passages: look further until ``limit`` files or no more passages
+            passages, everything = docs.index.ranked(query, count)
+            hits = self._hits(docs, passages.tolist(), limit)
+            if len(hits) == limit or everything:
+                return hits
+            count *= 4
 
-        if not self._passages or limit < 1:
-            return []
-        words = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)
-        if not words or not words[0]:
-            return []
-        k = min(len(self._passages), limit * 4)
-        positions, scores = self._index.retrieve(words, k=k, show_progress=False)
-        hits: dict[Path, SearchHit] = {}
-        for position, score in zip(positions[0], scores[0], strict=True):
-            passage = self._passages[int(position)]
-            if score <= 0 or passage.path in hits:  # bm25s fills up to k with zero-score passages
+    def _hits(self, docs: IndexedDocs, passages: list[int], limit: int) -> list[SearchHit]:
+        """The files of ``passages``, each once, at most ``limit``."""
+        hits: dict[int, SearchHit] = {}
+        for passage in passages:
+            owner = self._owners[passage]
+            if owner in hits:
                 continue
-            hits[passage.path] = SearchHit(
-                title=passage.title, url=str(passage.path), snippet=passage.text[:SNIPPET_CHARS], provider=self.name
-            )
-        return list(hits.values())[:limit]
+            kept = docs.files[owner]
+            url = str(self.folder / kept.stamp.path)
+            hits[owner] = SearchHit(title=kept.title, url=url, snippet=docs.snippets[passage], provider=self.name)
+            if len(hits) == limit:
+                break
+        return list(hits.values())
 
 
-def document_files(folder: Path) -> list[Path]:
-    """The readable documents under ``folder`` (hidden folders skipped), in path order."""
-    found = []
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        if path.suffix.lower() in SUFFIXES and path.is_file() and not any(p.startswith(".") for p in relative.parts):
-            found.append(path)
-    return found
-
-
-def passages(path: Path) -> list[Passage]:
-    """``path`` cut into passages of about ``PASSAGE_WORDS`` words, each carrying the file's title."""
-    try:
-        raw = read_bounded(path, limit=MAX_DOCUMENT_BYTES).decode("utf-8", errors="replace")
-    except OSError:  # unreadable, or refused: too large, not a regular file
-        return []
-    title, text = readable(path, raw)
-    words = text.split()
-    return [
-        Passage(path=path, title=title, text=" ".join(words[start : start + PASSAGE_WORDS]))
-        for start in range(0, len(words), PASSAGE_WORDS)
-    ]
-
-
-def readable(path: Path, raw: str) -> tuple[str, str]:
-    """The title and plain text of a document (HTML tags stripped)."""
-    if path.suffix.lower() in (".html", ".htm"):
-        found = _TITLE.search(raw)
-        text = _TAG.sub(" ", raw)
-        title = " ".join(found.group(1).split()) if found else ""
-        return title or path.stem, text
-    return markdown_title(raw) or path.stem, raw
-
-
-def markdown_title(text: str) -> str:
-    """The first markdown heading's text, or ''."""
-    for line in text.splitlines()[:40]:
-        if line.startswith("#"):
-            return line.lstrip("#").strip()
-    return ""
+def indexed_event(folder: Path, report: IndexReport) -> DocumentsIndexed:
+    """The progress event that tells ``report``."""
+    return DocumentsIndexed(
+        folder=str(folder), files=report.files, read=report.read, kept=report.kept, gone=report.gone, note=report.note
+    )

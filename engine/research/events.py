@@ -92,6 +92,19 @@ class UsageUpdated(Struct, frozen=True, kw_only=True):
     total: Usage
 
 
+class DocumentsIndexed(Struct, frozen=True, kw_only=True):
+    """The documents folder was indexed: ``read`` files read now, ``kept`` taken from the index an earlier
+    run kept, ``gone`` dropped from it (deleted since); ``note`` says why the kept index was not used or written."""
+
+    kind: Literal["documents_indexed"] = "documents_indexed"
+    folder: str
+    files: int
+    read: int
+    kept: int
+    gone: int
+    note: str = ""
+
+
 class ResearchNotice(Struct, frozen=True, kw_only=True):
     """Something the person should know (a provider took over, a search failed, a reply was unreadable)."""
 
@@ -115,6 +128,7 @@ ResearchEvent = (
     | SourceDropped
     | Judged
     | UsageUpdated
+    | DocumentsIndexed
     | ResearchNotice
     | ResearchFinished
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from msgspec import Struct
@@ -40,6 +41,15 @@ class GuardedPage(Struct, frozen=True, kw_only=True):
     flagged: str = ""
 
 
+@runtime_checkable
+class Reporting(Protocol):
+    """A provider with progress of its own to tell (the docs provider, how it indexed the folder)."""
+
+    def report_to(self, emit: Callable[[ResearchEvent], None]) -> None:
+        """Send that progress to ``emit``."""
+        ...
+
+
 class Searcher:
     """Searches through the first provider that answers; the next one takes over on ``SearchError``.
 
@@ -51,6 +61,9 @@ class Searcher:
         if not providers:
             raise ValueError("research needs at least one search provider")
         self.providers = list(providers)
+        for provider in self.providers:
+            if isinstance(provider, Reporting):
+                provider.report_to(emit)
         self.retries = retries
         self.retries_left = retries
         self.emit = emit

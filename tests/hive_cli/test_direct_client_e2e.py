@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.cassettes import CASSETTE_DIR, ReplayServer
 from tests.support.cli import hive_env
 from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
@@ -118,4 +120,116 @@ def test_hive_run_on_the_responses_api_never_imports_litellm(llm_server: LLMServ
     assert output["type"] == "function_call_output" and "a.txt" in output["output"]
     assert result["usage"]["turns"][-1]["prompt_tokens"] == 40
     assert out.exists(), "litellm was imported (hive exited without teardown)"
+    assert json.loads(out.read_text()) == []
+
+
+LONG_TAIL = {
+    # provider spelling: (model, the base-URL variable's path on the server, the key variable, the path posted to)
+    "gemini": ("gemini/gemini-2.5-flash", "/v1beta", "GEMINI_API_KEY", "/v1beta/openai/chat/completions"),
+    "azure": (
+        "azure/gpt-4o",
+        "",
+        "AZURE_API_KEY",
+        "/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+    ),
+    "mistral": ("mistral/mistral-large-latest", "/v1", "MISTRAL_API_KEY", "/v1/chat/completions"),
+}
+
+
+def run_long_tail(
+    server: LocalServer, workdir: Path, out: Path, provider: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`hive run` with the provider's own variables (base URL and key) pointing at the local server."""
+    model, base_path, key_env, _ = LONG_TAIL[provider]
+    args = ["run", "list the files", "--yes", "-o", "json", "--model", model, "-C", str(workdir)]
+    variables = {f"{provider.upper()}_API_BASE": server.url + base_path, key_env: f"key-for-{provider}"}
+    return subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        env=hive_env(HIVE_TEST_MODULES_OUT=str(out), **variables, **env),
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("provider", LONG_TAIL)
+def test_gemini_azure_and_mistral_take_hives_own_client_at_their_own_urls(
+    provider: str, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    script_task(llm_server)
+    out = tmp_path / "modules.json"
+    done = run_long_tail(llm_server, tmp_path, out, provider)
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["text"] == "There is one file." and result["tool_calls"][0]["success"] is True
+    sent = llm_server.chat_requests
+    assert [request.path for request in sent] == [LONG_TAIL[provider][3]] * 2
+    for request in sent:
+        if provider == "azure":
+            assert request.headers["api-key"] == "key-for-azure" and "authorization" not in request.headers
+        else:
+            assert request.headers["authorization"] == f"Bearer key-for-{provider}"
+    assert ("stream_options" in sent[0].json) is (provider != "mistral")
+    assert "a.txt" in sent[1].messages[-1]["content"]
+    turn = result["usage"]["turns"][-1]
+    if provider != "mistral":  # the scripted server sends usage only when asked; Mistral's own API sends it unasked
+        assert (turn["prompt_tokens"], turn["completion_tokens"]) == (40, 5)
+    if provider != "mistral":  # estimated usage is not priced
+        assert result["usage"]["total"]["cost_usd"] > 0  # priced from litellm's table, read as data
+    assert out.exists(), "litellm was imported (hive exited without teardown)"
+    assert json.loads(out.read_text()) == (["tiktoken"] if provider == "mistral" else [])  # tiktoken: the estimate
+
+
+@pytest.mark.parametrize("provider", ["azure", "mistral"])
+def test_provider_client_litellm_still_takes_azure_and_mistral(
+    provider: str, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    script_task(llm_server)
+    out = tmp_path / "modules.json"
+    # litellm's Mistral chat route reads no MISTRAL_API_BASE: the base is given as hive's own setting.
+    env = {"HIVE_PROVIDER_CLIENT": "litellm", "AZURE_API_VERSION": "2024-10-21"}
+    if provider == "mistral":
+        env["HIVE_API_BASE"] = llm_server.url + "/v1"
+    done = run_long_tail(llm_server, tmp_path, out, provider, **env)
+
+    assert done.returncode == 0, done.stdout[-600:]
+    assert json.loads(done.stdout)["text"] == "There is one file."
+    assert [request.path for request in llm_server.chat_requests] == [LONG_TAIL[provider][3]] * 2
+    assert not out.exists(), "litellm should have been imported"
+
+
+def test_provider_client_litellm_sends_gemini_to_the_native_api(llm_server: LLMServer, tmp_path: Path) -> None:
+    out = tmp_path / "modules.json"
+    done = run_long_tail(llm_server, tmp_path, out, "gemini", HIVE_PROVIDER_CLIENT="litellm")
+
+    # The scripted server speaks only the OpenAI protocol: litellm's native request is refused, and said so.
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    paths = [request.path.split("?")[0] for request in llm_server.requests]
+    assert paths and set(paths) == {"/v1beta/models/gemini-2.5-flash:streamGenerateContent"}, paths
+    assert not llm_server.chat_requests
+    assert not out.exists(), "litellm should have been imported"
+
+
+@pytest.mark.parametrize(
+    ("name", "provider", "words"),
+    [
+        ("azure/error_401_access_denied.yaml", "azure", "Access denied due to invalid subscription key"),
+        ("mistral/error_401_unauthorized.yaml", "mistral", "): Unauthorized"),
+    ],
+)
+def test_a_refused_key_ends_the_run_with_the_providers_words_and_the_fix(
+    name: str, provider: str, words: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "modules.json"
+    with ReplayServer(CASSETTE_DIR / name) as server:
+        done = run_long_tail(server, tmp_path, out, provider)
+
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    result = json.loads(done.stdout)
+    assert result["exit_reason"] == "error" and words in result["error"]
+    assert result["fix"].startswith(f"set {LONG_TAIL[provider][2]}, or HIVE_API_KEY")
     assert json.loads(out.read_text()) == []

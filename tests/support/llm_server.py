@@ -434,7 +434,7 @@ class LLMServer(LocalServer):
     @property
     def chat_requests(self) -> list[RecordedRequest]:
         """The chat-completion requests received (GET /models and stray requests left out)."""
-        return [r for r in self.requests if r.method == "POST" and _route(r.path) in _CHAT_PATHS]
+        return [r for r in self.requests if r.method == "POST" and _is_chat(_route(r.path))]
 
     @property
     def responses_requests(self) -> list[RecordedRequest]:
@@ -455,7 +455,7 @@ class LLMServer(LocalServer):
             writer.send_json(200, self._models_list())
         elif request.method == "POST" and route in _EMBEDDINGS_PATHS:
             writer.send_json(200, _embeddings(request.json if isinstance(request.json, dict) else {}))
-        elif request.method == "POST" and route in _CHAT_PATHS + _RESPONSES_PATHS:
+        elif request.method == "POST" and (_is_chat(route) or route in _RESPONSES_PATHS):
             self._chat(request, writer, responses=route in _RESPONSES_PATHS)
         else:
             message = f"llm_server: no route for {request.method} {request.path}"
@@ -730,6 +730,11 @@ def _letter_vector(text: str) -> list[float]:
     counts = [float(text.lower().count(letter)) for letter in "abcdefghijklmnopqrstuvwxyz"]
     norm = sum(c * c for c in counts) ** 0.5 or 1.0
     return [c / norm for c in counts]
+
+
+def _is_chat(route: str) -> bool:
+    """A chat-completions path: OpenAI's, or a provider's under its own prefix (Azure's deployments, Gemini's)."""
+    return route in _CHAT_PATHS or route.endswith("/chat/completions")
 
 
 def _route(path: str) -> str:

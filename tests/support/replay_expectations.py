@@ -108,6 +108,18 @@ class Reply:
     calls: tuple[Call, ...] = ()
     thinking: tuple[Signed | Redacted, ...] = ()
     note: str = ""
+    litellm_tokens: Tokens | None = None
+    """What litellm reports instead of ``tokens``, where it fills in counts the server did not send."""
+    litellm_unpriced: bool = False
+    """litellm replays the recording as an ``openai/`` model at a custom base, which it does not price."""
+
+    def cost_for(self, direct: bool) -> float | None:
+        """The cost the client (litellm's, or hive's own when ``direct``) must report."""
+        return None if self.litellm_unpriced and not direct else self.cost
+
+    def tokens_for(self, direct: bool) -> Tokens:
+        """The counts the client (litellm's, or hive's own when ``direct``) must report."""
+        return self.litellm_tokens if self.litellm_tokens is not None and not direct else self.tokens
 
 
 @dataclass(frozen=True)
@@ -149,6 +161,14 @@ class Recording:
         """How many recorded exchanges replaying these expectations uses up."""
         return sum(e.attempts if isinstance(e, Fails) else 1 for e in self.exchanges)
 
+
+GEMINI_2_5_FLASH = Prices(input=3e-7, output=2.5e-6)
+"""gemini/gemini-2.5-flash."""
+AZURE_GPT_4O = Prices(input=2.5e-6, output=1e-5, cache_read=1.25e-6)
+"""azure/gpt-4o."""
+MISTRAL_LARGE = Prices(input=5e-7, output=1.5e-6)
+"""mistral/mistral-large-latest."""
+_GEMINI_VIA_OPENAI = "litellm replays it as openai/gemini-2.5-flash at the recording's endpoint: unpriced there"
 
 EXPECTED: dict[str, Recording] = {
     # OpenAI chat completions -------------------------------------------------------------------------------------
@@ -684,4 +704,114 @@ EXPECTED: dict[str, Recording] = {
             ),
         )
     ),
+    # Gemini (its OpenAI-compatible endpoint), Azure OpenAI, Mistral: written from the providers' documentation
+    # examples (tests/fixtures/provider_cassettes/SOURCES.md) -----------------------------------------------------
+    "gemini/stream_text.yaml": Recording(
+        (
+            Reply(
+                text="AI works by learning patterns from large amounts of data, then using those patterns to make"
+                " predictions.",
+                finish="stop",
+                tokens=Tokens(13, 19),
+                cost=GEMINI_2_5_FLASH.cost(13, 19),
+                litellm_unpriced=True,
+                note=_GEMINI_VIA_OPENAI,
+            ),
+        )
+    ),
+    "gemini/stream_tool_call_thought_signature.yaml": Recording(
+        (
+            Reply(
+                text="",
+                finish="tool_calls",
+                tokens=Tokens(72, 18),
+                calls=(Call("get_weather", {"location": "Chicago, IL"}, None),),
+                cost=GEMINI_2_5_FLASH.cost(72, 18),
+                litellm_unpriced=True,
+                note='the whole call in one chunk, id "": hive generates a call_ id',
+            ),
+            Reply(
+                text="It is sunny in Chicago today, at 24 °C.",
+                finish="stop",
+                tokens=Tokens(110, 14),
+                cost=GEMINI_2_5_FLASH.cost(110, 14),
+                litellm_unpriced=True,
+            ),
+        )
+    ),
+    "gemini/error_429_resource_exhausted.yaml": Recording(
+        (
+            Fails(
+                "rate_limit",
+                "You exceeded your current quota, please check your plan and billing details. For more information on"
+                " this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.",
+                429,
+                note="Gemini's error body is a JSON list holding the error object; RESOURCE_EXHAUSTED: a rate limit,"
+                " although its words are OpenAI's for an account out of credit",
+            ),
+        )
+    ),
+    "azure/stream_text_content_filter.yaml": Recording(
+        (
+            Reply(
+                text="Yes, Azure OpenAI supports customer managed keys.",
+                finish="stop",
+                tokens=Tokens(29, 8, cached_read=0, reasoning=0),
+                cost=AZURE_GPT_4O.cost(29, 8),
+                note="a first chunk with no choices, only prompt_filter_results; content_filter_results on each choice",
+            ),
+        )
+    ),
+    "azure/stream_tool_call.yaml": Recording(
+        (
+            Reply(
+                text="",
+                finish="tool_calls",
+                tokens=Tokens(81, 17, cached_read=0, reasoning=0),
+                calls=(Call("get_current_weather", {"location": "San Francisco"}, "call_fNyYy1Yp8aWdEwqYQ8Rt1NLt"),),
+                cost=AZURE_GPT_4O.cost(81, 17),
+            ),
+        )
+    ),
+    "azure/error_401_access_denied.yaml": Recording(
+        (
+            Fails(
+                "auth",
+                "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid"
+                " key for an active subscription and use a correct regional API endpoint for your resource.",
+                401,
+            ),
+        )
+    ),
+    "mistral/stream_text.yaml": Recording(
+        (
+            Reply(
+                text="There are many excellent French cheeses; Comté is a favourite.",
+                finish="stop",
+                tokens=Tokens(10, 15),
+                litellm_tokens=Tokens(10, 15, reasoning=0),
+                cost=MISTRAL_LARGE.cost(10, 15),
+                note="usage comes in the last chunk, with the finish_reason, unasked; litellm says 0 reasoning tokens",
+            ),
+        )
+    ),
+    "mistral/stream_tool_call_round_trip.yaml": Recording(
+        (
+            Reply(
+                text="",
+                finish="tool_calls",
+                tokens=Tokens(92, 25),
+                calls=(Call("retrieve_payment_status", {"transaction_id": "T1001"}, "D681PevKs"),),
+                cost=MISTRAL_LARGE.cost(92, 25),
+            ),
+            Reply(
+                text='The status of your transaction T1001 is "Paid".',
+                finish="stop",
+                tokens=Tokens(137, 13),
+                litellm_tokens=Tokens(137, 13, reasoning=0),
+                cost=MISTRAL_LARGE.cost(137, 13),
+            ),
+        )
+    ),
+    "mistral/error_401_unauthorized.yaml": Recording((Fails("auth", "Unauthorized", 401),)),
 }

@@ -23,6 +23,15 @@ from engine.usage import Usage
         ("openrouter/moonshotai/kimi-k2", None, ("https://openrouter.ai/api/v1", "moonshotai/kimi-k2", True)),
         ("groq/llama-3.3-70b-versatile", None, ("https://api.groq.com/openai/v1", "llama-3.3-70b-versatile", True)),
         ("hosted_vllm/qwen", "http://10.0.0.5:8000/v1", ("http://10.0.0.5:8000/v1", "qwen", False)),
+        (
+            "gemini/gemini-2.5-pro",
+            None,
+            ("https://generativelanguage.googleapis.com/v1beta/openai", "gemini-2.5-pro", True),
+        ),
+        ("gemini/gemini-2.5-pro", "http://gw:9000/v1beta", ("http://gw:9000/v1beta/openai", "gemini-2.5-pro", True)),
+        ("gemini/gemini-2.5-pro", "http://gw:9000/g/openai/", ("http://gw:9000/g/openai/", "gemini-2.5-pro", True)),
+        ("mistral/mistral-large-latest", None, ("https://api.mistral.ai/v1", "mistral-large-latest", True)),
+        ("azure/my-gpt-4o", "https://r.openai.azure.com", ("https://r.openai.azure.com", "my-gpt-4o", True)),
     ],
 )
 def test_openai_protocol_models_take_hives_own_client(
@@ -33,7 +42,9 @@ def test_openai_protocol_models_take_hives_own_client(
     assert (endpoint.base_url, endpoint.model_name, endpoint.priced) == expected
 
 
-@pytest.mark.parametrize("model", ["gemini/gemini-2.5-pro", "bedrock/x", "gpt-4o", "hosted_vllm/qwen"])
+@pytest.mark.parametrize(
+    "model", ["vertex_ai/gemini-2.5-pro", "bedrock/x", "gpt-4o", "hosted_vllm/qwen", "azure/no-base-url-set"]
+)
 def test_other_models_go_through_litellm(model: str) -> None:
     assert openai_compatible_endpoint(ModelSettings(model=model)) is None
     assert anthropic_endpoint(ModelSettings(model=model)) is None
@@ -52,7 +63,20 @@ def test_litellm_can_be_forced_by_setting_or_environment(monkeypatch: pytest.Mon
     assert openai_compatible_endpoint(settings) is None
 
 
-@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4o-mini", "deepseek/deepseek-chat", "groq/openai/gpt-oss-120b"])
+@pytest.mark.parametrize(
+    "model",
+    [
+        "gpt-4o",
+        "gpt-4o-mini",
+        "deepseek/deepseek-chat",
+        "groq/openai/gpt-oss-120b",
+        "gemini/gemini-2.5-flash",
+        "gemini/gemini-2.5-pro",
+        "azure/gpt-4o",
+        "mistral/mistral-large-latest",
+        "mistral/codestral-latest",
+    ],
+)
 def test_prices_from_the_table_equal_litellms_own_computation(model: str) -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     litellm = litellm_import.load()
