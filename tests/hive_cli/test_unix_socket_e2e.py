@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +19,7 @@ import pytest
 
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.unix_daemon import UnixDaemon
 
 PASSWORD = "gh-password-from-the-cache-3141"
 # What a planted Makefile (allowed by hive's defaults, like a test run) does with the socket.
@@ -33,52 +32,32 @@ MAKEFILE = (
 )
 
 
-class CredentialCache:
+def credential_cache(path: Path) -> UnixDaemon:
     """Answers like ``git credential-cache--daemon`` to every request: with the stored password."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True)
-        self.path = path
-        self.heard = 0
-        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.server.bind(str(path))
-        self.server.listen(8)
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.server.accept()
-            except OSError:
-                return
-            self.heard += 1
-            with connection:
-                request = b""
-                while not request.endswith(b"\n\n") and (chunk := connection.recv(1024)):
-                    request += chunk
-                connection.sendall(f"protocol=https\nhost=github.com\nusername=me\npassword={PASSWORD}\n".encode())
+    answer = f"protocol=https\nhost=github.com\nusername=me\npassword={PASSWORD}\n".encode()
+    return UnixDaemon(path, answer, reads_request=True)
 
 
 @pytest.fixture
-def world() -> Iterator[tuple[Path, Path, CredentialCache]]:
+def world() -> Iterator[tuple[Path, Path, UnixDaemon]]:
     root = Path(tempfile.mkdtemp(prefix="hive-socket-", dir="/var/tmp")).resolve()
     home, project = root / "home", root / "project"
     project.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    cache = CredentialCache(home / ".cache" / "git" / "credential" / "socket")
+    cache = credential_cache(home / ".cache" / "git" / "credential" / "socket")
     yield home, project, cache
-    cache.server.close()
+    cache.close()
     shutil.rmtree(root, ignore_errors=True)
 
 
 def test_the_credential_cache_is_out_of_reach_of_a_steered_command(
-    llm_server: LLMServer, world: tuple[Path, Path, CredentialCache]
+    llm_server: LLMServer, world: tuple[Path, Path, UnixDaemon]
 ) -> None:
     home, project, cache = world
     (project / "Makefile").write_text(MAKEFILE)
     commands = [f"make -s ask-git SOCKET={cache.path}", f"make -s ask-python SOCKET={cache.path}"]
     unconfined = subprocess.run(commands[0], shell=True, cwd=project, capture_output=True, text=True, check=False)
-    assert PASSWORD in unconfined.stdout and cache.heard == 1  # git's client gets it outside the sandbox
+    assert PASSWORD in unconfined.stdout and cache.connections == 1  # git's client gets it outside the sandbox
     steps = [tool_calls(call("execute_command", {"command": command})) for command in commands]
     llm_server.script(*steps, text("I could not find a password."))
 
@@ -90,6 +69,6 @@ def test_the_credential_cache_is_out_of_reach_of_a_steered_command(
     assert done.returncode == 0, done.stderr
     outputs = [tool_call["output"] for tool_call in json.loads(done.stdout)["tool_calls"]]
     assert len(outputs) == 2 and "PermissionError: [Errno 1] Operation not permitted" in outputs[1], outputs
-    assert cache.heard == 1  # nobody inside the sandbox reached it
+    assert cache.connections == 1  # nobody inside the sandbox reached it
     sent = "\n".join(request.body.decode("utf-8", "replace") for request in llm_server.requests)
     assert len(llm_server.chat_requests) == 3 and PASSWORD not in sent

@@ -10,11 +10,9 @@ from __future__ import annotations
 import asyncio
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from engine.sandbox.options import SandboxOptions
 from engine.sandbox.seccomp import seccomp_program
 from engine.sandbox.status import check_sandbox
 from tests.engine.sandbox.helpers import Runner, require_bwrap
+from tests.support.unix_daemon import UnixDaemon
 
 PASSWORD = "hunter2-from-the-credential-cache"
 # Syscall numbers from the kernel's tables, written here apart from engine.sandbox.seccomp's own.
@@ -138,36 +137,15 @@ print("unix server in /tmp: ok")
 """
 
 
-class Daemon:
+def password_daemon(path: Path) -> UnixDaemon:
     """A unix-socket server that answers every connection with a password, and counts them."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self.connections = 0
-        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.server.bind(str(path))
-        self.server.listen(8)
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.server.accept()
-            except OSError:
-                return
-            self.connections += 1
-            with connection:
-                connection.sendall(f"password={PASSWORD}\n".encode())
-
-    def close(self) -> None:
-        self.server.close()
+    return UnixDaemon(path, f"password={PASSWORD}\n".encode())
 
 
 @pytest.fixture
-def daemon(home: Path) -> Iterator[Daemon]:
+def daemon(home: Path) -> Iterator[UnixDaemon]:
     """git's credential cache, as it lives in a home folder."""
-    served = Daemon(home / ".cache" / "git" / "credential" / "socket")
+    served = password_daemon(home / ".cache" / "git" / "credential" / "socket")
     yield served
     served.close()
 
@@ -195,7 +173,7 @@ def outside(script: Path, *args: str) -> str:
     return done.stdout + done.stderr
 
 
-def test_a_command_cannot_reach_the_credential_daemon(run: Runner, daemon: Daemon, scripts: Path) -> None:
+def test_a_command_cannot_reach_the_credential_daemon(run: Runner, daemon: UnixDaemon, scripts: Path) -> None:
     assert PASSWORD in outside(scripts / "connect.py", str(daemon.path))
     reached = daemon.connections
 
@@ -207,7 +185,7 @@ def test_a_command_cannot_reach_the_credential_daemon(run: Runner, daemon: Daemo
     assert "sandbox.allow_unix_sockets" in result.output  # the hint says how to allow it
 
 
-def test_a_64_bit_domain_does_not_slip_past_the_filter(run: Runner, daemon: Daemon, scripts: Path) -> None:
+def test_a_64_bit_domain_does_not_slip_past_the_filter(run: Runner, daemon: UnixDaemon, scripts: Path) -> None:
     assert PASSWORD in outside(scripts / "wide_domain.py", str(daemon.path))
     reached = daemon.connections
 
@@ -250,10 +228,10 @@ def test_unix_sockets_made_inside_need_the_inside_setting(run: Runner, scripts: 
 
 
 @pytest.fixture
-def private_sockets() -> Iterator[tuple[Daemon, Daemon]]:
+def private_sockets() -> Iterator[tuple[UnixDaemon, UnixDaemon]]:
     """Two daemons under the host's /tmp, which the sandbox replaces with a private one."""
     folder = Path(tempfile.mkdtemp(prefix="hive-sockets-", dir="/tmp"))
-    served = (Daemon(folder / "allowed.sock"), Daemon(folder / "other.sock"))
+    served = (password_daemon(folder / "allowed.sock"), password_daemon(folder / "other.sock"))
     yield served
     for daemon in served:
         daemon.close()
@@ -261,7 +239,7 @@ def private_sockets() -> Iterator[tuple[Daemon, Daemon]]:
 
 
 def test_an_allowed_socket_is_reachable_and_another_is_not_there(
-    run: Runner, scripts: Path, private_sockets: tuple[Daemon, Daemon]
+    run: Runner, scripts: Path, private_sockets: tuple[UnixDaemon, UnixDaemon]
 ) -> None:
     allowed, other = private_sockets
     runner = run.with_options(SandboxOptions(unix_sockets=(allowed.path, allowed.path.parent / "missing.sock")))
