@@ -18,6 +18,7 @@ import os
 from collections.abc import Collection
 
 from engine.checkpoints import open_turns
+from engine.checkpoints.git_blobs import GitBlobs, copy_out, same_bytes
 from engine.checkpoints.open_turns import OpenTurn, PendingScan
 from engine.checkpoints.states import current_state
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
@@ -52,8 +53,11 @@ def _recover(store: CheckpointStore, record: OpenTurn, scan: PendingScan) -> int
     if not changed:
         return 0
     manifest = _manifest(store, record)
+    repos = [repo for root in scan.roots if (repo := GitBlobs.for_root(root)) is not None]
+    sizes = {path: key[1] for path, key in scan.keys.items() if path in changed}
+    befores = copy_out({path: _before(path, scan, store) for path in changed}, sizes, store, repos)
     for path in sorted(changed):
-        manifest.changes.setdefault(path, Change(_before(path, scan, store), None))
+        manifest.changes.setdefault(path, Change(befores[path], None))
         manifest.changes[path] = Change(manifest.changes[path].before, current_state(path))
     note = f"(hive process {record.pid} ended during a command)"
     manifest.label = f"{manifest.label}; {note}" if manifest.label else note
@@ -64,7 +68,9 @@ def _recover(store: CheckpointStore, record: OpenTurn, scan: PendingScan) -> int
 
 
 def _differs(path: str, kept: FileState | None) -> bool:
-    return kept is not None and kept.kind == "file" and current_state(path) != kept
+    if kept is None or kept.kind != "file":
+        return False
+    return not same_bytes(path, kept) if kept.git else current_state(path) != kept
 
 
 def _others_since(store: CheckpointStore, turn_id: str, since: float) -> set[str]:
@@ -109,6 +115,6 @@ def _before(path: str, scan: PendingScan, store: CheckpointStore) -> FileState |
     state = scan.states.get(path)
     if state is None:
         return FileState(kind="unrecorded", reason="it was not snapshotted before the command")
-    if state.kind == "file" and not store.has_blob(state.blob):
+    if state.kind == "file" and not state.git and not store.has_blob(state.blob):
         return FileState(kind="unrecorded", reason="its snapshot was removed from the store")
     return state

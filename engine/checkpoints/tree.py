@@ -27,6 +27,7 @@ from collections.abc import Iterable
 
 from msgspec import Struct
 
+from engine.checkpoints.git_blobs import GitBlobs, copy_out, same_bytes
 from engine.checkpoints.states import capture_state, current_state
 from engine.checkpoints.store import CheckpointStore, FileState
 from engine.paths import (
@@ -42,6 +43,8 @@ EXCLUDED_DIRS = SKIPPED_DIRS | {".git", SCRATCH_DIR_NAME}
 MAX_ENTRIES = 100_000
 MAX_NEW_BYTES = 512_000_000
 """Bytes read into the store per snapshot at most: a huge unversioned folder is kept over several commands."""
+_GIT_WORTH = 32
+"""Files to keep at once from which reading the repository's index is worth its cost (a first snapshot, say)."""
 _RACY_NS = 2_000_000_000
 """A file changed this recently may change again without its timestamp moving: it is hashed again next time."""
 
@@ -93,6 +96,7 @@ class TreeIndex:
         self.max_new_bytes = max_new_bytes
         self._known: dict[str, tuple[StatKey, FileState | None]] = {}
         self._lock = threading.Lock()
+        self._repos: dict[str, GitBlobs | None] = {}
 
     def scan(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
         """A stat-only scan of ``roots`` (the roots themselves included), leaving out folders named in ``skip``."""
@@ -108,14 +112,20 @@ class TreeIndex:
 
         Past :attr:`max_new_bytes` read, the files left are not kept this time (a change to them is unrecorded).
         """
+        roots = list(roots)
         found = self.scan(roots, skip)
         budget = self.max_new_bytes
         now = time.time_ns()
         racy = frozenset(p for p, key in found.keys.items() if stat.S_ISREG(key[0]) and now - key[2] < _RACY_NS)
         with self._lock:
-            for path, key in found.keys.items():
-                known = self._known.get(path)
-                if known is not None and known[0] == key:
+            stale = [
+                (p, key) for p, key in found.keys.items() if (known := self._known.get(p)) is None or known[0] != key
+            ]
+            repos = self._git(roots, stale)
+            for path, key in stale:
+                blob = next((b for r in repos if (b := r.clean_blob(path, key[1], key[2], key[3]))), None)
+                if blob is not None:  # the repository holds its bytes: nothing to read or copy
+                    self._known[path] = (key, FileState(kind="file", git=blob, mode=stat.S_IMODE(key[0])))
                     continue
                 if stat.S_ISREG(key[0]) and key[1] <= self.max_file_bytes:
                     budget -= key[1]
@@ -126,6 +136,18 @@ class TreeIndex:
                 self._known[path] = ((-1, 0, 0, 0, 0) if path in racy else key, state)
         return Scan(found.keys, found.truncated, racy)
 
+    def _git(self, roots: list[str], stale: list[tuple[str, StatKey]]) -> list[GitBlobs]:
+        """The repositories of ``roots``, their index read again if changed, when enough files are to be kept."""
+        if sum(stat.S_ISREG(key[0]) for _, key in stale) < _GIT_WORTH:
+            return []
+        for root in roots:
+            if root not in self._repos:
+                self._repos[root] = GitBlobs.for_root(root)
+        repos = [repo for root in roots if (repo := self._repos[root]) is not None]
+        for repo in repos:
+            repo.refresh()
+        return repos
+
     def changes(self, before: Scan, after: Scan) -> list[str]:
         """The paths created, deleted or changed between a snapshot and a later scan.
 
@@ -135,7 +157,7 @@ class TreeIndex:
         for path in before.racy - changed:
             known = self._known.get(path)
             state = known[1] if known is not None else None
-            if state is not None and state.kind == "file" and current_state(path) != state:
+            if state is not None and state.kind == "file" and not _same(path, state):
                 changed.add(path)
         return sorted(changed)
 
@@ -145,6 +167,12 @@ class TreeIndex:
             known = {path: self._known.get(path) for path in before.keys}
         return {path: entry[1] for path, entry in known.items() if entry is not None and entry[1] is not None}
 
+    def before_states(self, paths: list[str], before: Scan) -> dict[str, FileState | None]:
+        """The state each of ``paths`` had at the ``before`` scan, a file the repository held copied out of it now."""
+        states = {path: self.before_state(path, before) for path in paths}
+        sizes = {path: before.keys[path][1] for path in paths if path in before.keys}
+        return copy_out(states, sizes, self.store, [repo for repo in self._repos.values() if repo is not None])
+
     def before_state(self, path: str, before: Scan) -> FileState | None:
         """The state ``path`` had at the ``before`` scan (None: it did not exist)."""
         if path not in before.keys:
@@ -153,9 +181,14 @@ class TreeIndex:
         state = known[1] if known is not None else None
         if state is None:
             return FileState(kind="unrecorded", reason="it was not snapshotted before the command")
-        if state.kind == "file" and not self.store.has_blob(state.blob):
+        if state.kind == "file" and not state.git and not self.store.has_blob(state.blob):
             return FileState(kind="unrecorded", reason="its snapshot was removed from the store")
         return state
+
+
+def _same(path: str, state: FileState) -> bool:
+    """Whether the file at ``path`` still has the bytes and mode of ``state``."""
+    return same_bytes(path, state) if state.git else current_state(path) == state
 
 
 def changed_paths(before: Scan, after: Scan) -> list[str]:

@@ -135,7 +135,7 @@ class CheckpointToolset(WrapperToolset):
         if shared:
             self.recorder.declare(shared)  # the other command's scan then leaves them out too
             mine = []
-        states = {path: self.index.before_state(path, before) for path in mine}
+        states = self.index.before_states(mine, before)
         self.recorder.command_ended(states)
         unrecorded = sum(state is not None and state.kind == "unrecorded" for state in states.values())
         return len(mine), unrecorded, len(shared)
