@@ -22,7 +22,7 @@ from engine.checkpoints.git_blobs import GitBlobs, copy_out, same_bytes
 from engine.checkpoints.open_turns import OpenTurn, PendingScan
 from engine.checkpoints.states import current_state
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
-from engine.checkpoints.tree import Scan, TreeIndex, changed_paths
+from engine.checkpoints.walk import EXCLUDED_DIRS, MAX_ENTRIES, Scan, changed_paths, walk_roots
 
 _CLOCK_MARGIN_S = 0.05
 """Checkpoints saved this long before a pre-scan began count as saved after it (file times lag by a clock tick)."""
@@ -46,7 +46,7 @@ def settle(store: CheckpointStore) -> int:
 def _recover(store: CheckpointStore, record: OpenTurn, scan: PendingScan) -> int:
     """Add what the dead turn's last command changed to its manifest; 1 when something was added."""
     before = Scan(scan.keys, False, scan.racy)
-    now = TreeIndex(store, 1).scan(scan.roots)
+    now = walk_roots(scan.roots, MAX_ENTRIES, EXCLUDED_DIRS, None)
     changed = set(changed_paths(before, now))
     changed |= {path for path in scan.racy - changed if _differs(path, scan.states.get(path))}
     changed -= _others_since(store, record.turn, scan.started)
