@@ -72,18 +72,23 @@ class Session:
             tools = CheckpointToolset(tools, self.recorder, TreeIndex(store, MAX_FILE_BYTES), sandbox)
         self.tools = tools
         self.ctx = ToolContext(cwd=root, data_dir=root / ".hive")
+        self.loop = asyncio.Runner()  # one event loop for the session, as hive's
 
     def turn(self, command: str) -> float:
         """One turn of one shell command; the seconds the call took."""
         started = time.perf_counter()
-        result = asyncio.run(self._call(command))
+        result = self.loop.run(self._call(command))
         took = time.perf_counter() - started
         if not result:
             raise SystemExit(f"the benchmark's command failed: {command}")
         if self.recorder is not None:
-            asyncio.run(self.recorder(TurnRecord(index=0, text="")))
+            self.loop.run(self.recorder(TurnRecord(index=0, text="")))
             self.recorder.close_turn()
         return took
+
+    def close(self) -> None:
+        """End the session's event loop."""
+        self.loop.close()
 
     async def _call(self, command: str) -> Any:
         result = await self.tools.call(
@@ -110,7 +115,10 @@ def large_repository() -> None:
         first = Session(root, store, sandbox)
         first_s = first.turn(edit(1))
         later = [first.turn(edit(n)) for n in range(200, 200 + REPEATS)]
-        fresh_s = Session(root, store, sandbox).turn(edit(2))
+        fresh = Session(root, store, sandbox)
+        fresh_s = fresh.turn(edit(2))
+        for session in (off, first, fresh):
+            session.close()
         kept = sum(path.stat().st_size for path in store.objects.rglob("*") if path.is_file())
         turns = pending(store)
         started = time.perf_counter()

@@ -20,6 +20,7 @@ from collections.abc import Collection
 from engine.checkpoints import open_turns
 from engine.checkpoints.git_blobs import GitBlobs, copy_out, same_bytes
 from engine.checkpoints.open_turns import OpenTurn, PendingScan
+from engine.checkpoints.scan_base import remove_dead_bases, whole_scan
 from engine.checkpoints.states import current_state
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
 from engine.checkpoints.walk import EXCLUDED_DIRS, MAX_ENTRIES, Scan, changed_paths, walk_roots
@@ -37,9 +38,11 @@ def settle(store: CheckpointStore) -> int:
             if not dead:
                 continue
             record, scan = records.get(turn_id), open_turns.pending_scan(store, turn_id)
-            if record is not None and scan is not None:
-                recovered += _recover(store, record, scan)
+            whole = whole_scan(store, scan) if scan is not None else None
+            if record is not None and whole is not None:
+                recovered += _recover(store, record, whole)
             open_turns.forget(store, turn_id)
+    remove_dead_bases(store)
     return recovered
 
 

@@ -21,6 +21,8 @@ import time
 from collections.abc import Iterable
 
 from engine.checkpoints.git_blobs import GitBlobs, copy_out, same_bytes
+from engine.checkpoints.open_turns import PendingScan
+from engine.checkpoints.scan_base import ScanBase
 from engine.checkpoints.states import capture_state, current_state
 from engine.checkpoints.store import CheckpointStore, FileState
 from engine.checkpoints.walk import (
@@ -66,6 +68,7 @@ class TreeIndex:
         self._snapshot_generation = 0
         self._again: set[str] = set()
         """Paths to look at again at the next snapshot whatever their key (left over the budget, or racy)."""
+        self.base = ScanBase(store)
 
     def scan(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
         """A stat-only scan of ``roots`` (the roots themselves included), leaving out folders named in ``skip``."""
@@ -79,10 +82,15 @@ class TreeIndex:
         roots = tuple(roots)
         found = self.scan(roots, skip)
         named = self._scanner.named_since(self._snapshot_generation, found.generation)
-        racy = frozenset() if named is not None else _racy(found.keys)
+        watched = named is not None or self._scanner.watching(found.generation)
+        racy = frozenset() if watched else _racy(found.keys)  # a watched file's next change is reported
         with self._lock:
             self._snapshot_generation = found.generation
             stale = self._stale(found, named)
+            if named is None or self.base.since is None:
+                self.base.since = None  # what changed since the base is not known: a new one is written
+            else:
+                self.base.since |= named | {path for path, _ in stale}
             repos = self._git(roots, stale)
             budget = self.max_new_bytes
             for path, key in stale:
@@ -148,11 +156,22 @@ class TreeIndex:
                 changed.add(path)
         return sorted(changed)
 
-    def kept_states(self, before: Scan) -> dict[str, FileState]:
-        """The before-state kept of each path of a snapshot (a path without one is left out)."""
+    def kept_states(self, before: Scan, paths: Iterable[str] | None = None) -> dict[str, FileState]:
+        """The before-state kept of each path of a snapshot (or of those of ``paths`` in it; one without is left out)."""
         with self._lock:
-            known = {path: self._known.get(path) for path in before.keys}
-        return {path: entry[1] for path, entry in known.items() if entry is not None and entry[1] is not None}
+            known = {path: self._known.get(path) for path in (before.keys if paths is None else paths)}
+        return {
+            path: entry[1]
+            for path, entry in known.items()
+            if entry is not None and entry[1] is not None and path in before.keys
+        }
+
+    def pending_scan(self, roots: tuple[str, ...], before: Scan) -> PendingScan:
+        """The pre-scan ``before`` as saved before a command: what changed since the session's base (:mod:`.scan_base`)."""
+        started = time.time()
+        whole = self.base.wants_whole(roots, len(before.keys))
+        states = self.kept_states(before, None if whole or self.base.since is None else self.base.since)
+        return self.base.pending(started, roots, before.keys, states, before.racy)
 
     def before_states(self, paths: list[str], before: Scan) -> dict[str, FileState | None]:
         """The state each of ``paths`` had at the ``before`` scan, a file the repository held copied out of it now."""

@@ -105,10 +105,15 @@ class TreeScanner:
                     return Scan(dict(self._keys), generation=self._generation)
             return self._walk(roots)
 
+    def watching(self, generation: int) -> bool:
+        """Whether the watch that began at the walk of ``generation`` (or before it) is still reporting."""
+        with self._lock:
+            return self._watch is not None and not self._watch.broken and self._walked <= generation
+
     def named_since(self, older: int, newer: int) -> set[str] | None:
         """The paths events named between the scans ``older`` and ``newer`` (None: not known, compare all)."""
         with self._lock:
-            if older <= self._walked or older == 0 or newer < older:
+            if older < self._walked or older == 0 or newer < older:
                 return None
             found: set[str] = set()
             for generation in range(older + 1, newer + 1):

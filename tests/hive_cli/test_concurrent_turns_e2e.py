@@ -171,3 +171,34 @@ def test_a_run_killed_during_a_command_is_undone_whole_by_the_next_undo(tmp_path
     assert done.returncode == 0, done.stderr
     assert texts(project) == {"kept.txt": "before"}
     assert not (project / "out").exists()
+
+
+def test_a_run_killed_during_its_second_command_is_undone_whole_from_the_session_scan_and_its_changes(
+    tmp_path: Path,
+) -> None:
+    """The second command's pending pre-scan holds only what changed since the session's first: both are read."""
+    project = project_in(tmp_path)
+    for name in ("kept.txt", "gone.txt", "later.txt"):
+        (project / name).write_text(f"{name} before")
+    start = texts(project)
+    first = "echo first > kept.txt && rm gone.txt && echo new > new.txt"
+    second = (
+        "echo second > kept.txt; echo changed > later.txt; rm new.txt; echo 1 > started.txt; "
+        "while [ ! -f .hive/stop ]; do sleep 0.02; done"
+    )
+    with LLMServer() as server:
+        server.script(
+            tool_calls(call("execute_command", {"command": first}, id="c1")),
+            tool_calls(call("execute_command", {"command": second}, id="c2")),
+            text("never sent"),
+        )
+        with hive_run(server, project, "work twice, then be killed") as run:
+            wait_for((project / "started.txt").exists, "the second command ran its writes")
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait(BOUND_S)
+        (project / ".hive" / "stop").touch()
+
+    assert texts(project) == {"kept.txt": "second\n", "later.txt": "changed\n", "started.txt": "1\n"}
+    done = undo(project)
+    assert done.returncode == 0, done.stderr
+    assert texts(project) == start

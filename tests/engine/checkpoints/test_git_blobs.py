@@ -15,6 +15,11 @@ FILES = 2_000
 FILE_BYTES = 2_000
 
 
+def content(number: int) -> bytes:
+    """The bytes of file ``number``: :data:`FILE_BYTES` of them, different for every file (nothing is kept once for two)."""
+    return (f"{number:08d}\n" * (FILE_BYTES // 9 + 1)).encode()[:FILE_BYTES]
+
+
 def git(root: Path, *arguments: str) -> str:
     """Run git in ``root`` as a person would (their identity given here), returning its output."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
@@ -29,7 +34,7 @@ def repository(tmp_path: Path) -> Workspace:
     for number in range(FILES):
         folder = ws.root / "src" / f"d{number % 40}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{number}.txt").write_bytes(bytes([number % 251]) * FILE_BYTES)
+        (folder / f"f{number}.txt").write_bytes(content(number))
     (ws.root / "run.sh").write_text("#!/bin/sh\necho run\n")
     (ws.root / "run.sh").chmod(0o755)
     (ws.root / "link").symlink_to("run.sh")
@@ -80,7 +85,7 @@ def test_a_blob_the_repository_lost_during_the_command_makes_undo_refuse_that_fi
     with pytest.raises(UndoRefused, match=f"{target}: its earlier state was not kept \\(its git blob {blob[:12]}"):
         revert(turn, ws.store)
     revert(turn, ws.store, force=True)
-    assert (ws.root / "src" / "d8" / "f8.txt").read_bytes() == bytes([8]) * FILE_BYTES and not target.exists()
+    assert (ws.root / "src" / "d8" / "f8.txt").read_bytes() == content(8) and not target.exists()
 
 
 def test_a_hostile_repository_configuration_runs_nothing(tmp_path: Path) -> None:
