@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
@@ -37,7 +38,7 @@ from engine.git_repository import Repository, find_repository
 from engine.programs import trusted_program, writable_by_commands
 
 _TIMEOUT_S = 60
-_REGULAR_MODES = frozenset({"100644", "100755"})
+_REGULAR_MODES = frozenset({b"100644", b"100755"})
 _LOW32 = 0xFFFFFFFF
 _HARDENING = (
     "--no-optional-locks",
@@ -173,29 +174,32 @@ def _git_environment() -> dict[str, str]:
     return with_neutral_git(env)
 
 
+_INDEX_ENTRY = re.compile(
+    rb"([0-7]+) ([0-9a-f]+) ([0-3])\t([^\0]*)\0  ctime: [0-9:]+\n  mtime: ([0-9]+):([0-9]+)\n"
+    rb"  dev: [0-9]+\tino: ([0-9]+)\n  uid: [0-9]+\tgid: [0-9]+\n  size: ([0-9]+)\tflags: [0-9a-f]+\n"
+)
+"""One entry of ``ls-files --stage --debug -z``: mode, blob, stage, path, then git's stat figures."""
+
+
 def _parse_index(output: bytes, work_tree: str) -> dict[str, IndexEntry]:
-    """``ls-files --stage --debug -z``: ``MODE BLOB STAGE\\tPATH\\0`` then five lines of stat figures, per entry."""
+    """The stage-0 regular files of the index by absolute path (``output``: ``ls-files --stage --debug -z``).
+
+    Read entry after entry from the start (a path may hold anything but NUL): what does not parse ends the
+    reading, and the entries after it are not trusted.
+    """
+    prefix = os.path.join(work_tree, "")
     entries: dict[str, IndexEntry] = {}
-    chunks = output.split(b"\0")
-    head = chunks[0]
-    for chunk in chunks[1:]:
-        lines = chunk.split(b"\n", 5)
-        if len(lines) < 5:
-            break
-        meta, _, name = head.partition(b"\t")
-        parts = meta.decode("ascii", "replace").split(" ")
-        if len(parts) == 3 and parts[0] in _REGULAR_MODES and parts[2] == "0":
-            entries[os.path.join(work_tree, os.fsdecode(name))] = _entry(parts[1], lines)
-        head = lines[5] if len(lines) > 5 else b""
+    at = 0
+    while (match := _INDEX_ENTRY.match(output, at)) is not None:
+        at = match.end()
+        if match[1] in _REGULAR_MODES and match[3] == b"0":
+            entries[prefix + os.fsdecode(match[4])] = IndexEntry(
+                blob=match[2].decode("ascii"),
+                size=int(match[8]),
+                mtime=(int(match[5]), int(match[6])),
+                ino=int(match[7]),
+            )
     return entries
-
-
-def _entry(blob: str, lines: list[bytes]) -> IndexEntry:
-    """An entry from its debug lines (``mtime: S:NS``, ``dev: D\\tino: I``, ``size: N\\tflags: F``)."""
-    seconds, _, nanoseconds = lines[1].split(b":", 1)[1].strip().partition(b":")
-    ino = int(lines[2].rsplit(b":", 1)[1])
-    size = int(lines[4].split(b"\t")[0].split(b":")[1])
-    return IndexEntry(blob=blob, size=size, mtime=(int(seconds), int(nanoseconds or 0)), ino=ino)
 
 
 def _parse_batch(output: bytes, wanted: set[str]) -> dict[str, bytes]:

@@ -71,6 +71,13 @@ class ScanBase:
             gone=tuple(sorted(path for path in since if path not in keys)),
         )
 
+    def close(self) -> None:
+        """The session ended: its base goes (no command of it is pending any more)."""
+        if self._descriptor is not None:
+            (open_folder(self.store) / f"{self._id}{BASE_SUFFIX}").unlink(missing_ok=True)
+            os.close(self._descriptor)
+        self._descriptor, self._id, self.since = None, "", None
+
     def _write(self, whole: PendingScan) -> None:
         folder = private_dir(open_folder(self.store))
         name = f"{os.getpid()}-{secrets.token_hex(6)}"

@@ -70,6 +70,12 @@ class TreeIndex:
         """Paths to look at again at the next snapshot whatever their key (left over the budget, or racy)."""
         self.base = ScanBase(store)
 
+    def close(self) -> None:
+        """The session ended: release the watch and remove the session's base pre-scan."""
+        self._scanner.close()
+        with self._lock:
+            self.base.close()
+
     def scan(self, roots: Iterable[str], skip: frozenset[str] = frozenset()) -> Scan:
         """A stat-only scan of ``roots`` (the roots themselves included), leaving out folders named in ``skip``."""
         return self._scanner.scan(tuple(roots), skip)
@@ -80,7 +86,13 @@ class TreeIndex:
         Past :attr:`max_new_bytes` read, the files left are not kept this time (a change to them is unrecorded).
         """
         roots = tuple(roots)
+        reading = None
+        if not self._known:  # a session's first snapshot: git reads its index while the tree is walked
+            reading = threading.Thread(target=self._read_indexes, args=(roots,), daemon=True)
+            reading.start()
         found = self.scan(roots, skip)
+        if reading is not None:
+            reading.join()
         named = self._scanner.named_since(self._snapshot_generation, found.generation)
         watched = named is not None or self._scanner.watching(found.generation)
         racy = frozenset() if watched else _racy(found.keys)  # a watched file's next change is reported
@@ -125,13 +137,17 @@ class TreeIndex:
         """The repositories of ``roots``, their index read again if changed, when enough files are to be kept."""
         if sum(stat.S_ISREG(key[0]) for _, key in stale) < _GIT_WORTH:
             return []
+        self._read_indexes(roots)
+        return [repo for root in roots if (repo := self._repos[root]) is not None]
+
+    def _read_indexes(self, roots: tuple[str, ...]) -> None:
+        """Read the index of each root's repository (again only when it changed)."""
         for root in roots:
             if root not in self._repos:
                 self._repos[root] = GitBlobs.for_root(root)
-        repos = [repo for root in roots if (repo := self._repos[root]) is not None]
-        for repo in repos:
-            repo.refresh()
-        return repos
+            repo = self._repos[root]
+            if repo is not None:
+                repo.refresh()
 
     def changes(self, before: Scan, after: Scan) -> list[str]:
         """The paths created, deleted or changed between a snapshot and a later scan.

@@ -45,6 +45,8 @@ HIVE_PARTIAL = re.compile(r"\..+\.[0-9a-f]{8}\.tmp|\..+\.hive-(?:restore|undo)-[
 
 def is_hive_partial(name: str) -> bool:
     """Whether ``name`` is one of hive's temporary names: never part of a turn."""
+    if ".tmp" not in name and ".hive-" not in name:  # every such name has one: most names are decided here
+        return False
     return HIVE_PARTIAL.fullmatch(name) is not None
 
 
@@ -104,6 +106,13 @@ class TreeScanner:
                     self._named.pop(self._generation - _LOG_GENERATIONS, None)
                     return Scan(dict(self._keys), generation=self._generation)
             return self._walk(roots)
+
+    def close(self) -> None:
+        """Release the watch (a later scan walks again, and watches anew)."""
+        with self._lock:
+            if self._watch is not None:
+                self._watch.close()
+            self._watch, self._roots, self._keys = None, (), {}
 
     def watching(self, generation: int) -> bool:
         """Whether the watch that began at the walk of ``generation`` (or before it) is still reporting."""
@@ -237,7 +246,7 @@ def _walk_folder(
                 entry_st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if not _admitted(entry.path, entry_st, excluded, own):
+            if not _admitted(entry.path, entry_st, excluded, own, entry.name):
                 if watch is not None and _mount_point(entry.name, entry.path, entry_st):
                     watch.add(entry.path)  # its content, when it gets one, is reported
                 continue
@@ -247,12 +256,12 @@ def _walk_folder(
     return False
 
 
-def _admitted(path: str, st: os.stat_result, excluded: frozenset[str], own: frozenset[str]) -> bool:
-    """Whether the entry at ``path`` belongs to a scan (see the module docstring for what does not)."""
-    name = os.path.basename(path)
-    if stat.S_ISDIR(st.st_mode) and (name in excluded or path in own):
-        return False
-    return not is_hive_partial(name) and not _mount_point(name, path, st)
+def _admitted(path: str, st: os.stat_result, excluded: frozenset[str], own: frozenset[str], name: str = "") -> bool:
+    """Whether the entry at ``path`` (named ``name``) belongs to a scan (see the module docstring for what does not)."""
+    name = name or os.path.basename(path)
+    if stat.S_ISDIR(st.st_mode):
+        return name not in excluded and path not in own and not _mount_point(name, path, st)
+    return not is_hive_partial(name)
 
 
 def _mount_point(name: str, path: str, st: os.stat_result) -> bool:
