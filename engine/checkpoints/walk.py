@@ -88,6 +88,8 @@ class TreeScanner:
         self._watch: TreeWatch | None = None
         self._roots: tuple[str, ...] = ()
         self._keys: dict[str, StatKey] = {}
+        self._inodes: dict[str, int] = {}
+        """Each folder's inode: a folder replaced by another of the same name is walked anew."""
         self._generation = 0
         self._walked = 0
         """The generation of the last walk: paths named since an older scan are not known."""
@@ -136,12 +138,13 @@ class TreeScanner:
         if self._watch is not None:
             self._watch.close()
         watch = TreeWatch.start()
-        found = walk_roots(roots, self.max_entries, EXCLUDED_DIRS, watch)
+        inodes: dict[str, int] = {}
+        found = walk_roots(roots, self.max_entries, EXCLUDED_DIRS, watch, inodes)
         self._walked, self._named = self._generation, {}
         if watch is not None and not found.truncated and not watch.broken:
-            self._watch, self._roots, self._keys = watch, roots, dict(found.keys)
+            self._watch, self._roots, self._keys, self._inodes = watch, roots, dict(found.keys), inodes
         else:
-            self._watch, self._roots, self._keys = None, (), {}
+            self._watch, self._roots, self._keys, self._inodes = None, (), {}, {}
             if watch is not None:
                 watch.close()
         return Scan(found.keys, found.truncated, generation=self._generation)
@@ -184,28 +187,43 @@ class TreeScanner:
             if st is not None and _mount_point(os.path.basename(path), path, st):
                 self._watch.add(path)
             return
-        key = stat_key(st)
-        self._keys[path] = key
-        if stat.S_ISDIR(st.st_mode) and (old is None or not stat.S_ISDIR(old[0])):
+        folder = stat.S_ISDIR(st.st_mode)
+        was_folder = old is not None and stat.S_ISDIR(old[0])
+        same = folder and self._inodes.get(path) == st.st_ino and self._watch.watches(path)  # an inode is reused
+        if was_folder and not same:
+            assert old is not None
+            self._drop(path, old, named)  # another entry now: what the old folder held is gone from here
+            was_folder = False
+        self._keys[path] = stat_key(st)
+        if folder and not was_folder:
+            self._inodes[path] = st.st_ino
             found: dict[str, StatKey] = {}
-            _walk_folder(path, found, self.max_entries, EXCLUDED_DIRS, own, self._watch)
+            _walk_folder(path, found, self.max_entries, EXCLUDED_DIRS, own, self._watch, self._inodes)
             self._keys.update(found)
             named.update(found)
 
     def _drop(self, path: str, old: StatKey, named: set[str]) -> None:
         del self._keys[path]
+        self._inodes.pop(path, None)
         if stat.S_ISDIR(old[0]):
             prefix = os.path.join(path, "")
             under = [p for p in self._keys if p.startswith(prefix)]
             for gone in under:
                 del self._keys[gone]
+                self._inodes.pop(gone, None)
             named.update(under)
             if self._watch is not None:
                 self._watch.forget([path, *under])
 
 
-def walk_roots(roots: tuple[str, ...], limit: int, excluded: frozenset[str], watch: TreeWatch | None) -> Scan:
-    """A walk of ``roots``, watching each folder listed when ``watch`` is given."""
+def walk_roots(
+    roots: tuple[str, ...],
+    limit: int,
+    excluded: frozenset[str],
+    watch: TreeWatch | None,
+    inodes: dict[str, int] | None = None,
+) -> Scan:
+    """A walk of ``roots``, watching each folder listed when ``watch`` is given (and noting folders' inodes)."""
     keys: dict[str, StatKey] = {}
     truncated = False
     own = hive_folders()
@@ -216,7 +234,9 @@ def walk_roots(roots: tuple[str, ...], limit: int, excluded: frozenset[str], wat
             continue
         keys[root] = stat_key(st)
         if stat.S_ISDIR(st.st_mode):
-            truncated = _walk_folder(root, keys, limit, excluded, own, watch) or truncated
+            if inodes is not None:
+                inodes[root] = st.st_ino
+            truncated = _walk_folder(root, keys, limit, excluded, own, watch, inodes) or truncated
     return Scan(keys, truncated)
 
 
@@ -227,6 +247,7 @@ def _walk_folder(
     excluded: frozenset[str],
     own: frozenset[str],
     watch: TreeWatch | None,
+    inodes: dict[str, int] | None = None,
 ) -> bool:
     """Add what lies under the folder ``root`` to ``keys``; True when the bound was reached."""
     pending = [root]
@@ -253,6 +274,8 @@ def _walk_folder(
             keys[entry.path] = stat_key(entry_st)
             if stat.S_ISDIR(entry_st.st_mode):
                 pending.append(entry.path)
+                if inodes is not None:
+                    inodes[entry.path] = entry_st.st_ino
     return False
 
 

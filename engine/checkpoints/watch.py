@@ -75,6 +75,7 @@ class TreeWatch:
         self._libc = libc
         self._descriptor = descriptor
         self._folders: dict[int, str] = {}
+        self._handles: dict[str, int] = {}
         self.broken = False
         """A watch could not be added, or events were lost: the watch can no longer tell what changed."""
 
@@ -91,10 +92,18 @@ class TreeWatch:
         """Watch ``folder`` (call it before listing the folder, so no entry made meanwhile is missed)."""
         handle = self._libc.inotify_add_watch(self._descriptor, os.fsencode(folder), _MASK)
         if handle < 0:
-            if ctypes.get_errno() not in (2, 20):  # gone or no longer a folder: its parent's event says so
+            if ctypes.get_errno() not in (2, 13, 20):  # gone, unreadable (not scanned either), or not a folder now
                 self.broken = True
             return
+        previous = self._folders.get(handle)
+        if previous is not None and self._handles.get(previous) == handle:
+            del self._handles[previous]  # the same folder, moved: known by its new name now
         self._folders[handle] = folder
+        self._handles[folder] = handle
+
+    def watches(self, folder: str) -> bool:
+        """Whether a live watch reports the folder now at ``folder`` by that name (as far as events have told)."""
+        return folder in self._handles
 
     def changed(self) -> set[str] | None:
         """The paths events named since the last call (a folder's own path when it went), or None when lost."""
@@ -124,12 +133,16 @@ class TreeWatch:
                 continue
             if mask & _IN_IGNORED:
                 del self._folders[handle]
+                if self._handles.get(folder) == handle:
+                    del self._handles[folder]
             paths.add(os.path.join(folder, os.fsdecode(name)) if name else folder)
 
     def forget(self, folders: Iterable[str]) -> None:
         """Stop tracking ``folders`` by name (they went; the kernel drops their watches itself)."""
-        gone = set(folders)
-        self._folders = {handle: folder for handle, folder in self._folders.items() if folder not in gone}
+        for folder in folders:
+            handle = self._handles.pop(folder, None)
+            if handle is not None and self._folders.get(handle) == folder:
+                del self._folders[handle]
 
     def close(self) -> None:
         """Release the watches."""

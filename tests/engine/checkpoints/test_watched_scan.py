@@ -50,3 +50,23 @@ def test_folders_made_renamed_and_removed_between_and_during_commands_are_all_un
     ws.end_round(first=True)
     revert(pending(ws.store)[0], ws.store)
     assert picture(ws.root) == start
+
+
+def test_a_folder_replaced_by_another_of_its_name_is_watched_anew(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    for name in ("d", "e"):
+        (ws.root / name).mkdir()
+        (ws.root / name / "old.txt").write_text(name)
+    (ws.root / "f").write_text("a file")
+    ws.call("execute_command", command="echo warm-up > other.txt")
+    ws.end_round(first=True)
+    start = picture(ws.root)
+    ws.call("execute_command", command="mv d d.old && mkdir d && rm -r e && mkdir e && rm f && mkdir f")
+    ws.call("execute_command", command="echo 1 > d/new.txt && echo 2 > e/new.txt && echo 3 > f/new.txt")
+    ws.call("execute_command", command="echo 4 >> d/new.txt && echo 5 > d.old/old.txt")  # each new folder watched
+    ws.end_round(first=True)
+    turn = pending(ws.store)[0]
+    for path in ("d/new.txt", "e/new.txt", "f/new.txt", "d.old/old.txt"):
+        assert str(ws.root / path) in turn.changes
+    revert(turn, ws.store)
+    assert picture(ws.root) == start
