@@ -86,6 +86,7 @@ async def time_calls(
         assert (await gated.call(call, ctx)).success
         samples["hive gated"].append(time.perf_counter() - started)
 
+
 def start_times(tmp: Path) -> dict[str, list[tuple[float, float]]]:
     compile_hive()
     none, three = tmp / "none", tmp / "three"
@@ -121,7 +122,9 @@ def main() -> None:
         p95 = sorted(values)[int(0.95 * (len(values) - 1))]
         print(f"  {label:14s} median {medians[label] * 1000:6.3f} ms   p95 {p95 * 1000:6.3f} ms")
     ratio = medians["hive gated"] / medians["raw SDK"]
-    print(f"  ratio hive gated / raw SDK: {ratio:.2f}x  (manager alone {medians['hive manager'] / medians['raw SDK']:.2f}x)")
+    print(
+        f"  ratio hive gated / raw SDK: {ratio:.2f}x  (manager alone {medians['hive manager'] / medians['raw SDK']:.2f}x)"
+    )
     print(f"goal: at most 1.2x: {'met' if ratio <= 1.2 else 'NOT met'}")
     print(f"REPL start in a pseudo-terminal, median of {START_RUNS} paired runs")
     for label, runs in starts.items():

@@ -70,7 +70,9 @@ def main() -> None:
     pairs = zip(results["hive"], results["bare prompt-toolkit"], strict=True)
     ratio = statistics.median(hive[1] / floor[1] for hive, floor in pairs)
     verdict = "met" if ratio <= FLOOR_RATIO_GOAL else "NOT met"
-    print(f"  against the same round's bare prompt: {ratio:.2f}x  (350 ms / 234 ms = {FLOOR_RATIO_GOAL:.2f}x: {verdict})")
+    print(
+        f"  against the same round's bare prompt: {ratio:.2f}x  (350 ms / 234 ms = {FLOOR_RATIO_GOAL:.2f}x: {verdict})"
+    )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,9 @@ def main() -> None:
     print(f"functions: median {shape.function_median:g} lines, longest {name} ({longest})")
     print(f"engine/session.py {shape.session_lines} lines (goal <= ~200: {_met(shape.session_lines <= 210)})")
     print(f"build_agent {shape.build_agent_lines} lines (goal <= ~40: {_met(shape.build_agent_lines <= 42)})")
-    print(f"engine/run/loop.py {shape.loop_lines} lines (goal <= {LOOP_BEFORE}: {_met(shape.loop_lines <= LOOP_BEFORE)})")
+    print(
+        f"engine/run/loop.py {shape.loop_lines} lines (goal <= {LOOP_BEFORE}: {_met(shape.loop_lines <= LOOP_BEFORE)})"
+    )
     print(f"import cycles in engine/: {len(shape.cycles)}; through engine.agent: {len(shape.root_cycles)}")
     for cycle in shape.cycles:
         print(f"  {' <-> '.join(cycle)}")

@@ -49,6 +49,7 @@ class Checkpoints(CheckpointCalls):
 
     async def stop(self, session: SessionView) -> None:
         self.recorder.close_turn()
+        self.index.close()
 
 
 def checkpoints_for(config: SessionConfig) -> Checkpoints | None:

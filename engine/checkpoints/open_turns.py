@@ -59,6 +59,10 @@ class PendingScan(Struct, frozen=True, kw_only=True):
     keys: dict[str, tuple[int, int, int, int, int]]
     states: dict[str, FileState]
     racy: frozenset[str] = frozenset()
+    base: str = ""
+    """The session's whole pre-scan this one adds to (:mod:`.scan_base`); empty: this one is whole."""
+    gone: tuple[str, ...] = ()
+    """The paths of the base that are gone since."""
 
 
 class TurnStillOpen(HiveError):
@@ -162,6 +166,11 @@ def pending_scan(store: CheckpointStore, turn_id: str) -> PendingScan | None:
         return msgspec.json.decode((open_folder(store) / f"{turn_id}.scan").read_bytes(), type=PendingScan)
     except (OSError, msgspec.ValidationError, msgspec.DecodeError):
         return None
+
+
+def pending_scans(store: CheckpointStore) -> list[PendingScan]:
+    """Every readable pending pre-scan of the project's turns."""
+    return [scan for turn_id in turn_ids(store) if (scan := pending_scan(store, turn_id)) is not None]
 
 
 def forget(store: CheckpointStore, turn_id: str) -> None:

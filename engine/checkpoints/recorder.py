@@ -21,7 +21,6 @@ from pathlib import Path
 from engine.checkpoints.open_turns import PendingScan, TurnHandle
 from engine.checkpoints.states import capture_state, current_state, lstat_or_none
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest, new_turn_id
-from engine.checkpoints.tree import Scan
 from engine.events import TurnRecord
 
 MAX_LABEL = 120
@@ -67,9 +66,8 @@ class TurnRecorder:
             if not self.seen(path):
                 self._pending[path] = before
 
-    def command_starts(self, roots: tuple[str, ...], before: Scan, states: dict[str, FileState]) -> None:
+    def command_starts(self, scan: PendingScan) -> None:
         """A shell command is about to run: save its pre-scan as pending (a kill mid-command stays undoable)."""
-        scan = PendingScan(started=time.time(), roots=roots, keys=before.keys, states=states, racy=before.racy)
         with self._lock:
             self._open_turn().command_starts(scan)
 

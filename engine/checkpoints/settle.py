@@ -18,10 +18,12 @@ import os
 from collections.abc import Collection
 
 from engine.checkpoints import open_turns
+from engine.checkpoints.git_blobs import GitBlobs, copy_out, same_bytes
 from engine.checkpoints.open_turns import OpenTurn, PendingScan
+from engine.checkpoints.scan_base import remove_dead_bases, whole_scan
 from engine.checkpoints.states import current_state
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
-from engine.checkpoints.tree import Scan, TreeIndex, changed_paths
+from engine.checkpoints.walk import EXCLUDED_DIRS, MAX_ENTRIES, Scan, changed_paths, walk_roots
 
 _CLOCK_MARGIN_S = 0.05
 """Checkpoints saved this long before a pre-scan began count as saved after it (file times lag by a clock tick)."""
@@ -36,24 +38,29 @@ def settle(store: CheckpointStore) -> int:
             if not dead:
                 continue
             record, scan = records.get(turn_id), open_turns.pending_scan(store, turn_id)
-            if record is not None and scan is not None:
-                recovered += _recover(store, record, scan)
+            whole = whole_scan(store, scan) if scan is not None else None
+            if record is not None and whole is not None:
+                recovered += _recover(store, record, whole)
             open_turns.forget(store, turn_id)
+    remove_dead_bases(store)
     return recovered
 
 
 def _recover(store: CheckpointStore, record: OpenTurn, scan: PendingScan) -> int:
     """Add what the dead turn's last command changed to its manifest; 1 when something was added."""
     before = Scan(scan.keys, False, scan.racy)
-    now = TreeIndex(store, 1).scan(scan.roots)
+    now = walk_roots(scan.roots, MAX_ENTRIES, EXCLUDED_DIRS, None)
     changed = set(changed_paths(before, now))
     changed |= {path for path in scan.racy - changed if _differs(path, scan.states.get(path))}
     changed -= _others_since(store, record.turn, scan.started)
     if not changed:
         return 0
     manifest = _manifest(store, record)
+    repos = [repo for root in scan.roots if (repo := GitBlobs.for_root(root)) is not None]
+    sizes = {path: key[1] for path, key in scan.keys.items() if path in changed}
+    befores = copy_out({path: _before(path, scan, store) for path in changed}, sizes, store, repos)
     for path in sorted(changed):
-        manifest.changes.setdefault(path, Change(_before(path, scan, store), None))
+        manifest.changes.setdefault(path, Change(befores[path], None))
         manifest.changes[path] = Change(manifest.changes[path].before, current_state(path))
     note = f"(hive process {record.pid} ended during a command)"
     manifest.label = f"{manifest.label}; {note}" if manifest.label else note
@@ -64,7 +71,9 @@ def _recover(store: CheckpointStore, record: OpenTurn, scan: PendingScan) -> int
 
 
 def _differs(path: str, kept: FileState | None) -> bool:
-    return kept is not None and kept.kind == "file" and current_state(path) != kept
+    if kept is None or kept.kind != "file":
+        return False
+    return not same_bytes(path, kept) if kept.git else current_state(path) != kept
 
 
 def _others_since(store: CheckpointStore, turn_id: str, since: float) -> set[str]:
@@ -109,6 +118,6 @@ def _before(path: str, scan: PendingScan, store: CheckpointStore) -> FileState |
     state = scan.states.get(path)
     if state is None:
         return FileState(kind="unrecorded", reason="it was not snapshotted before the command")
-    if state.kind == "file" and not store.has_blob(state.blob):
+    if state.kind == "file" and not state.git and not store.has_blob(state.blob):
         return FileState(kind="unrecorded", reason="its snapshot was removed from the store")
     return state

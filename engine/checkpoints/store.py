@@ -52,6 +52,8 @@ class FileState(Struct, frozen=True, kw_only=True):
     """Where a symbolic link points."""
     reason: str = ""
     """Why an ``unrecorded`` state could not be kept (a file larger than ``max_file_bytes``, say)."""
+    git: str = ""
+    """A pre-scan's file not copied: the id of the git blob with its bytes (copied once changed; never saved)."""
 
     def to_json(self) -> dict[str, Any]:
         """The manifest entry for this state."""

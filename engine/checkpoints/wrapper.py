@@ -112,7 +112,7 @@ class CheckpointToolset(WrapperToolset):
         """Settle dead hives' records, snapshot the roots, and save the snapshot as this turn's pending pre-scan."""
         settle(self.recorder.store)
         before = self.index.snapshot(roots)
-        self.recorder.command_starts(roots, before, self.index.kept_states(before))
+        self.recorder.command_starts(self.index.pending_scan(roots, before))
         return before
 
     def _record_changes(self, before: Scan, after: Scan) -> tuple[int, int, int]:
@@ -135,7 +135,7 @@ class CheckpointToolset(WrapperToolset):
         if shared:
             self.recorder.declare(shared)  # the other command's scan then leaves them out too
             mine = []
-        states = {path: self.index.before_state(path, before) for path in mine}
+        states = self.index.before_states(mine, before)
         self.recorder.command_ended(states)
         unrecorded = sum(state is not None and state.kind == "unrecorded" for state in states.values())
         return len(mine), unrecorded, len(shared)

@@ -30,6 +30,7 @@ ALLOWED: dict[str, str] = {
     "checkpoints/states.py:_read_regular": "checkpoints copy project files: O_NOFOLLOW, O_NONBLOCK, regular files only, bounded",
     "checkpoints/store.py:*": "hive's own checkpoint store in its data folder",
     "checkpoints/open_turns.py:*": "hive's own records of the open turns, beside the checkpoint store",
+    "checkpoints/scan_base.py:*": "hive's own base pre-scans, beside the open turns' records",
     "session_store.py:*": "hive's own session files in its data folder",
     "trust/store.py:*": "hive's own trust file and its lock in its config folder",
     "mcp/approvals.py:_read": "hive's own approvals file in its data folder",

@@ -171,3 +171,72 @@ def test_a_run_killed_during_a_command_is_undone_whole_by_the_next_undo(tmp_path
     assert done.returncode == 0, done.stderr
     assert texts(project) == {"kept.txt": "before"}
     assert not (project / "out").exists()
+
+
+def test_a_run_killed_during_its_second_command_is_undone_whole_from_the_session_scan_and_its_changes(
+    tmp_path: Path,
+) -> None:
+    """The second command's pending pre-scan holds only what changed since the session's first: both are read."""
+    project = project_in(tmp_path)
+    for name in ("kept.txt", "gone.txt", "later.txt"):
+        (project / name).write_text(f"{name} before")
+    start = texts(project)
+    first = "echo first > kept.txt && rm gone.txt && echo new > new.txt"
+    second = (
+        "echo second > kept.txt; echo changed > later.txt; rm new.txt; echo 1 > started.txt; "
+        "while [ ! -f .hive/stop ]; do sleep 0.02; done"
+    )
+    with LLMServer() as server:
+        server.script(
+            tool_calls(call("execute_command", {"command": first}, id="c1")),
+            tool_calls(call("execute_command", {"command": second}, id="c2")),
+            text("never sent"),
+        )
+        with hive_run(server, project, "work twice, then be killed") as run:
+            wait_for((project / "started.txt").exists, "the second command ran its writes")
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait(BOUND_S)
+        (project / ".hive" / "stop").touch()
+
+    assert texts(project) == {"kept.txt": "second\n", "later.txt": "changed\n", "started.txt": "1\n"}
+    done = undo(project)
+    assert done.returncode == 0, done.stderr
+    assert texts(project) == start
+
+
+def test_a_run_killed_during_a_command_in_a_git_repository_gets_its_tracked_files_back_from_git(
+    tmp_path: Path,
+) -> None:
+    """The killed run's pre-scan named clean tracked files by their blobs; settling copies them out of git."""
+    project = project_in(tmp_path)
+    for number in range(40):  # enough files for the index to be read
+        (project / f"f{number}.txt").write_text(f"tracked {number}\n")
+    identity = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "one"]):
+        subprocess.run(["git", *command], cwd=project, env={**os.environ, **identity}, check=True)
+    os.utime(project / ".git" / "index")  # written after the files: none is racily clean
+
+    def work_tree() -> dict[str, str]:
+        return {p.name: p.read_text() for p in project.glob("*.txt")}
+
+    start = work_tree()
+    command = "echo changed > f1.txt; rm f2.txt; echo 1 > started.txt; while [ ! -f .hive/stop ]; do sleep 0.02; done"
+    with LLMServer() as server:
+        server.script(tool_calls(call("execute_command", {"command": command}, id="c")), text("never sent"))
+        with hive_run(server, project, "work, then be killed") as run:
+            wait_for((project / "started.txt").exists, "the command ran its writes")
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait(BOUND_S)
+        (project / ".hive" / "stop").touch()
+
+    assert work_tree()["f1.txt"] == "changed\n" and "f2.txt" not in work_tree()
+    kept = [path for path in Path(os.environ["HIVE_HOME"]).rglob("objects/*/*") if path.is_file()]
+    assert len(kept) < 10  # the 40 committed files were named by their blobs, not copied
+    done = undo(project)
+    assert done.returncode == 0, done.stderr
+    assert work_tree() == start

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.engine.checkpoints.helpers import picture, texts
@@ -35,6 +36,7 @@ def test_hive_undo_reverts_the_last_turn_and_then_the_one_before(llm_server: LLM
         ("edit_file", {"path": "notes.txt", "old_string": "original", "new_string": "edited"}),
         ("execute_command", {"command": "rm tool.sh && echo made > made.txt && cp notes.txt src/new.py"}),
     )
+    assert list(Path(os.environ["HIVE_HOME"]).rglob("*.base")) == []  # a session's base pre-scan goes with it
     listed = run_hive("checkpoints", "list", "-C", str(project))
     assert listed.returncode == 0 and len(listed.stdout.splitlines()) == 2
     assert "execute_command rm tool.sh" in listed.stdout.splitlines()[0]
