@@ -8,6 +8,7 @@ from the cache. Its extra tools come from a file outside the project, so the sam
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ import pytest
 from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import HeldReply, LLMServer, call, text, tool_calls
 from tests.support.mcp_servers import PY_SERVER, approve_project_servers
+from tests.support.processes import gone_within
 from tests.support.trust import trust
 
 ALLOW_PY = "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__py__*', action: allow}\n"
@@ -34,10 +36,11 @@ class Project:
         self.root = tmp_path / "project"
         self.hold = tmp_path / "connect-now"
         self.tools = tmp_path / "extra-tools.txt"
+        self.marker = f"hive-known-{secrets.token_hex(6)}"
         (self.root / ".ironhive").mkdir(parents=True)
-        args = f"['{PY_SERVER}', --hold-until, '{self.hold}', --tools-file, '{self.tools}']"
+        args = f"['{PY_SERVER}', --hold-until, '{self.hold}', --tools-file, '{self.tools}', --marker, {self.marker}]"
         (self.root / ".ironhive" / "plugins.yaml").write_text(
-            f"plugins:\n  py:\n    command: {sys.executable}\n    args: {args}\n"
+            f"plugins:\n  py:\n    command: {sys.executable}\n    args: {args}\n    startup_timeout: 120\n"
         )
         (self.root / ".ironhive" / "permissions.yaml").write_text(ALLOW_PY)
         approve_project_servers(self.root)
@@ -138,6 +141,22 @@ def test_a_later_run_offers_the_cached_tools_first_and_a_call_to_one_waits_for_t
     later = offered(llm_server, 2)
     assert "mcp__py__fresh" in later and "mcp__py__stale" not in later  # the real list replaced the cached one
     assert {"echo", "fresh"} <= cached_names(cache) and "stale" not in cached_names(cache)
+
+
+def test_a_run_that_never_uses_a_cached_server_does_not_wait_for_it_and_leaves_it_stopped(
+    llm_server: LLMServer, tmp_path: Path, isolated_hive: Path
+) -> None:
+    project = Project(tmp_path)
+    first_run(llm_server, project, isolated_hive)
+    project.hold.unlink()  # the server will not answer during this run (its startup_timeout is 120 s)
+    llm_server.script(text("nothing to do"))
+
+    done = hive_run(llm_server, project.root)
+
+    assert done.returncode == 0, done.stderr
+    assert "mcp__py__echo" in offered(llm_server, 1)
+    assert not project.hold.exists()  # the run ended while the server was still held
+    assert gone_within(project.marker, 5), "the server still starting was left running"
 
 
 def test_a_damaged_cache_is_ignored_and_rewritten(llm_server: LLMServer, tmp_path: Path, isolated_hive: Path) -> None:
