@@ -6,9 +6,9 @@ offered once it has listed them (``wait_ready`` waits for that, for hosts such a
 must offer them from the first model call). With ``known_tools`` (a session's manager), a server
 that listed its tools in an earlier session has them offered from the cache
 (:mod:`engine.mcp.tool_cache`) while it starts, is not waited for, and each listing is kept there.
-Such a server starts connecting only once the tools are first read for a model request (or after
-``KNOWN_START_S``, for a host that has not sent one yet), so its start (the SDK's import above all)
-is not on the way of that first request.
+Such a server starts connecting ``KNOWN_START_S`` after the session started, or at once when one of
+its tools is called: its start (the SDK's import above all, about a second of CPU) is then never on
+the way of the first request, and a short run that calls none of its tools does not pay for it.
 Every call passes the call guards first (a blocked call is never sent; a guard that raises blocks)
 and its result passes them afterwards.
 """
@@ -34,7 +34,7 @@ from engine.tools.base import ToolContext, ToolResult, ToolSpec
 STOP_TIMEOUT_S = 10.0
 """Longer than the SDK's own stop sequence (2 s for stdin to close it, 2 s after SIGTERM, then SIGKILL)."""
 KNOWN_START_S = 1.0
-"""When a server offered from the cache starts connecting if no model request has read the tools by then."""
+"""How long after the session started a server offered from the cache starts connecting (if not called before)."""
 
 
 class ServerStatus(Struct, frozen=True, kw_only=True):
@@ -99,7 +99,7 @@ class McpManager:
     # --- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start connecting every enabled server in the background (one offered from the cache a little later)."""
+        """Start connecting every enabled server in the background (one offered from the cache a second later)."""
         for connection in self._connections.values():
             if connection.known is None:
                 connection.start()
@@ -174,12 +174,10 @@ class McpManager:
     # --- the toolset --------------------------------------------------------------------
 
     def specs(self) -> Sequence[ToolSpec]:
-        if self._deferred:  # a model request is being made: the servers offered from the cache connect now
-            self._start_deferred()
         return [spec for connection in self._connections.values() for spec in self._offer(connection)[1]]
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        if self._deferred:
+        if self._deferred:  # a call waits for its server: every server offered from the cache starts now
             self._start_deferred()
         found = self._find(call.name)
         if found is None:
