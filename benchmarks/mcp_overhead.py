@@ -5,6 +5,10 @@
    session runs it), in the same run, calls alternating. Goal: hive at most 1.2x the raw SDK.
 2. Time from launching the REPL to its prompt (and to typed text shown) with three stdio servers
    configured against none. Goal: not delayed by them (the servers start in the background).
+3. `hive run` of a task that calls no tool, with one configured but unused stdio server (everything)
+   against none, paired runs: the time from launch to the model server receiving the first request,
+   and the run's CPU (hive and the processes it reaped). The server's tool list is cached by a warm-up
+   run, as on any run after the first. Goals: first request at most 1.3x, CPU at most 1.5x.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any, TextIO
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.support.compiled import compile_hive
+from benchmarks.support.first_request import RunCost, run_costs
 from benchmarks.support.mcp_servers import EVERYTHING, three_servers_yaml, time_to_prompt
 from engine.events import ToolCall
 from engine.mcp.config import McpServers, ServerConfig
@@ -36,6 +41,7 @@ from engine.workspace import open_workspace
 
 CALLS = 400
 START_RUNS = 5
+RUN_RUNS = 7
 ARGS = {"message": "x"}
 
 
@@ -111,11 +117,39 @@ def start_times(tmp: Path) -> dict[str, list[tuple[float, float]]]:
     return results
 
 
+def idle_server_costs(tmp: Path) -> dict[str, list[RunCost]]:
+    """Paired ``hive run`` costs in a project with no MCP server and in one with an unused everything server."""
+    none, one = tmp / "run-none", tmp / "run-one"
+    for folder in (none, one):
+        (folder / ".ironhive").mkdir(parents=True)
+    (one / ".ironhive" / "plugins.yaml").write_text(
+        f"plugins:\n  everything: {{command: {EVERYTHING}, args: [stdio]}}\n"
+    )
+    env = dict(os.environ, HIVE_HOME=str(tmp / "run-home"), LITELLM_LOCAL_MODEL_COST_MAP="True")
+    approve = [sys.executable, "-m", "hive_cli", "mcp", "approve", "--all", "-C", str(one)]
+    subprocess.run(approve, env=env, check=True, capture_output=True)
+    return run_costs({"no MCP servers": none, "one unused stdio server": one}, env, RUN_RUNS)
+
+
+def print_idle_server_costs(costs: dict[str, list[RunCost]]) -> None:
+    none, one = costs["no MCP servers"], costs["one unused stdio server"]
+    print(f"hive run of a task that calls no tool, median of {RUN_RUNS} paired runs")
+    for label, runs in costs.items():
+        first = statistics.median(r.first_request_s for r in runs)
+        cpu = statistics.median(r.cpu_s for r in runs)
+        print(f"  {label:24s} first request after {first * 1000:6.0f} ms   CPU {cpu * 1000:6.0f} ms")
+    first_ratio = statistics.median(o.first_request_s / n.first_request_s for n, o in zip(none, one, strict=True))
+    cpu_ratio = statistics.median(o.cpu_s / n.cpu_s for n, o in zip(none, one, strict=True))
+    print(f"  first request: {first_ratio:.2f}x  (goal <= 1.3x: {'met' if first_ratio <= 1.3 else 'NOT met'})")
+    print(f"  CPU:           {cpu_ratio:.2f}x  (goal <= 1.5x: {'met' if cpu_ratio <= 1.5 else 'NOT met'})")
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as name, open(os.devnull, "w") as quiet:
         tmp = Path(name)
         samples = asyncio.run(per_call(tmp, quiet))
         starts = start_times(tmp)
+        idle = idle_server_costs(tmp)
     print(f"MCP per-call latency, everything server over stdio, echo, {CALLS} calls each, alternating")
     medians = {label: statistics.median(values) for label, values in samples.items()}
     for label, values in samples.items():
@@ -135,6 +169,7 @@ def main() -> None:
         r[1] for r in starts["no MCP servers"]
     )
     print(f"goal: not delayed by the servers: {'met' if delay <= 0.05 else 'NOT met'} ({delay * 1000:+.0f} ms)")
+    print_idle_server_costs(idle)
 
 
 if __name__ == "__main__":

@@ -114,10 +114,12 @@ class SessionReadouts:
         return percent_used(self.model, prompt_tokens, self.agent.windows.of(self.model))
 
     async def wait_for_mcp(self) -> tuple[str, ...]:
-        """Wait until every MCP server has listed its tools or failed; one notice per server that failed or awaits approval.
+        """Wait until every MCP server never seen before has listed its tools or failed; one notice per server that
+        failed or awaits approval.
 
         For hosts that must offer the servers' tools from the first model call (``hive run``); the
-        REPL does not wait: tools appear as their servers come up.
+        REPL does not wait: tools appear as their servers come up. A server seen before is not waited
+        for: its cached tools are offered while it connects (:mod:`engine.mcp.tool_cache`).
         """
         manager = self.mcp
         if manager is None:

@@ -9,16 +9,12 @@ project hive may not trust writes some of these files, so they are read under li
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from engine.config.validation import Invalid, KeyPath, convert, required_keys
 from engine.errors import ConfigError
 from engine.safe_read import UnsafeFile, read_bounded
-
-if TYPE_CHECKING:
-    from pydantic import ValidationError
 
 T = TypeVar("T")
 
@@ -158,21 +154,8 @@ KNOWN_ELSEWHERE = {
     "mcpServers": "MCP servers are not settings: they go in .ironhive/plugins.yaml (or .mcp.json)",
     "permissions": "permission rules go in .ironhive/permissions.yaml, not in the settings",
 }
-_SECTION_EXPECTED = re.compile(r"valid dictionary or instance of \w+")
 
 
-def _pydantic_problem(kind: str, text: str) -> str:
-    """A pydantic model's message (plugin files) in the words of :class:`Invalid` problems."""
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind in ("model_type", "dict_type"):
-        return "should be a mapping"
-    if kind == "value_error":
-        return text.removeprefix("Value error, ")
-    return _SECTION_EXPECTED.sub("mapping", text)
-
-
-def describe_errors(path: Path, exc: ValidationError, lines: dict[KeyPath, int]) -> str:
-    """One message listing every problem pydantic found as ``file:line: key: problem``, as :func:`check_document` does."""
-    problems = (Invalid(tuple(error["loc"]), _pydantic_problem(error["type"], error["msg"])) for error in exc.errors())
-    return "\n".join(text for _, text in (_describe(path, problem, lines) for problem in problems))
+def describe_problem(path: Path, problem: Invalid, lines: dict[KeyPath, int]) -> str:
+    """``problem`` found in the file at ``path`` as ``file:line: key: problem``, as :func:`check_document` says it."""
+    return _describe(path, problem, lines)[1]

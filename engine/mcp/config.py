@@ -27,7 +27,8 @@ import msgspec
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from engine.config.files import describe_errors, read_document
+from engine.config.files import describe_problem, read_document
+from engine.config.validation import Invalid
 from engine.errors import ConfigError
 from engine.mcp.options import McpOptions
 from engine.mcp.project_entry import loader_problem, loader_variables, withheld_notice
@@ -253,10 +254,8 @@ def find_plugins_file(folder: Path) -> Path | None:
 
 
 def load_plugins_file(path: Path) -> PluginsFile:
-    """Parse and check one ``plugins.yaml``; every problem is reported as ``file:line: key: problem``."""
-    from pydantic import ValidationError
-
-    from engine.mcp.entries import PluginsFile  # imported here: its models are built only when a file exists
+    """Parse and check one ``plugins.yaml``; a problem is reported as ``file:line: key: problem``."""
+    from engine.mcp.entries import PluginsFile, plugins_file  # imported here: only when a file exists
 
     data, lines = read_document(path)
     if data is None:
@@ -264,9 +263,9 @@ def load_plugins_file(path: Path) -> PluginsFile:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}:1: expected a 'plugins:' mapping of server names to their settings")
     try:
-        return PluginsFile.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(describe_errors(path, exc, lines)) from None
+        return plugins_file(data)
+    except Invalid as problem:
+        raise ConfigError(describe_problem(path, problem, lines)) from None
 
 
 def resolve_entry(

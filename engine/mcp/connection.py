@@ -22,6 +22,8 @@ from engine.mcp.config import ServerConfig
 from engine.mcp.errlog import ServerLog, server_log
 from engine.mcp.errors import CallFailed, connection_lost, describe_connect_error
 from engine.mcp.listing import Listing, fetch_listing, fetch_tools
+from engine.mcp.sdk_import import import_sdk
+from engine.mcp.tool_cache import KnownTools, server_tool
 from engine.mcp.transports import HttpAnswers, open_transport
 from engine.private_files import private_dir
 
@@ -50,6 +52,10 @@ class ServerConnection:
         self.state: ServerState = "starting"
         self.error: str | None = None
         self.listing = Listing()
+        self.listed: KnownTools | None = None
+        """What the server listed in this session (its latest listing), in plain values; None until it lists."""
+        self.known: KnownTools | None = None
+        """What it listed in an earlier session (the cache), offered while it starts until it lists in this one."""
         self.protocol_version: str | None = None
         self.connect_s: float | None = None
         """Seconds the last successful connection took, listing included."""
@@ -170,6 +176,7 @@ class ServerConnection:
             self._settle()
 
     async def _connect_and_serve(self, scope: anyio.CancelScope, errlog: TextIO, started: float) -> None:
+        await import_sdk(self.config.transport)
         from mcp import Client
         from mcp_types import Implementation
 
@@ -188,7 +195,7 @@ class ServerConnection:
             client_info=Implementation(name="hive", version="0.1.0"),
         ) as client:
             self.protocol_version = client.protocol_version
-            self.listing = await fetch_listing(client)
+            self._set_listing(await fetch_listing(client), client.server_info)
             scope.deadline = math.inf
             self._client = client
             self._failures = 0
@@ -218,8 +225,18 @@ class ServerConnection:
             if connection_lost(exc):
                 self.connection_lost("the connection closed")
             return
-        self.listing = Listing(tools=tools, resources=self.listing.resources, prompts=self.listing.prompts)
+        listing = Listing(tools=tools, resources=self.listing.resources, prompts=self.listing.prompts)
+        self._set_listing(listing, client.server_info)
         self._changed()
+
+    def _set_listing(self, listing: Listing, server_info: Any) -> None:
+        self.listing = listing
+        self.listed = KnownTools(
+            server_name=server_info.name if server_info is not None else None,
+            server_version=server_info.version if server_info is not None else None,
+            tools=tuple(server_tool(tool) for tool in listing.tools),
+            resources=tuple(str(resource.uri) for resource in listing.resources),
+        )
 
     async def _listen(self, client: Any) -> None:
         """On 2026-era connections, tool list changes come only through a held-open subscription."""

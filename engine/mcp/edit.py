@@ -17,13 +17,12 @@ from pathlib import Path
 
 import yaml
 from msgspec import Struct, field
-from pydantic import ValidationError
 
 from engine.config.files import CONFIG_FILE_LIMIT
 from engine.config.yaml_reader import load_yaml
 from engine.disk_full import writing
 from engine.errors import UserError
-from engine.mcp.entries import PluginEntry, PluginsFile, Transport, check_server_name
+from engine.mcp.entries import PluginEntry, Transport, check_server_name, plugin_entry, plugins_file
 from engine.paths import user_config_dir
 from engine.private_files import private_dir
 from engine.safe_read import UnsafeFile, read_bounded
@@ -49,8 +48,8 @@ class NewServer(Struct, frozen=True):
         """The entry as ``plugins.yaml`` validates it; raises ``UserError`` with the reason."""
         try:
             check_server_name(self.name)
-            return PluginEntry.model_validate(self.as_dict())
-        except (ValueError, ValidationError) as exc:
+            return plugin_entry(self.as_dict())
+        except ValueError as exc:  # Invalid included
             raise UserError(_first_problem(exc)) from None
 
     def as_dict(self) -> dict[str, object]:
@@ -201,8 +200,8 @@ def _write_checked(path: Path, lines: list[str]) -> None:
     text = "\n".join(lines).rstrip("\n") + "\n"
     try:
         data = load_yaml(text)  # the reader that will load it: no aliases, no repeated keys
-        PluginsFile.model_validate(data or {})
-    except (yaml.YAMLError, ValidationError) as exc:
+        plugins_file(data)
+    except (yaml.YAMLError, ValueError) as exc:
         raise UserError(f"{path}: the edited file would not be valid ({_first_problem(exc)}); left unchanged") from None
     with writing(path.name, path.parent, "it is as it was (nothing was changed)"):
         _replace(path, text)
@@ -238,9 +237,4 @@ def _key(name: str) -> str:
 
 
 def _first_problem(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        error = exc.errors()[0]
-        where = ".".join(str(p) for p in error.get("loc", ()))
-        message = str(error.get("msg", exc)).removeprefix("Value error, ")
-        return f"{where}: {message}" if where else message
     return str(exc).splitlines()[0]

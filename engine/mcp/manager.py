@@ -3,8 +3,14 @@
 ``start`` returns at once: each server connects in its own background task under its own deadline,
 so a slow or broken server delays neither the others nor the first prompt. A server's tools are
 offered once it has listed them (``wait_ready`` waits for that, for hosts such as ``hive run`` that
-must offer them from the first model call). Every call passes the call guards first (a blocked call
-is never sent; a guard that raises blocks) and its result passes them afterwards.
+must offer them from the first model call). With ``known_tools`` (a session's manager), a server
+that listed its tools in an earlier session has them offered from the cache
+(:mod:`engine.mcp.tool_cache`) while it starts, is not waited for, and each listing is kept there.
+Such a server starts connecting ``KNOWN_START_S`` after the session started, or at once when one of
+its tools is called: its start (the SDK's import above all, about a second of CPU) is then never on
+the way of the first request, and a short run that calls none of its tools does not pay for it.
+Every call passes the call guards first (a blocked call is never sent; a guard that raises blocks)
+and its result passes them afterwards.
 """
 
 from __future__ import annotations
@@ -18,15 +24,17 @@ from msgspec import Struct
 from engine.events import ToolCall
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.connection import ServerConnection, ServerState
-from engine.mcp.listing import Listing
 from engine.mcp.options import McpOptions
 from engine.mcp.reload import ConfigWatcher
+from engine.mcp.tool_cache import KnownTools, read_known, remember
 from engine.mcp.tools import McpToolInfo, call_tool, tool_infos
 from engine.policy.guards import CallGuard, guarded_call
 from engine.tools.base import ToolContext, ToolResult, ToolSpec
 
 STOP_TIMEOUT_S = 10.0
 """Longer than the SDK's own stop sequence (2 s for stdin to close it, 2 s after SIGTERM, then SIGKILL)."""
+KNOWN_START_S = 1.0
+"""How long after the session started a server offered from the cache starts connecting (if not called before)."""
 
 
 class ServerStatus(Struct, frozen=True, kw_only=True):
@@ -62,11 +70,14 @@ class McpManager:
         on_change: Callable[[], None] | None = None,
         reload_from: tuple[Path, McpOptions] | None = None,
         unsafe_dirs: tuple[Path, ...] | None = None,
+        known_tools: bool = False,
     ) -> None:
         """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration;
         ``unsafe_dirs``: the folders sandboxed commands can write (None: each server's project), where a server's
-        program is never looked up."""
+        program is never looked up; ``known_tools``: offer a server's cached tools while it starts (and keep
+        its listings in the cache)."""
         self.servers = servers
+        self._known_tools = known_tools
         self.unsafe_dirs = unsafe_dirs
         self.guards = tuple(guards)
         self.reload_error: str | None = None
@@ -76,16 +87,26 @@ class McpManager:
         self._connections = {s.name: self._connection(s) for s in servers.enabled}
         self._retiring: set[asyncio.Task[None]] = set()
         self._watcher = ConfigWatcher(*reload_from, self.apply, self._reloaded) if reload_from else None
-        self._offered: dict[str, tuple[Listing, tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]] = {}
+        self._offered: dict[str, tuple[KnownTools, tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]] = {}
+        self._kept: dict[str, KnownTools] = {}
+        """The listing last written to the cache, per server."""
+        self._deferred: list[ServerConnection] = []
+        """Servers offered from the cache that have not started connecting yet."""
+        self._deferred_timer: asyncio.TimerHandle | None = None
         self._first_listed: dict[str, frozenset[str]] = {}
         """Each server's tool names at its first listing: a tool it adds later is asked about (``added_later``)."""
 
     # --- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Start connecting every enabled server in the background."""
+        """Start connecting every enabled server in the background (one offered from the cache a second later)."""
         for connection in self._connections.values():
-            connection.start()
+            if connection.known is None:
+                connection.start()
+            else:
+                self._deferred.append(connection)
+        if self._deferred:
+            self._deferred_timer = asyncio.get_running_loop().call_later(KNOWN_START_S, self._start_deferred)
         if self._watcher is not None:
             self._watcher.start()
             self._watcher.catch_up()
@@ -109,8 +130,20 @@ class McpManager:
         self.servers = servers
         self._changed()
 
+    def _start_deferred(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        if self._deferred_timer is not None:
+            self._deferred_timer.cancel()
+            self._deferred_timer = None
+        for connection in deferred:
+            if self._connections.get(connection.config.name) is connection:
+                connection.start()
+
     def _connection(self, config: ServerConfig) -> ServerConnection:
-        return ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs)
+        connection = ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs)
+        if self._known_tools and not config.awaiting_approval and config.problem is None:
+            connection.known = read_known(config)
+        return connection
 
     def _retire(self, connection: ServerConnection) -> None:
         task = asyncio.get_running_loop().create_task(connection.stop())
@@ -122,13 +155,17 @@ class McpManager:
         self._changed()
 
     async def wait_ready(self) -> None:
-        """Return once every server has connected or failed (each bounded by its own ``startup_timeout``)."""
-        await asyncio.gather(*(c.wait_settled() for c in self._connections.values()))
+        """Return once every server whose tools are not known from the cache has connected or failed (each
+        bounded by its own ``startup_timeout``); the others go on connecting in the background."""
+        await asyncio.gather(*(c.wait_settled() for c in self._connections.values() if c.known is None))
 
     async def stop(self) -> None:
         """Close every server at once; none is left running even if this is cancelled."""
         if self._watcher is not None:
             await self._watcher.stop()
+        if self._deferred_timer is not None:
+            self._deferred_timer.cancel()
+        self._deferred = []
         stopping = [asyncio.ensure_future(c.stop()) for c in self._connections.values()]
         stopping += list(self._retiring)
         if stopping:
@@ -140,6 +177,8 @@ class McpManager:
         return [spec for connection in self._connections.values() for spec in self._offer(connection)[1]]
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        if self._deferred:  # a call waits for its server: every server offered from the cache starts now
+            self._start_deferred()
         found = self._find(call.name)
         if found is None:
             names = ", ".join(sorted(spec.name for spec in self.specs())) or "none"
@@ -158,15 +197,28 @@ class McpManager:
 
     def _offer(self, connection: ServerConnection) -> tuple[tuple[McpToolInfo, ...], tuple[ToolSpec, ...]]:
         """The server's tools and their specs, built again only when its listing changed (specs are read often)."""
-        name, listing = connection.config.name, connection.listing
+        name, listing = connection.config.name, _offered_listing(connection)
         cached = self._offered.get(name)
         if cached is None or cached[0] is not listing:
-            infos = tuple(tool_infos(connection))
-            first = self._first_listed.setdefault(name, frozenset(info.name for info in infos)) if infos else None
+            infos = tuple(tool_infos(connection.config, listing))
+            first = None
+            if infos and listing is connection.listed:  # tools "added later" are judged against a live listing
+                first = self._first_listed.setdefault(name, frozenset(info.name for info in infos))
             specs = tuple(info.spec(name, added_later=first is not None and info.name not in first) for info in infos)
             cached = (listing, infos, specs)
             self._offered[name] = cached
         return cached[1], cached[2]
+
+    def _keep_listings(self) -> None:
+        """Write each server's new listing to the cache when it differs from what the cache holds."""
+        for connection in self._connections.values():
+            listed = connection.listed
+            if listed is None or self._kept.get(connection.config.name) is listed:
+                continue
+            self._kept[connection.config.name] = listed
+            if listed != connection.known:
+                remember(connection.config, listed)
+                connection.known = listed
 
     # --- what hosts read ------------------------------------------------------------------
 
@@ -220,5 +272,19 @@ class McpManager:
         )
 
     def _changed(self) -> None:
+        if self._known_tools:
+            self._keep_listings()
         for listener in self._listeners:
             listener()
+
+
+_NOTHING = KnownTools()
+
+
+def _offered_listing(connection: ServerConnection) -> KnownTools:
+    """What a server offers: its listing in this session; before it has one, while it starts, the cached one."""
+    if connection.listed is not None:
+        return connection.listed
+    if connection.known is not None and connection.state == "starting":
+        return connection.known
+    return _NOTHING

@@ -12,11 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from engine.config.files import CONFIG_FILE_LIMIT, parse_json, read_config_text
+from engine.config.validation import Invalid
 from engine.errors import ConfigError
-from engine.mcp.entries import PluginEntry, check_server_name
+from engine.mcp.entries import PluginEntry, check_server_name, plugin_entry
 
 _KNOWN_KEYS = ("command", "args", "env", "cwd", "url", "headers")
 
@@ -56,17 +55,17 @@ def _entry(name: str, raw: Any) -> tuple[PluginEntry | None, str]:
     values = {key: raw[key] for key in _KNOWN_KEYS if key in raw}
     values["transport"] = "http" if kind.lower() == "streamable-http" else kind
     try:
-        return PluginEntry.model_validate(values), ""
-    except ValidationError as exc:
+        return plugin_entry(values), ""
+    except Invalid as exc:
         kind_key = "transport" if "type" not in raw and "transport" in raw else "type"
-        return None, "; ".join(_short(err, kind_key) for err in exc.errors())
+        return None, _short(exc, kind_key)
 
 
-def _short(error: Any, kind_key: str) -> str:
-    """One problem, in the file's own words: hive's ``transport`` is ``.mcp.json``'s ``type``."""
-    loc = [kind_key if index == 0 and part == "transport" else str(part) for index, part in enumerate(error["loc"])]
+def _short(problem: Invalid, kind_key: str) -> str:
+    """The problem, in the file's own words: hive's ``transport`` is ``.mcp.json``'s ``type``."""
+    loc = [kind_key if index == 0 and part == "transport" else str(part) for index, part in enumerate(problem.loc)]
     where = ".".join(loc)
-    message = str(error["msg"]).removeprefix("Value error, ")
+    message = problem.problem
     if kind_key == "type":
         message = message.replace("transport", "type")
     return f"{where}: {message}" if where else message

@@ -1,4 +1,8 @@
-"""The tool provider that gives a session its MCP servers (the root agent's; started with the session)."""
+"""The tool provider that gives a session its MCP servers (the root agent's; started with the session).
+
+A session's servers offer their cached tools while they start (:mod:`engine.mcp.tool_cache`), so a
+run waits only for servers it has never seen.
+"""
 
 from __future__ import annotations
 
@@ -31,4 +35,5 @@ class McpProvider:
             guards=context.mcp_call_guards,
             reload_from=(config.cwd, config.mcp) if config.mcp.hot_reload else None,
             unsafe_dirs=commands_can_write(config.sandbox.options, config.cwd),
+            known_tools=True,
         )

@@ -18,9 +18,11 @@ import anyio
 from msgspec import Struct
 
 from engine.globs import name_matches
+from engine.mcp.config import ServerConfig
 from engine.mcp.connection import ServerConnection
 from engine.mcp.content import result_text
 from engine.mcp.errors import CallFailed, connection_lost, describe_call_error
+from engine.mcp.tool_cache import KnownTools, ServerTool
 from engine.tools.base import ToolContext, ToolResult, ToolSpec
 
 READ_RESOURCE = "read_resource"
@@ -70,48 +72,43 @@ def exposed_name(server: str, tool: str) -> str:
     return f"{name[: MAX_NAME - 9]}_{digest}"
 
 
-def tool_infos(connection: ServerConnection) -> list[McpToolInfo]:
-    """The server's tools hive offers (after ``include_tools``/``exclude_tools``), plus ``read_resource``."""
-    config = connection.config
-    infos = [_info(config.name, tool) for tool in connection.listing.tools if _wanted(tool.name, connection)]
+def tool_infos(config: ServerConfig, known: KnownTools) -> list[McpToolInfo]:
+    """The tools of ``known`` hive offers (after ``include_tools``/``exclude_tools``), plus ``read_resource``."""
+    infos = [_info(config.name, tool) for tool in known.tools if _wanted(tool.name, config)]
     names = {info.name for info in infos}
-    if connection.listing.resources and exposed_name(config.name, READ_RESOURCE) not in names:
-        infos.append(_read_resource_info(connection))
+    if known.resources and exposed_name(config.name, READ_RESOURCE) not in names:
+        infos.append(_read_resource_info(config.name, known.resources))
     return infos
 
 
-def _wanted(tool: str, connection: ServerConnection) -> bool:
-    config = connection.config
+def _wanted(tool: str, config: ServerConfig) -> bool:
     if any(name_matches(pattern, tool) for pattern in config.exclude_tools):
         return False
     return config.include_tools is None or any(name_matches(p, tool) for p in config.include_tools)
 
 
-def _info(server: str, tool: Any) -> McpToolInfo:
-    annotations = tool.annotations
+def _info(server: str, tool: ServerTool) -> McpToolInfo:
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else _EMPTY_SCHEMA
     if schema.get("type") != "object":
         schema = _EMPTY_SCHEMA
-    title = tool.title or (annotations.title if annotations is not None else None)
     return McpToolInfo(
         name=exposed_name(server, tool.name),
         tool=tool.name,
-        description=tool.description or title or tool.name,
+        description=tool.description or tool.title or tool.name,
         parameters=schema,
-        title=title,
-        read_only=bool(annotations is not None and annotations.read_only_hint),
-        destructive=annotations.destructive_hint if annotations is not None else None,
+        title=tool.title,
+        read_only=tool.read_only,
+        destructive=tool.destructive,
     )
 
 
-def _read_resource_info(connection: ServerConnection) -> McpToolInfo:
-    resources = connection.listing.resources
-    shown = ", ".join(str(r.uri) for r in resources[:_RESOURCES_SHOWN])
+def _read_resource_info(server: str, resources: tuple[str, ...]) -> McpToolInfo:
+    shown = ", ".join(resources[:_RESOURCES_SHOWN])
     more = f" and {len(resources) - _RESOURCES_SHOWN} more" if len(resources) > _RESOURCES_SHOWN else ""
     return McpToolInfo(
-        name=exposed_name(connection.config.name, READ_RESOURCE),
+        name=exposed_name(server, READ_RESOURCE),
         tool="",
-        description=f"Read a resource of the {connection.config.name} MCP server by its URI ({shown}{more}).",
+        description=f"Read a resource of the {server} MCP server by its URI ({shown}{more}).",
         parameters={
             "type": "object",
             "properties": {"uri": {"type": "string", "description": "The resource's URI"}},

@@ -41,7 +41,7 @@ def test_mcp_json_problems_name_its_own_type_key(tmp_path: Path) -> None:
     (tmp_path / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
     done = run_hive("mcp", "list", "-C", str(tmp_path))
     assert done.returncode == 0, done.stderr
-    assert "MCP server 'ws' skipped: type: Input should be 'stdio', 'http' or 'sse'" in done.stderr
+    assert "MCP server 'ws' skipped: type: should be 'http', 'sse' or 'stdio', not 'websocket'" in done.stderr
     assert "transport" not in done.stderr
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 from tests.support.cli import NETBLOCK_DIR, run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
+from tests.support.mcp_servers import PY_SERVER, approve_project_servers
 
 # A plugin that says so when it is loaded: pydantic imports it through the entry point.
 PLUGIN = """
@@ -24,8 +26,8 @@ class _Plugin:
 plugin = _Plugin()
 """
 SHOW_VARIABLE = 'echo "plugins=${PYDANTIC_DISABLE_PLUGINS-unset}"'
-# hive's own records are msgspec's; the MCP entries of a plugins file are what a run still checks with pydantic.
-PLUGINS_FILE = "plugins:\n  idle:\n    command: idle-server\n    enabled: false\n"
+# hive's own records are msgspec's; a run that connects an MCP server imports the SDK, which is built on pydantic.
+PLUGINS_FILE = f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}']\n"
 
 
 def install_plugin(site: Path) -> None:
@@ -43,6 +45,7 @@ def run_with_plugin(llm_server: LLMServer, tmp_path: Path, **env: str) -> tuple[
     install_plugin(site)
     (project / ".ironhive").mkdir(parents=True)
     (project / ".ironhive" / "plugins.yaml").write_text(PLUGINS_FILE)
+    approve_project_servers(project)  # a server never seen: the run waits for it to connect
     llm_server.script(tool_calls(call("execute_command", {"command": SHOW_VARIABLE})), text("Shown."))
     done = run_hive(
         *("run", "show it", "-o", "json", "-m", "openai/test-model", "--api-base", llm_server.base_url, "--yes"),

@@ -1,11 +1,14 @@
 """A small MCP server (SDK 2.x ``MCPServer``) that misbehaves on demand, for hive's MCP tests.
 
-    python tests/support/mcp_server.py [--hang-at-start] [--marker TEXT] [stdio | http PORT]
+    python tests/support/mcp_server.py [--hang-at-start] [--hold-until PATH] [--tools-file PATH] [--marker TEXT]
+                                       [stdio | http PORT]
 
 Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)`` reports progress
 after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
 ``hang()`` never returns (after touching the ``--hang-flag`` file, when given: the call has arrived); ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
 result. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
+``--hold-until PATH`` answers nothing until PATH exists (a test decides when the server connects);
+``--tools-file PATH`` adds a tool for each line of PATH, when it exists (the same launch, other tools);
 ``--hang-flag PATH`` names that file; ``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
 ``--spawn-child MARKER`` starts a sleeping child (in the server's process group, with MARKER in its
 command line) that the server leaves behind when it exits.
@@ -87,12 +90,30 @@ def fail() -> str:
     raise ValueError("fail was asked to fail")
 
 
+def hold_until(path: str, guard_s: float = 120) -> None:
+    """Wait until ``path`` exists (the test's signal to connect); the guard only ends a forgotten test."""
+    deadline = time.monotonic() + guard_s
+    while path and not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def add_listed_tools(path: str) -> None:
+    """Add a tool named by each line of ``path`` (no file: none)."""
+    if not path or not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as listed:
+        for name in filter(None, (line.strip() for line in listed)):
+            server.add_tool(lambda name=name: f"{name} says hi", name=name, description=f"the {name} tool")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hang-at-start", action="store_true")
     parser.add_argument("--marker", default="")
     parser.add_argument("--spawn-child", default="")
     parser.add_argument("--hang-flag", default="")
+    parser.add_argument("--hold-until", default="")
+    parser.add_argument("--tools-file", default="")
     parser.add_argument("transport", nargs="?", default="stdio", choices=["stdio", "http"])
     parser.add_argument("port", nargs="?", type=int, default=8765)
     options = parser.parse_args()
@@ -104,6 +125,8 @@ def main() -> None:
         )
     if options.hang_at_start:
         time.sleep(3600)
+    hold_until(options.hold_until)
+    add_listed_tools(options.tools_file)
     if options.transport == "http":
         server.run("streamable-http", host="127.0.0.1", port=options.port)
     else:

@@ -117,7 +117,7 @@ def test_a_project_entry_that_sets_a_loader_variable_is_refused(tmp_path: Path, 
         (
             "plugins:\n  a:\n    command: srv\n    startup_timeout: -1\n",
             ":4: plugins.a.startup_timeout",
-            "greater than 0",
+            "should be a number > 0",
         ),
         ("plugins: [a, b]\n", ":1: plugins", "mapping"),
         ("plugins:\n  a: {command: [srv\n", ":", "invalid YAML"),

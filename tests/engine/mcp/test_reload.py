@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import yaml
-from pydantic import ValidationError
 
+from engine.config.validation import Invalid
 from engine.mcp.approvals import approve, revoke
 from engine.mcp.config import McpServers, load_servers, resolve_entry
-from engine.mcp.entries import PluginsFile
+from engine.mcp.entries import plugins_file
 from engine.mcp.manager import McpManager
 from engine.mcp.options import McpOptions
 from tests.support.mcp_servers import EVERYTHING
@@ -28,9 +28,9 @@ def entry(name: str, *args: str) -> str:
 
 def write(path: Path, text: str, *, atomic: bool = False) -> None:
     """Write ``text`` to the project's plugins.yaml, approving its servers first (as the person would)."""
-    with contextlib.suppress(yaml.YAMLError, ValidationError):
+    with contextlib.suppress(yaml.YAMLError, Invalid):
         root = path.parent.parent
-        entries = PluginsFile.model_validate(yaml.safe_load(text)).plugins
+        entries = plugins_file(yaml.safe_load(text)).plugins
         approve(root, [resolve_entry(name, e, path, root, McpOptions(), os.environ) for name, e in entries.items()])
     if atomic:  # as editors save: a new file renamed over the old one
         temporary = path.with_name(path.name + ".tmp")
