@@ -33,21 +33,23 @@ def killed_mid_undo(project: Path, after_steps: int, *args: str) -> str:
     """Start `hive undo --yes ARGS`, wait until the test hook has paused it after ``after_steps`` steps, SIGKILL it."""
     env = hive_env(HIVE_TEST_PAUSE_UNDO_AFTER=str(after_steps))
     command = [sys.executable, "-m", "hive_cli", "undo", "--yes", *args, "-C", str(project)]
-    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True) as undo:
+    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL) as undo:
         assert undo.stderr is not None
-        said = ""
+        said = b""
         deadline = time.monotonic() + 60  # a failure guard only
-        while "undo paused" not in said and time.monotonic() < deadline:
-            ready, _, _ = select.select([undo.stderr], [], [], 1)
-            line = undo.stderr.readline() if ready else ""
-            if ready and not line:
+        # Raw reads of the descriptor: a buffered readline could take the pause line into its buffer along
+        # with the one before it, and select would then wait on an empty pipe for a line already read.
+        while b"undo paused" not in said and time.monotonic() < deadline:
+            ready, _, _ = select.select([undo.stderr.fileno()], [], [], 1)
+            chunk = os.read(undo.stderr.fileno(), 65536) if ready else b""
+            if ready and not chunk:
                 break  # the undo ended without pausing
-            said += line
-        assert "undo paused" in said, said
+            said += chunk
+        assert b"undo paused" in said, said.decode(errors="replace")
         os.kill(undo.pid, signal.SIGKILL)
         undo.wait()
     assert undo.returncode == -signal.SIGKILL
-    return said
+    return said.decode(errors="replace")
 
 
 def project_with_a_turn(llm_server: LLMServer, tmp_path: Path) -> tuple[Path, dict[str, tuple[str, int, bytes]]]:
