@@ -1,0 +1,97 @@
+"""The client command the MCP conformance suite runs (``make test-conformance``): hive, through its command line.
+
+The suite starts a scenario server, then runs ``python hive_client.py URL`` with the scenario's name in
+``MCP_CONFORMANCE_SCENARIO``. This driver points the real ``hive`` at that URL in a fresh HIVE_HOME and
+project folder -- ``hive mcp add conformance URL``, ``hive mcp tools conformance --format json``, then
+``hive mcp call conformance TOOL --args JSON`` for every tool listed, with arguments made from the tool's
+input schema -- and exits with hive's status (the first step that failed, else 0). Each step's command
+and output go to stderr, which the suite keeps in ``results/<scenario>-<time>/stderr.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SERVER = "conformance"
+STEP_TIMEOUT = 60
+TIMED_OUT = 124
+SAMPLE_VALUES: dict[str, Any] = {
+    "number": 1,
+    "integer": 1,
+    "string": "hive",
+    "boolean": True,
+    "array": [],
+    "object": {},
+}
+
+
+def main(argv: list[str]) -> int:
+    """Run hive's steps against the server URL the suite appended; return hive's status."""
+    if len(argv) != 1:
+        print("usage: hive_client.py SERVER_URL (the conformance suite appends the URL)", file=sys.stderr)
+        return 2
+    print(f"scenario: {os.environ.get('MCP_CONFORMANCE_SCENARIO', '(not given)')}", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="hive-conformance-") as scratch:
+        home, project = Path(scratch, "home"), Path(scratch, "project")
+        home.mkdir()
+        project.mkdir()
+        return drive(argv[0], home, project)
+
+
+def drive(url: str, home: Path, project: Path) -> int:
+    """Add the server, list its tools and call each one; stop at the first step hive fails."""
+    added = hive(home, project, "mcp", "add", SERVER, url)
+    if added.returncode:
+        return added.returncode
+    listed = hive(home, project, "mcp", "tools", SERVER, "--format", "json")
+    if listed.returncode:
+        return listed.returncode
+    for tool in json.loads(listed.stdout):
+        arguments = json.dumps(sample_arguments(tool.get("input_schema") or {}))
+        called = hive(home, project, "mcp", "call", SERVER, tool["name"], "--args", arguments)
+        if called.returncode:
+            return called.returncode
+    return 0
+
+
+def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """A value for each required property: its default, else its first enum value, else one of its type."""
+    properties = schema.get("properties") or {}
+    return {name: sample_value(properties.get(name) or {}) for name in schema.get("required") or []}
+
+
+def sample_value(prop: dict[str, Any]) -> Any:
+    """One plausible value for a JSON-schema property."""
+    if "default" in prop:
+        return prop["default"]
+    if prop.get("enum"):
+        return prop["enum"][0]
+    kind = prop.get("type", "string")
+    return SAMPLE_VALUES.get(kind if isinstance(kind, str) else kind[0], "hive")
+
+
+def hive(home: Path, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``hive ARGS`` (this interpreter's hive) in the project folder with its own HIVE_HOME; echo it to stderr."""
+    env = {**os.environ, "HIVE_HOME": str(home)}
+    command = [sys.executable, "-m", "hive_cli", *args]
+    print(f"$ hive {' '.join(args)}", file=sys.stderr)
+    try:
+        done = subprocess.run(
+            command, cwd=project, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired:
+        print(f"(no answer within {STEP_TIMEOUT} s)", file=sys.stderr)
+        return subprocess.CompletedProcess(command, TIMED_OUT, "", "")
+    sys.stderr.write(done.stdout + done.stderr)
+    print(f"(exit {done.returncode})", file=sys.stderr)
+    return done
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
