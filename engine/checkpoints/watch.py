@@ -22,6 +22,7 @@ import ctypes.util
 import os
 import struct
 import sys
+import weakref
 from collections.abc import Iterable
 
 _IN_MODIFY = 0x2
@@ -74,6 +75,9 @@ class TreeWatch:
     def __init__(self, libc: ctypes.CDLL, descriptor: int) -> None:
         self._libc = libc
         self._descriptor = descriptor
+        # An instance is a scarce per-user resource (fs.inotify.max_user_instances, 128 by default): a watch
+        # dropped without close() (an index nobody closed) gives its instance back when it is collected.
+        self._release = weakref.finalize(self, _close_quietly, descriptor)
         self._folders: dict[int, str] = {}
         self._handles: dict[str, int] = {}
         self.broken = False
@@ -145,7 +149,11 @@ class TreeWatch:
                 del self._folders[handle]
 
     def close(self) -> None:
-        """Release the watches."""
-        with contextlib.suppress(OSError):
-            os.close(self._descriptor)
+        """Release the watches (once; later calls do nothing)."""
+        self._release()
         self.broken = True
+
+
+def _close_quietly(descriptor: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(descriptor)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 from pathlib import Path
 
@@ -70,3 +72,23 @@ def test_a_folder_replaced_by_another_of_its_name_is_watched_anew(tmp_path: Path
         assert str(ws.root / path) in turn.changes
     revert(turn, ws.store)
     assert picture(ws.root) == start
+
+
+def _inotify_instances() -> int:
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            count += os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:inotify"
+    return count
+
+
+def test_an_index_dropped_without_close_gives_its_inotify_instance_back(tmp_path: Path) -> None:
+    before = _inotify_instances()
+    for name in ("one", "two", "three"):
+        ws = workspace(tmp_path / name)
+        ws.call("execute_command", command="echo x > made.txt")  # the first command walks and starts the watch
+        assert _inotify_instances() > before
+        del ws
+        gc.collect()
+    # 128 per user by default, shared by every process: a leak would make later sessions walk the tree.
+    assert _inotify_instances() == before
