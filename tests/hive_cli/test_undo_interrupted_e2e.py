@@ -39,15 +39,17 @@ def killed_mid_undo(project: Path, after_steps: int, *args: str) -> str:
         deadline = time.monotonic() + 60  # a failure guard only
         # Raw reads of the descriptor: a buffered readline could take the pause line into its buffer along
         # with the one before it, and select would then wait on an empty pipe for a line already read.
-        while b"undo paused" not in said and time.monotonic() < deadline:
-            ready, _, _ = select.select([undo.stderr.fileno()], [], [], 1)
-            chunk = os.read(undo.stderr.fileno(), 65536) if ready else b""
-            if ready and not chunk:
-                break  # the undo ended without pausing
-            said += chunk
-        assert b"undo paused" in said, said.decode(errors="replace")
-        os.kill(undo.pid, signal.SIGKILL)
-        undo.wait()
+        try:
+            while b"undo paused" not in said and time.monotonic() < deadline:
+                ready, _, _ = select.select([undo.stderr.fileno()], [], [], 1)
+                chunk = os.read(undo.stderr.fileno(), 65536) if ready else b""
+                if ready and not chunk:
+                    break  # the undo ended without pausing
+                said += chunk
+            assert b"undo paused" in said, said.decode(errors="replace")
+        finally:
+            os.kill(undo.pid, signal.SIGKILL)  # also when the test fails: a paused undo never ends by itself
+            undo.wait()
     assert undo.returncode == -signal.SIGKILL
     return said.decode(errors="replace")
 
