@@ -143,7 +143,8 @@ class McpManager:
                 connection.start()
 
     def _connection(self, config: ServerConfig) -> ServerConnection:
-        connection = ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs, self.roots)
+        roots = self.roots if config.roots else ()
+        connection = ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs, roots)
         if self._known_tools and not config.awaiting_approval and config.problem is None:
             connection.known = read_known(config)
         return connection

@@ -28,3 +28,14 @@ def test_a_server_asking_roots_list_gets_the_project_and_the_users_writable_root
         {"uri": (project.resolve()).as_uri(), "name": "project repo"},
         {"uri": mine.resolve().as_uri(), "name": "writable root mine"},
     ]
+
+
+def test_a_server_written_with_roots_false_is_offered_none(tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    user_config_dir().mkdir(parents=True, exist_ok=True)
+    entry = f"plugins:\n  py:\n    command: {sys.executable}\n    args: [{PY_SERVER}]\n    roots: false\n"
+    (user_config_dir() / "plugins.yaml").write_text(entry)
+    called = run_hive("mcp", "call", "py", "roots", cwd=project, timeout=30)
+    assert called.returncode == 1
+    assert "roots capability" in called.stdout + called.stderr  # the server asked; hive declared none
