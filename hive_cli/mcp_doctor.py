@@ -15,8 +15,9 @@ from engine.mcp.approvals import shown_command, shown_details
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.errors import without_values
 from engine.mcp.manager import McpManager, ServerStatus
+from engine.mcp.roots import Root
 from engine.mcp.stdio import server_program
-from hive_cli.mcp_inspect import configured, connected, state_text
+from hive_cli.mcp_inspect import configured, connected, offered_roots_for, state_text
 from hive_cli.terminal_text import echo, echo_json
 
 STDERR_LINES = 10
@@ -71,7 +72,7 @@ def doctor(cwd: Path, output_format: str) -> int:
             echo(f"hive: {notice}", err=True)
         echo(f"No MCP servers to check{note}.", err=True)
         return 0
-    found = asyncio.run(_diagnose(servers))
+    found = asyncio.run(_diagnose(servers, offered_roots_for(cwd)))
     if output_format == "json":
         echo_json(json.dumps({"servers": [d.as_json() for d in found]}, indent=2, ensure_ascii=False))
     else:
@@ -85,7 +86,7 @@ def doctor(cwd: Path, output_format: str) -> int:
     return 1 if any(not d.ok for d in found) else 0
 
 
-async def _diagnose(servers: McpServers) -> list[Diagnosis]:
+async def _diagnose(servers: McpServers, roots: tuple[Root, ...]) -> list[Diagnosis]:
     started = time.monotonic()
     settled: dict[str, float] = {}
 
@@ -94,7 +95,7 @@ async def _diagnose(servers: McpServers) -> list[Diagnosis]:
             if status.state in ("ready", "failed") and status.name not in settled:
                 settled[status.name] = time.monotonic() - started
 
-    async with connected(servers, timed) as manager:
+    async with connected(servers, timed, roots=roots) as manager:
         found = []
         for status in manager.status():
             if status.state is None:

@@ -20,7 +20,8 @@ from engine.errors import RunError, UserError
 from engine.mcp.approvals import shown_command, shown_details
 from engine.mcp.config import McpServers, ServerConfig, load_servers
 from engine.mcp.manager import McpManager, ServerStatus
-from engine.paths import user_data_dir
+from engine.mcp.roots import Root, offered_roots
+from engine.paths import project_root, user_data_dir
 from hive_cli.terminal_text import echo, echo_json
 
 SWITCHED_OFF = "MCP is switched off in the settings (mcp.enabled: false): hive starts no MCP server"
@@ -48,12 +49,20 @@ def _switched_off(servers: McpServers) -> McpServers:
     return McpServers(servers=disabled, sources=servers.sources, notices=notices)
 
 
+def offered_roots_for(cwd: Path) -> tuple[Root, ...]:
+    """The roots a session in ``cwd`` offers its servers: its project root and the sandbox's writable roots."""
+    return offered_roots(cwd, load_settings(cwd).sandbox_options(project_root(cwd))[0])
+
+
 @asynccontextmanager
 async def connected(
-    servers: McpServers, listener: Callable[[McpManager], None] | None = None
+    servers: McpServers, listener: Callable[[McpManager], None] | None = None, *, roots: tuple[Root, ...] = ()
 ) -> AsyncIterator[McpManager]:
-    """A manager whose servers have all connected or failed (``listener`` hears each change); stopped on the way out."""
-    manager = McpManager(servers, user_data_dir() / "mcp-logs")
+    """A manager whose servers have all connected or failed (``listener`` hears each change); stopped on the way out.
+
+    ``roots``: the folders offered to the servers (see :func:`offered_roots_for`).
+    """
+    manager = McpManager(servers, user_data_dir() / "mcp-logs", roots=roots)
     if listener is not None:
         manager.listen(lambda: listener(manager))
     await manager.start()
@@ -98,7 +107,7 @@ def list_servers(cwd: Path, output_format: str) -> None:
         echo(f"hive: {notice}", err=True)
 
     async def statuses() -> tuple[ServerStatus, ...]:
-        async with connected(servers) as manager:
+        async with connected(servers, roots=offered_roots_for(cwd)) as manager:
             return manager.status()
 
     found = asyncio.run(statuses()) if servers.servers else ()
@@ -140,7 +149,7 @@ def list_tools(cwd: Path, server: str, output_format: str) -> None:
     servers = configured(cwd, server)
 
     async def status() -> ServerStatus:
-        async with connected(servers) as manager:
+        async with connected(servers, roots=offered_roots_for(cwd)) as manager:
             return manager.status()[0]
 
     found = asyncio.run(status())
@@ -192,7 +201,7 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
         echo(f"progress: {status}", err=True)
 
     async def run() -> ToolResult:
-        async with connected(servers) as manager:
+        async with connected(servers, roots=offered_roots_for(cwd)) as manager:
             connection = manager.connection(server)
             assert connection is not None
             status = manager.status()[0]

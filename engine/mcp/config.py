@@ -94,6 +94,8 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     tool_timeout: float = McpOptions().tool_timeout
     include_tools: tuple[str, ...] | None = None
     exclude_tools: tuple[str, ...] = ()
+    roots: bool = True
+    """Offer the server hive's roots (``roots/list``); False: no roots capability is declared to it."""
     problem: str | None = None
     """Why the server cannot start as configured (e.g. a variable that is not set); None when it can."""
     awaiting_approval: bool = False
@@ -141,6 +143,7 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
                 "from_project": self.from_project,
                 "timeouts": [self.startup_timeout, self.tool_timeout],
                 "tools": [self.include_tools, self.exclude_tools],
+                "roots": self.roots,
                 "problem": self.problem,
             }
         )
@@ -316,6 +319,7 @@ def resolve_entry(
         tool_timeout=entry.tool_timeout or options.tool_timeout,
         include_tools=tuple(entry.include_tools) if entry.include_tools is not None else None,
         exclude_tools=tuple(entry.exclude_tools),
+        roots=entry.roots,
         written=WrittenEntry(
             command=entry.command,
             args=tuple(entry.args),

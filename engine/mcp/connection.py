@@ -22,6 +22,7 @@ from engine.mcp.config import ServerConfig
 from engine.mcp.errlog import ServerLog, server_log
 from engine.mcp.errors import CallFailed, connection_lost, describe_connect_error
 from engine.mcp.listing import Listing, fetch_listing, fetch_tools
+from engine.mcp.roots import Root, roots_result
 from engine.mcp.sdk_import import import_sdk
 from engine.mcp.tool_cache import KnownTools, server_tool
 from engine.mcp.transports import HttpAnswers, open_transport
@@ -44,10 +45,13 @@ class ServerConnection:
         log_dir: Path,
         on_change: Callable[[], None] | None = None,
         unsafe_dirs: tuple[Path, ...] | None = None,
+        roots: tuple[Root, ...] = (),
     ) -> None:
-        """``unsafe_dirs``: the folders sandboxed commands can write, where a server's program is never looked up."""
+        """``unsafe_dirs``: the folders sandboxed commands can write, where a server's program is never looked up;
+        ``roots``: the folders offered to the server (``roots/list``; none: the capability is not declared)."""
         self.config = config
         self.unsafe_dirs = unsafe_dirs
+        self.roots = roots
         self.log_path = log_dir / f"{config.name}.log"
         self.state: ServerState = "starting"
         self.error: str | None = None
@@ -192,6 +196,7 @@ class ServerConnection:
                 answers=self._answers,
             ),
             message_handler=self._on_message,
+            list_roots_callback=self._list_roots if self.roots else None,
             client_info=Implementation(name="hive", version="0.1.0"),
         ) as client:
             self.protocol_version = client.protocol_version
@@ -246,6 +251,9 @@ class ServerConnection:
                     self._request_relist()
         except Exception:  # the server does not offer it, or the stream dropped: calls still work
             return
+
+    async def _list_roots(self, context: Any) -> Any:  # named as in the SDK's ListRootsFnT
+        return roots_result(self.roots)
 
     async def _on_message(self, message: Any) -> None:
         from mcp_types import ToolListChangedNotification

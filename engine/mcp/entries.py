@@ -63,6 +63,10 @@ class PluginEntry(StrictRecord, frozen=True):
     """Offer only these tools (names or globs, :mod:`engine.globs`, case exact); default: all."""
     exclude_tools: list[str] = field(default_factory=list)
     """Never offer these tools (names or globs); wins over ``include_tools``."""
+    roots: bool = True
+    """Offer the server the project root and ``sandbox.writable_roots`` (``roots/list``). ``false`` declares no
+    roots, for a server that would otherwise serve them instead of the folders its command line names (the
+    reference filesystem server does)."""
 
     def __post_init__(self) -> None:
         for pattern in [*(self.include_tools or ()), *self.exclude_tools]:

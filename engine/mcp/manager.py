@@ -26,6 +26,7 @@ from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.connection import ServerConnection, ServerState
 from engine.mcp.options import McpOptions
 from engine.mcp.reload import ConfigWatcher
+from engine.mcp.roots import Root
 from engine.mcp.tool_cache import KnownTools, read_known, remember
 from engine.mcp.tools import McpToolInfo, call_tool, tool_infos
 from engine.policy.guards import CallGuard, guarded_call
@@ -71,14 +72,16 @@ class McpManager:
         reload_from: tuple[Path, McpOptions] | None = None,
         unsafe_dirs: tuple[Path, ...] | None = None,
         known_tools: bool = False,
+        roots: tuple[Root, ...] = (),
     ) -> None:
         """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration;
         ``unsafe_dirs``: the folders sandboxed commands can write (None: each server's project), where a server's
         program is never looked up; ``known_tools``: offer a server's cached tools while it starts (and keep
-        its listings in the cache)."""
+        its listings in the cache); ``roots``: the folders offered to every server (:mod:`engine.mcp.roots`)."""
         self.servers = servers
         self._known_tools = known_tools
         self.unsafe_dirs = unsafe_dirs
+        self.roots = roots
         self.guards = tuple(guards)
         self.reload_error: str | None = None
         """Why the last change to the configuration was not applied (None when it was, or none was made)."""
@@ -140,7 +143,8 @@ class McpManager:
                 connection.start()
 
     def _connection(self, config: ServerConfig) -> ServerConnection:
-        connection = ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs)
+        roots = self.roots if config.roots else ()
+        connection = ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs, roots)
         if self._known_tools and not config.awaiting_approval and config.problem is None:
             connection.known = read_known(config)
         return connection

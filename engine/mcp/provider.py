@@ -27,6 +27,7 @@ class McpProvider:
         if not config.mcp_servers.enabled and not watching:
             return None
         from engine.mcp.manager import McpManager  # the client side of MCP, for a session that has servers
+        from engine.mcp.roots import offered_roots
         from engine.sandbox.base import commands_can_write
 
         return McpManager(
@@ -36,4 +37,5 @@ class McpProvider:
             reload_from=(config.cwd, config.mcp) if config.mcp.hot_reload else None,
             unsafe_dirs=commands_can_write(config.sandbox.options, config.cwd),
             known_tools=True,
+            roots=offered_roots(config.cwd, config.sandbox.options),
         )

@@ -6,7 +6,7 @@
 Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)`` reports progress
 after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
 ``hang()`` never returns (after touching the ``--hang-flag`` file, when given: the call has arrived); ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
-result. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
+result; ``roots()`` asks the client for its roots (``roots/list``) and returns them as JSON. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
 ``--hold-until PATH`` answers nothing until PATH exists (a test decides when the server connects);
 ``--tools-file PATH`` adds a tool for each line of PATH, when it exists (the same launch, other tools);
 ``--hang-flag PATH`` names that file; ``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
@@ -17,15 +17,17 @@ command line) that the server leaves behind when it exits.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import threading
 import time
+from typing import Annotated
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ToolAnnotations
+from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
+from mcp_types import ListRootsResult, ToolAnnotations
 
 server = MCPServer("hive-test", version="1.0")
 _hang_flag: list[str] = []
@@ -88,6 +90,16 @@ def crash_later(delay: float = 0.2) -> str:
 def fail() -> str:
     """Raise, which the client sees as an isError result."""
     raise ValueError("fail was asked to fail")
+
+
+def _ask_for_roots() -> ListRoots:
+    return ListRoots()
+
+
+@server.tool()
+def roots(found: Annotated[ListRootsResult, Resolve(_ask_for_roots)]) -> str:
+    """The client's roots as JSON: a list of ``{"uri", "name"}``."""
+    return json.dumps([{"uri": str(root.uri), "name": root.name} for root in found.roots])
 
 
 def hold_until(path: str, guard_s: float = 120) -> None:
