@@ -18,6 +18,7 @@ from typing import Any, Literal, TextIO
 
 import anyio
 
+from engine.mcp.client_requests import NO_CLIENT_REQUESTS, ClientRequests
 from engine.mcp.config import ServerConfig
 from engine.mcp.errlog import ServerLog, server_log
 from engine.mcp.errors import CallFailed, connection_lost, describe_connect_error
@@ -46,12 +47,15 @@ class ServerConnection:
         on_change: Callable[[], None] | None = None,
         unsafe_dirs: tuple[Path, ...] | None = None,
         roots: tuple[Root, ...] = (),
+        requests: ClientRequests = NO_CLIENT_REQUESTS,
     ) -> None:
         """``unsafe_dirs``: the folders sandboxed commands can write, where a server's program is never looked up;
-        ``roots``: the folders offered to the server (``roots/list``; none: the capability is not declared)."""
+        ``roots``: the folders offered to the server (``roots/list``; none: the capability is not declared);
+        ``requests``: how the server's elicitation and sampling requests are answered (see :mod:`.client_requests`)."""
         self.config = config
         self.unsafe_dirs = unsafe_dirs
         self.roots = roots
+        self.requests = requests
         self.log_path = log_dir / f"{config.name}.log"
         self.state: ServerState = "starting"
         self.error: str | None = None
@@ -197,6 +201,8 @@ class ServerConnection:
             ),
             message_handler=self._on_message,
             list_roots_callback=self._list_roots if self.roots else None,
+            elicitation_callback=self._elicit if self.requests.elicit else None,
+            sampling_callback=self._sample if self.requests.sample else None,
             client_info=Implementation(name="hive", version="0.1.0"),
         ) as client:
             self.protocol_version = client.protocol_version
@@ -254,6 +260,14 @@ class ServerConnection:
 
     async def _list_roots(self, context: Any) -> Any:  # named as in the SDK's ListRootsFnT
         return roots_result(self.roots)
+
+    async def _elicit(self, context: Any, params: Any) -> Any:  # named as in the SDK's ElicitationFnT
+        assert self.requests.elicit is not None
+        return await self.requests.elicit(self.config.name, params)
+
+    async def _sample(self, context: Any, params: Any) -> Any:  # named as in the SDK's SamplingFnT
+        assert self.requests.sample is not None
+        return await self.requests.sample(self.config.name, params)
 
     async def _on_message(self, message: Any) -> None:
         from mcp_types import ToolListChangedNotification

@@ -22,6 +22,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from engine.events import ToolCall
+from engine.mcp.client_requests import NO_CLIENT_REQUESTS, ClientRequests
 from engine.mcp.config import McpServers, ServerConfig
 from engine.mcp.connection import ServerConnection, ServerState
 from engine.mcp.options import McpOptions
@@ -73,15 +74,18 @@ class McpManager:
         unsafe_dirs: tuple[Path, ...] | None = None,
         known_tools: bool = False,
         roots: tuple[Root, ...] = (),
+        requests: ClientRequests = NO_CLIENT_REQUESTS,
     ) -> None:
         """``reload_from`` (a working directory and the ``mcp`` settings) turns on hot reload of its configuration;
         ``unsafe_dirs``: the folders sandboxed commands can write (None: each server's project), where a server's
         program is never looked up; ``known_tools``: offer a server's cached tools while it starts (and keep
-        its listings in the cache); ``roots``: the folders offered to every server (:mod:`engine.mcp.roots`)."""
+        its listings in the cache); ``roots``: the folders offered to every server (:mod:`engine.mcp.roots`);
+        ``requests``: how the servers' elicitation and sampling requests are answered (:mod:`engine.mcp.client_requests`)."""
         self.servers = servers
         self._known_tools = known_tools
         self.unsafe_dirs = unsafe_dirs
         self.roots = roots
+        self.requests = requests
         self.guards = tuple(guards)
         self.reload_error: str | None = None
         """Why the last change to the configuration was not applied (None when it was, or none was made)."""
@@ -144,7 +148,7 @@ class McpManager:
 
     def _connection(self, config: ServerConfig) -> ServerConnection:
         roots = self.roots if config.roots else ()
-        connection = ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs, roots)
+        connection = ServerConnection(config, self._log_dir, self._changed, self.unsafe_dirs, roots, self.requests)
         if self._known_tools and not config.awaiting_approval and config.problem is None:
             connection.known = read_known(config)
         return connection
