@@ -25,6 +25,7 @@ from msgspec import Meta, field
 
 from engine.config.validation import Invalid, KeyPath, StrictRecord, convert
 from engine.globs import GlobError, name_glob
+from engine.mcp.oauth.settings import OAuthEntry
 
 Transport = Literal["stdio", "http", "sse"]
 SERVER_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$")
@@ -67,6 +68,8 @@ class PluginEntry(StrictRecord, frozen=True):
     """Offer the server the project root and ``sandbox.writable_roots`` (``roots/list``). ``false`` declares no
     roots, for a server that would otherwise serve them instead of the folders its command line names (the
     reference filesystem server does)."""
+    oauth: OAuthEntry | None = None
+    """How hive gets a token for the server (http and sse only; :mod:`engine.mcp.oauth.settings`)."""
 
     def __post_init__(self) -> None:
         for pattern in [*(self.include_tools or ()), *self.exclude_tools]:
