@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -23,8 +24,13 @@ def model_args(server: LLMServer, workdir: Path) -> list[str]:
     return ["--model", "openai/test-model", "--api-base", server.base_url, "-C", str(workdir)]
 
 
-def spawn_hive(*args: str) -> pexpect.spawn:
-    """``python -m hive_cli ARGS`` at a 30x100 terminal."""
+def spawn_hive(*args: str, keep_output_on_ctrl_c: bool = False) -> pexpect.spawn:
+    """``python -m hive_cli ARGS`` at a 30x100 terminal.
+
+    A terminal discards what the program wrote and the test has not read yet when Ctrl-C is typed (the
+    kernel flushes the queues on INTR); ``keep_output_on_ctrl_c`` sets ``NOFLSH`` so a test that presses
+    Ctrl-C while output is in flight still reads all of it.
+    """
     return pexpect.spawn(
         sys.executable,
         ["-m", "hive_cli", *args],
@@ -32,12 +38,20 @@ def spawn_hive(*args: str) -> pexpect.spawn:
         encoding="utf-8",
         dimensions=(30, 100),
         timeout=TIMEOUT,
+        preexec_fn=_no_flush_on_interrupt if keep_output_on_ctrl_c else None,
     )
 
 
-def spawn_repl(server: LLMServer, workdir: Path, *extra: str) -> pexpect.spawn:
-    """The REPL, once its prompt is up."""
-    child = spawn_hive(*model_args(server, workdir), *extra)
+def _no_flush_on_interrupt() -> None:
+    """In the child, before the program starts: Ctrl-C no longer flushes the terminal's queues."""
+    attributes = termios.tcgetattr(0)
+    attributes[3] |= termios.NOFLSH
+    termios.tcsetattr(0, termios.TCSANOW, attributes)
+
+
+def spawn_repl(server: LLMServer, workdir: Path, *extra: str, keep_output_on_ctrl_c: bool = False) -> pexpect.spawn:
+    """The REPL, once its prompt is up (``keep_output_on_ctrl_c``: see :func:`spawn_hive`)."""
+    child = spawn_hive(*model_args(server, workdir), *extra, keep_output_on_ctrl_c=keep_output_on_ctrl_c)
     child.expect(PROMPT)
     return child
 

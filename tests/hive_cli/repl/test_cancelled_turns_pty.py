@@ -99,7 +99,8 @@ def test_the_status_line_shows_the_context_share_that_slash_context_shows(
 def test_ctrl_c_as_a_reply_ends_never_breaks_the_repl(llm_server: LLMServer, tmp_path: Path) -> None:
     for n, pause in enumerate(PAUSES):
         llm_server.script(text(f"Reply number {n} ends here.", chunk_size=8, chunk_delay=pause))
-        child = spawn_repl(llm_server, tmp_path)
+        # Without NOFLSH the kernel would drop the usage line when Ctrl-C lands while it is still unread.
+        child = spawn_repl(llm_server, tmp_path, keep_output_on_ctrl_c=True)
         child.logfile_read = transcript = io.StringIO()
         send_line(child, f"question {n}")
         child.expect(f"number {n} ends here.")
