@@ -6,7 +6,7 @@ STAMP = $(VENV)/.installed-stamp
 # Two workers: the suite spends most of its time waiting on subprocesses and servers.
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install run test lint typecheck pytest bench clean mcp-servers codex test-local-model test-conformance conformance-node22
+.PHONY: install run test lint typecheck pytest bench clean mcp-servers codex test-local-model test-conformance conformance conformance-node22
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,7 +36,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy engine hive_cli scripts
 
-pytest: install mcp-servers
+pytest: install mcp-servers conformance
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -73,12 +73,13 @@ test-local-model: install
 	cat $(LOCAL_MODEL_SUMMARY) 2>/dev/null || echo "(no summary: the check did not get to run hive)"; \
 	exit $$status
 
-# The MCP conformance suite's client scenarios against hive, not part of `make test` yet (issue 34: most auth
-# scenarios fail until hive has an authorization client). The suite (tests/conformance, pinned by its lock)
-# starts a scenario server per scenario, all in parallel, and runs tests/conformance/hive_client.py with the
-# server's URL, which drives hive's own command line. It needs Node >= 22: where the system's node is older, a
-# Node 22 binary is installed from tests/conformance/node22 (pinned the same way). Results per scenario (checks,
-# hive's output) land in CONFORMANCE_RESULTS; the table and a count are printed; any failed scenario fails it.
+# The MCP conformance suite's client scenarios against hive (tests/conformance, pinned by its lock). `make test`
+# installs it (`conformance`) and runs each scenario as its own test (tests/conformance/test_client_scenarios.py);
+# `make test-conformance` runs the whole suite at once and prints its table. For each scenario the suite starts its
+# servers on localhost and runs tests/conformance/hive_client.py with the server's URL, which drives hive's own
+# command line. It needs Node >= 22: where the system's node is older, a Node 22 binary is installed from
+# tests/conformance/node22 (pinned the same way). Results per scenario (checks, hive's output) land in
+# CONFORMANCE_RESULTS; the table and a count are printed; any failed scenario fails it.
 CONFORMANCE = tests/conformance
 CONFORMANCE_STAMP = $(CONFORMANCE)/node_modules/.installed-stamp
 CONFORMANCE_NODE22 = $(CONFORMANCE)/node22/node_modules/.bin/node
@@ -95,6 +96,10 @@ $(CONFORMANCE_NODE22_STAMP): $(CONFORMANCE)/node22/package.json $(CONFORMANCE)/n
 	@touch $@
 
 conformance-node22: $(CONFORMANCE_NODE22_STAMP)
+
+conformance: $(CONFORMANCE_STAMP)
+	@[ "$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 22 ] \
+		|| $(MAKE) --no-print-directory conformance-node22
 
 test-conformance: install $(CONFORMANCE_STAMP)
 	@if [ "$$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 22 ]; then node=node; \
