@@ -113,8 +113,7 @@ class CrossAppAccessProvider(OAuthClientProvider):
             grant_types=[JWT_BEARER_GRANT_TYPE],
             token_endpoint_auth_method=token_endpoint_auth_method,
             scope=scope,
-            issuer=issuer,
-        )
+        )  # not stamped with ``issuer``: the SDK would discard a client bound elsewhere and register anew
         self._identity_provider = identity_provider
         self._configured_scope = scope
         self._issuer = issuer
