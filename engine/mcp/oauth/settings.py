@@ -26,7 +26,7 @@ from msgspec import Meta
 
 from engine.config.validation import StrictRecord
 
-Grant = Literal["authorization_code", "client_credentials"]
+Grant = Literal["authorization_code", "client_credentials", "cross_app_access"]
 TokenEndpointAuth = Literal["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
 Port = Annotated[int, Meta(ge=1, le=65535)]
 
@@ -50,3 +50,15 @@ class OAuthEntry(StrictRecord, frozen=True):
     """The loopback port the browser is redirected to (default: one fixed per server, so a registration stays valid)."""
     private_key_file: str | None = None
     """A PEM private key for ``private_key_jwt`` (client_credentials signed with a JWT assertion)."""
+    issuer: str | None = None
+    """The authorization server the machine credentials belong to (its issuer URL): hive sends them to no
+    other. Default: the one the server's metadata names."""
+    idp_token_endpoint: str | None = None
+    """``cross_app_access``: the enterprise identity provider's token endpoint, where hive exchanges the ID
+    token for an identity assertion grant (RFC 8693)."""
+    idp_client_id: str | None = None
+    """``cross_app_access``: hive's client id at the identity provider."""
+    idp_client_secret: str | None = None
+    """``cross_app_access``: that client's secret at the identity provider (``${VAR}`` expanded), if it has one."""
+    id_token: str | None = None
+    """``cross_app_access``: the person's ID token from the identity provider's single sign-on (``${VAR}`` expanded)."""
