@@ -239,13 +239,14 @@ class ReplApprover:
 
     async def elicit(self, question: ElicitationQuestion) -> ElicitationAnswer:
         """A server's request for a value: its form (or URL) shown, the person's answer returned."""
-        from hive_cli.repl.elicitation_form import ask_form
+        from hive_cli.repl.elicitation_form import ask_form, one_at_a_time
 
-        self.view.pause()
-        try:
-            return await ask_form(question, self.view)
-        finally:
-            self.view.resume()
+        async with one_at_a_time():
+            self.view.pause()
+            try:
+                return await ask_form(question, self.view)
+            finally:
+                self.view.resume()
 
     @staticmethod
     async def _reason() -> str:
