@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -16,6 +16,7 @@ from hive_cli.cli_options import (
     continue_option,
     cwd_option,
     debug_option,
+    elicitation_option,
     format_option,
     resume_option,
     sandbox_mode,
@@ -25,6 +26,9 @@ from hive_cli.cli_options import (
 )
 from hive_cli.errors import exit_on_error
 from hive_cli.terminal_text import echo
+
+if TYPE_CHECKING:
+    from engine.mcp.elicitation_question import ElicitationMode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 PIPED_ONLY = "(a task piped into bare hive, as hive run takes it)"
@@ -99,11 +103,22 @@ def app(
 @resume_option
 @plan_option
 @trust_project_option
+@elicitation_option
 @debug_option
-def run(task: str, output_format: str, plan: bool, trust_project: bool, debug: bool, **session: Any) -> None:
+def run(
+    task: str,
+    output_format: str,
+    plan: bool,
+    trust_project: bool,
+    elicitation: ElicitationMode,
+    debug: bool,
+    **session: Any,
+) -> None:
     """Run one task to completion and exit (scriptable)."""
     _check_resume_choice(session)
-    _run_task(_task_text(task), output_format, plan, debug, session, trust_project=trust_project)
+    _run_task(
+        _task_text(task), output_format, plan, debug, session, trust_project=trust_project, elicitation=elicitation
+    )
 
 
 def _keep_model_lookups() -> None:
@@ -118,7 +133,14 @@ def _keep_model_lookups() -> None:
 
 
 def _run_task(
-    task: str, output_format: str, plan: bool, debug: bool, session: dict[str, Any], *, trust_project: bool = False
+    task: str,
+    output_format: str,
+    plan: bool,
+    debug: bool,
+    session: dict[str, Any],
+    *,
+    trust_project: bool = False,
+    elicitation: ElicitationMode = "decline",
 ) -> NoReturn:
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
@@ -129,6 +151,7 @@ def _run_task(
             cwd=session["cwd"],
             plan=plan,
             trust_project=trust_project,
+            elicitation=elicitation,
             **session_values(session),
         )
         exit_with(run_task(request))

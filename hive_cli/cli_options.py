@@ -63,6 +63,15 @@ continue_option = click.option(
 )
 resume_option = click.option("--resume", "-r", metavar="ID", help="Continue the session with this id.")
 debug_option = click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
+elicitation_option = click.option(
+    "--elicitation",
+    type=click.Choice(("ask", "decline", "defaults")),
+    default="decline",
+    show_default=True,
+    help="A server's request for a value from you (MCP elicitation): decline it (and say so on stderr); "
+    "defaults: accept a form whose every required field has a default, with the defaults (else decline); "
+    "ask: show the form at a terminal (declined where there is none, or with --yes).",
+)
 format_option = click.option(
     "--format", "output_format", type=click.Choice(REPORT_FORMATS), default="text", help="text or json."
 )

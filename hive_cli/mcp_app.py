@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,6 +11,9 @@ from hive_cli.cli_base import HiveGroup, exit_with
 from hive_cli.cli_options import cwd_option, format_option
 from hive_cli.errors import exit_on_error
 from hive_cli.terminal_text import echo
+
+if TYPE_CHECKING:
+    from engine.mcp.elicitation_question import ElicitationMode
 
 SCOPES = ("project", "user")
 
@@ -137,15 +141,23 @@ def mcp_tools(server: str, cwd: Path | None, output_format: str) -> None:
 @click.argument("server", metavar="SERVER", help="A configured server.")
 @click.argument("tool", metavar="TOOL", help="The tool's name (the server's, or mcp__SERVER__TOOL).")
 @click.option("--args", "-a", "arguments", metavar="JSON", default="{}", help="The arguments, a JSON object.")
+@click.option(
+    "--elicitation",
+    type=click.Choice(("decline", "defaults")),
+    default="decline",
+    show_default=True,
+    help="A request for a value from you (MCP elicitation): decline it, or accept a form whose every "
+    "required field has a default, with the defaults.",
+)
 @cwd_option
-def mcp_call(server: str, tool: str, arguments: str, cwd: Path | None) -> None:
+def mcp_call(server: str, tool: str, arguments: str, elicitation: ElicitationMode, cwd: Path | None) -> None:
     """Call one tool (for debugging; no permission rules apply) and print its result; exit 1 if it failed."""
     with exit_on_error(False):
         from hive_cli.mcp_inspect import call, parse_json_arguments
         from hive_cli.workdir import resolve_cwd
 
         parsed = parse_json_arguments(arguments)
-        exit_with(call(resolve_cwd(cwd), server, tool, parsed))
+        exit_with(call(resolve_cwd(cwd), server, tool, parsed, elicitation))
 
 
 @mcp_app.command("doctor")

@@ -18,7 +18,9 @@ from msgspec.structs import replace
 from engine.config.settings import load_settings
 from engine.errors import RunError, UserError
 from engine.mcp.approvals import shown_command, shown_details
+from engine.mcp.client_requests import NO_CLIENT_REQUESTS, ClientRequests
 from engine.mcp.config import McpServers, ServerConfig, load_servers
+from engine.mcp.elicitation_question import ElicitationMode
 from engine.mcp.manager import McpManager, ServerStatus
 from engine.mcp.roots import Root, offered_roots
 from engine.paths import project_root, user_data_dir
@@ -56,13 +58,18 @@ def offered_roots_for(cwd: Path) -> tuple[Root, ...]:
 
 @asynccontextmanager
 async def connected(
-    servers: McpServers, listener: Callable[[McpManager], None] | None = None, *, roots: tuple[Root, ...] = ()
+    servers: McpServers,
+    listener: Callable[[McpManager], None] | None = None,
+    *,
+    roots: tuple[Root, ...] = (),
+    requests: ClientRequests = NO_CLIENT_REQUESTS,
 ) -> AsyncIterator[McpManager]:
     """A manager whose servers have all connected or failed (``listener`` hears each change); stopped on the way out.
 
-    ``roots``: the folders offered to the servers (see :func:`offered_roots_for`).
+    ``roots``: the folders offered to the servers (see :func:`offered_roots_for`); ``requests``: how the servers'
+    elicitation and sampling requests are answered.
     """
-    manager = McpManager(servers, user_data_dir() / "mcp-logs", roots=roots)
+    manager = McpManager(servers, user_data_dir() / "mcp-logs", roots=roots, requests=requests)
     if listener is not None:
         manager.listen(lambda: listener(manager))
     await manager.start()
@@ -190,10 +197,15 @@ def parse_json_arguments(text: str) -> dict[str, Any]:
     return value
 
 
-def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
-    """Call one tool and print its result; exit status 1 when the call failed (the text goes to stderr)."""
+def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any], elicitation: ElicitationMode = "decline") -> int:
+    """Call one tool and print its result; exit status 1 when the call failed (the text goes to stderr).
+
+    Nobody is asked a server's elicitation request: ``elicitation`` declines it, or accepts a form's defaults.
+    """
+    from engine.mcp.elicitation import elicitation_handler
     from engine.mcp.tools import call_tool
     from engine.tools.base import ToolContext, ToolResult
+    from hive_cli.elicitation_notes import notes_on_stderr
 
     servers = configured(cwd, server)
 
@@ -201,7 +213,8 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
         echo(f"progress: {status}", err=True)
 
     async def run() -> ToolResult:
-        async with connected(servers, roots=offered_roots_for(cwd)) as manager:
+        requests = ClientRequests(elicit=elicitation_handler(None, elicitation))
+        async with connected(servers, roots=offered_roots_for(cwd), requests=requests) as manager:
             connection = manager.connection(server)
             assert connection is not None
             status = manager.status()[0]
@@ -214,7 +227,8 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any]) -> int:
             ctx = ToolContext(cwd=cwd, data_dir=cwd, progress=progress)
             return await call_tool(connection, info, arguments, ctx)
 
-    result = asyncio.run(run())
+    with notes_on_stderr():
+        result = asyncio.run(run())
     if result.success is False:
         echo(f"hive: {tool} failed: {result.output}", err=True)
         return 1

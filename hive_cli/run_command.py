@@ -13,6 +13,7 @@ from engine.agent import check_model_keys, needs_litellm
 from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.errors import UserError
 from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
+from engine.mcp.elicitation_question import ElicitationMode
 from engine.model import litellm_import
 from engine.model.model_check import check_provider_named
 from engine.paths import user_data_dir
@@ -23,6 +24,7 @@ from engine.session_open import open_session
 from engine.session_store import LoadedSession, SessionStore
 from engine.workspace import open_workspace
 from hive_cli import collection
+from hive_cli.elicitation_notes import notes_on_stderr, session_with_elicitation
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
@@ -60,6 +62,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """Plan the task into steps first, then run them one by one (``--plan``)."""
     trust_project: bool = False
     """Trust the project's configuration for this run only (``--trust-project``)."""
+    elicitation: ElicitationMode = "decline"
+    """How the servers' requests for a value from the person are answered (``--elicitation``)."""
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -88,12 +92,14 @@ def run_task(request: RunRequest) -> int:
 
 def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> int:
     config = load_config(open_workspace(cwd, trust_for_run=request.trust_project), request.overrides())
+    config = session_with_elicitation(config, request.elicitation)
     check_provider_named(config.model.model, config.model.source, config.model.api_base)  # before litellm's import
     check_model_keys(config)  # so is a missing key
     if needs_litellm(config):
         litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()
-    status = asyncio.run(_run(config, request, saved, ending))
+    with notes_on_stderr():
+        status = asyncio.run(_run(config, request, saved, ending))
     if ending.received is not None:
         echo(f"hive: stopped by {ending.received.name}", err=True)
     return ending.exit_status or status

@@ -30,6 +30,7 @@ from msgspec.structs import replace
 from engine.config.files import describe_problem, read_document
 from engine.config.validation import Invalid
 from engine.errors import ConfigError
+from engine.mcp.elicitation_question import ElicitationMode
 from engine.mcp.options import McpOptions
 from engine.mcp.project_entry import loader_problem, loader_variables, withheld_notice
 from engine.paths import user_config_dir
@@ -173,6 +174,8 @@ class McpServers(Struct, frozen=True):
     servers: tuple[ServerConfig, ...] = ()
     sources: tuple[Path, ...] = ()
     notices: tuple[str, ...] = ()
+    elicitation: ElicitationMode = "ask"
+    """How the servers' elicitation requests are answered (the host's choice, never read from a file)."""
 
     @property
     def enabled(self) -> tuple[ServerConfig, ...]:

@@ -14,6 +14,7 @@ from engine.tools.base import Toolset
 
 if TYPE_CHECKING:
     from engine.capabilities import BuildContext
+    from engine.mcp.client_requests import ClientRequests
 
 
 class McpProvider:
@@ -38,4 +39,15 @@ class McpProvider:
             unsafe_dirs=commands_can_write(config.sandbox.options, config.cwd),
             known_tools=True,
             roots=offered_roots(config.cwd, config.sandbox.options),
+            requests=client_requests(context),
         )
+
+
+def client_requests(context: BuildContext) -> ClientRequests:
+    """How the session's servers' requests are answered: elicitation by the approver, when it can ask a person."""
+    from engine.mcp.client_requests import ClientRequests
+    from engine.mcp.elicitation import ElicitationAsker, elicitation_handler
+
+    approver = context.approver
+    asker = approver if isinstance(approver, ElicitationAsker) else None
+    return ClientRequests(elicit=elicitation_handler(asker, context.config.mcp_servers.elicitation))

@@ -36,6 +36,7 @@ from rich.syntax import Syntax
 from rich.text import Text
 
 from engine.events import ROOT_AGENT
+from engine.mcp.elicitation_question import ElicitationAnswer, ElicitationQuestion
 from engine.policy.gate import ApprovalRequest, Decision
 from engine.policy.local_rules import LastingRule
 from hive_cli.terminal_text import visible
@@ -235,6 +236,17 @@ class ReplApprover:
         if answer != "no":
             return Decision(allowed=False, reason="the user did not allow it")
         return Decision(allowed=False, reason=await self._reason() or "the user said no")
+
+    async def elicit(self, question: ElicitationQuestion) -> ElicitationAnswer:
+        """A server's request for a value: its form (or URL) shown, the person's answer returned."""
+        from hive_cli.repl.elicitation_form import ask_form, one_at_a_time
+
+        async with one_at_a_time():
+            self.view.pause()
+            try:
+                return await ask_form(question, self.view)
+            finally:
+                self.view.resume()
 
     @staticmethod
     async def _reason() -> str:

@@ -54,10 +54,17 @@ def drive(url: str, home: Path, project: Path) -> int:
         return listed.returncode
     for tool in json.loads(listed.stdout):
         arguments = json.dumps(sample_arguments(tool.get("input_schema") or {}))
-        called = hive(home, project, "mcp", "call", SERVER, tool["name"], "--args", arguments)
+        called = hive(home, project, "mcp", "call", SERVER, tool["name"], "--args", arguments, *elicitation_options())
         if called.returncode:
             return called.returncode
     return 0
+
+
+def elicitation_options() -> tuple[str, ...]:
+    """The SEP-1034 scenario's server asks for a form whose every field has a default and expects them back."""
+    if os.environ.get("MCP_CONFORMANCE_SCENARIO") == "elicitation-sep1034-client-defaults":
+        return ("--elicitation", "defaults")
+    return ()
 
 
 def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,9 @@
 Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)`` reports progress
 after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
 ``hang()`` never returns (after touching the ``--hang-flag`` file, when given: the call has arrived); ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
-result; ``roots()`` asks the client for its roots (``roots/list``) and returns them as JSON. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
+result; ``roots()`` asks the client for its roots (``roots/list``) and returns them as JSON; ``ask()`` and
+``choose()`` ask the person a form (elicitation: a name and an age; a colour, a flag and extras, all with
+defaults) and return the outcome as JSON. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
 ``--hold-until PATH`` answers nothing until PATH exists (a test decides when the server connects);
 ``--tools-file PATH`` adds a tool for each line of PATH, when it exists (the same launch, other tools);
 ``--hang-flag PATH`` names that file; ``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
@@ -23,11 +25,22 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import anyio
-from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    Context,
+    DeclinedElicitation,
+    Elicit,
+    ElicitationResult,
+    ListRoots,
+    MCPServer,
+    Resolve,
+)
 from mcp_types import ListRootsResult, ToolAnnotations
+from pydantic import BaseModel, Field
 
 server = MCPServer("hive-test", version="1.0")
 _hang_flag: list[str] = []
@@ -100,6 +113,46 @@ def _ask_for_roots() -> ListRoots:
 def roots(found: Annotated[ListRootsResult, Resolve(_ask_for_roots)]) -> str:
     """The client's roots as JSON: a list of ``{"uri", "name"}``."""
     return json.dumps([{"uri": str(root.uri), "name": root.name} for root in found.roots])
+
+
+class Contact(BaseModel):
+    """The form ``ask`` puts to the person."""
+
+    name: str = Field(title="Name", description="Who you are", min_length=1)
+    age: int = Field(default=30, title="Age", ge=0, le=150)
+
+
+class Preferences(BaseModel):
+    """The form ``choose`` puts to the person: every field has a default."""
+
+    colour: Literal["red", "green", "blue"] = Field(default="green", title="Colour")
+    loud: bool = Field(default=False, description="Shout the answer")
+    extras: list[Literal["salt", "pepper"]] = Field(default=["salt"], description="Any number of extras")
+
+
+def _ask_contact() -> Elicit[Contact]:
+    return Elicit("Who are you?\x1b[2K (the server asks)", Contact)
+
+
+def _ask_preferences() -> Elicit[Preferences]:
+    return Elicit("Pick your preferences", Preferences)
+
+
+def _outcome(result: AcceptedElicitation[Any] | DeclinedElicitation | CancelledElicitation) -> str:
+    data = result.data.model_dump() if isinstance(result, AcceptedElicitation) else None
+    return json.dumps({"action": result.action, "content": data})
+
+
+@server.tool()
+def ask(answer: Annotated[ElicitationResult[Contact], Resolve(_ask_contact)]) -> str:
+    """Ask the person for a name and an age (elicitation); return ``{"action", "content"}`` as JSON."""
+    return _outcome(answer)
+
+
+@server.tool()
+def choose(answer: Annotated[ElicitationResult[Preferences], Resolve(_ask_preferences)]) -> str:
+    """Ask for a colour, a boolean and extras, each with a default; return ``{"action", "content"}`` as JSON."""
+    return _outcome(answer)
 
 
 def hold_until(path: str, guard_s: float = 120) -> None:
