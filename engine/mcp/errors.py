@@ -84,9 +84,9 @@ def http_refusal(status: int, server: ServerConfig) -> str:
     if status == 401 and has_token:
         return "the server answered 401 Unauthorized: it did not accept the token in the server's Authorization header"
     if status == 401:
-        from engine.mcp.oauth.interaction import login_command
+        from engine.mcp.oauth.interaction import needs_login
 
-        return f"the server answered 401 Unauthorized: it {login_command(server.name)}"
+        return needs_login(server.name)
     if status == 403 and has_token:
         return "the server answered 403 Forbidden: it refused access (check the token in the server's headers)"
     if status == 403:

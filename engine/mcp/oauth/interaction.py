@@ -51,10 +51,14 @@ def current_interaction() -> Interaction | None:
     return _present.get()
 
 
-def login_command(name: str, scope: str | None = None) -> str:
-    """What to tell a person whose server ``name`` needs a login (``scope``: what a step-up asked for)."""
-    wanted = f" (the server asks for the scope {scope!r})" if scope else ""
-    return f"needs login: run `hive mcp login {name}`{wanted}"
+def needs_login(name: str, step_up_scope: str | None = None) -> str:
+    """What to tell a person whose server ``name`` needs a login (``step_up_scope``: what a 403 asked for)."""
+    if step_up_scope:
+        return (
+            f"the server answered 403 Forbidden (insufficient_scope): it needs login: run `hive mcp login {name}` "
+            f"(the server asks for the scope {step_up_scope!r})"
+        )
+    return f"the server answered 401 Unauthorized: it needs login: run `hive mcp login {name}`"
 
 
 def note_auth_problem(server: str, error: BaseException) -> None:

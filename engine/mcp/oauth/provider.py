@@ -24,7 +24,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.utils import union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 
-from engine.mcp.oauth.interaction import LoginNeeded, current_interaction, login_command, note_auth_problem
+from engine.mcp.oauth.interaction import LoginNeeded, current_interaction, needs_login, note_auth_problem
 from engine.mcp.oauth.loopback import LoginFailed, LoopbackListener, redirect_uri
 from engine.mcp.oauth.settings import OAuthEntry
 from engine.mcp.oauth.store import TokenStore
@@ -129,7 +129,7 @@ class HiveOAuthProvider(OAuthClientProvider):
             while True:
                 if outgoing is not request and outgoing.method == "POST" and self.context.client_info is None:
                     if current_interaction() is None:
-                        raise LoginNeeded(login_command(self.name))
+                        raise LoginNeeded(needs_login(self.name))
                 response = yield outgoing
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
@@ -161,7 +161,7 @@ class HiveOAuthProvider(OAuthClientProvider):
         interaction = current_interaction()
         if interaction is None:
             step_up = self.context.current_tokens is not None  # a 401 dropped the token; a 403 kept it
-            raise LoginNeeded(login_command(self.name, self.context.client_metadata.scope if step_up else None))
+            raise LoginNeeded(needs_login(self.name, self.context.client_metadata.scope if step_up else None))
         state = parse_qs(urlsplit(url).query).get("state", [""])[0]
         self._listener = LoopbackListener(self.port, state)
         await self._listener.start()
