@@ -20,7 +20,7 @@ SCOPES = ("project", "user")
 
 @click.group("mcp", cls=HiveGroup, no_args_is_help=True)
 def mcp_app() -> None:
-    """MCP servers: add or remove them in plugins.yaml, approve the project's (or revoke), list them, their tools, call one, diagnose."""
+    """MCP servers: add or remove them in plugins.yaml, approve the project's (or revoke), log in, list them, their tools, call one, diagnose."""
 
 
 @mcp_app.command("add")
@@ -124,17 +124,23 @@ def mcp_list(cwd: Path | None, output_format: str) -> None:
         list_servers(resolve_cwd(cwd), output_format)
 
 
+OPEN_WITH_HELP = "Run CMD with the authorization URL as its last argument instead of opening a browser."
+
+
 @mcp_app.command("tools")
 @click.argument("server", metavar="SERVER", help="A configured server.")
+@click.option("--open-with", metavar="CMD", help="If the server asks for a (wider) login: " + OPEN_WITH_HELP)
 @cwd_option
 @format_option
-def mcp_tools(server: str, cwd: Path | None, output_format: str) -> None:
+def mcp_tools(server: str, open_with: str | None, cwd: Path | None, output_format: str) -> None:
     """Connect one server and print its tools as the model sees them."""
     with exit_on_error(False):
         from hive_cli.mcp_inspect import list_tools
+        from hive_cli.mcp_login import maybe_reaching_person
         from hive_cli.workdir import resolve_cwd
 
-        list_tools(resolve_cwd(cwd), server, output_format)
+        with maybe_reaching_person(resolve_cwd(cwd), open_with):
+            list_tools(resolve_cwd(cwd), server, output_format)
 
 
 @mcp_app.command("call")
@@ -149,15 +155,46 @@ def mcp_tools(server: str, cwd: Path | None, output_format: str) -> None:
     help="A request for a value from you (MCP elicitation): decline it, or accept a form whose every "
     "required field has a default, with the defaults.",
 )
+@click.option("--open-with", metavar="CMD", help="If the server asks for a (wider) login: " + OPEN_WITH_HELP)
 @cwd_option
-def mcp_call(server: str, tool: str, arguments: str, elicitation: ElicitationMode, cwd: Path | None) -> None:
+def mcp_call(
+    server: str, tool: str, arguments: str, elicitation: ElicitationMode, open_with: str | None, cwd: Path | None
+) -> None:
     """Call one tool (for debugging; no permission rules apply) and print its result; exit 1 if it failed."""
     with exit_on_error(False):
         from hive_cli.mcp_inspect import call, parse_json_arguments
+        from hive_cli.mcp_login import maybe_reaching_person
         from hive_cli.workdir import resolve_cwd
 
         parsed = parse_json_arguments(arguments)
-        exit_with(call(resolve_cwd(cwd), server, tool, parsed, elicitation))
+        with maybe_reaching_person(resolve_cwd(cwd), open_with):
+            status = call(resolve_cwd(cwd), server, tool, parsed, elicitation)
+        exit_with(status)
+
+
+@mcp_app.command("login")
+@click.argument("name", metavar="NAME", help="An http or sse server.")
+@click.option("--open-with", metavar="CMD", help=OPEN_WITH_HELP)
+@cwd_option
+def mcp_login(name: str, open_with: str | None, cwd: Path | None) -> None:
+    """Log in to a server that uses OAuth (opens the browser, or prints the URL) and keep its token."""
+    with exit_on_error(False):
+        from hive_cli.mcp_login import login
+        from hive_cli.workdir import resolve_cwd
+
+        login(resolve_cwd(cwd), name, open_with)
+
+
+@mcp_app.command("logout")
+@click.argument("name", metavar="NAME", help="The server whose login to forget.")
+@cwd_option
+def mcp_logout(name: str, cwd: Path | None) -> None:
+    """Forget the token (and registration) hive keeps for a server."""
+    with exit_on_error(False):
+        from hive_cli.mcp_login import logout
+        from hive_cli.workdir import resolve_cwd
+
+        logout(resolve_cwd(cwd), name)
 
 
 @mcp_app.command("doctor")

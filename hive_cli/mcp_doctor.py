@@ -190,7 +190,9 @@ def _remote_causes(config: ServerConfig, error: str) -> list[str]:
     if status is not None:
         error = f"{error} (HTTP {status})"
     if re.search(r"\b401\b|unauthori[sz]ed", error, re.I):
-        return ["auth 401: the server wants credentials; add --header 'Authorization=Bearer ...'"]
+        if any(name.lower() == "authorization" for name in config.as_written.headers):
+            return ["auth 401: the server wants credentials; check the token in its Authorization header"]
+        return [f"auth 401: the server wants credentials; log in with: hive mcp login {config.name}"]
     if re.search(r"\b403\b|forbidden", error, re.I):
         return ["auth 403: the credentials were refused"]
     if re.search(r"\b404\b|not found", error, re.I):

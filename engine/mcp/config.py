@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,8 @@ from engine.config.files import describe_problem, read_document
 from engine.config.validation import Invalid
 from engine.errors import ConfigError
 from engine.mcp.elicitation_question import ElicitationMode
+from engine.mcp.oauth.machine_settings import machine_settings_problem
+from engine.mcp.oauth.settings import EXPANDED_OAUTH_KEYS, OAuthEntry
 from engine.mcp.options import McpOptions
 from engine.mcp.project_entry import loader_problem, loader_variables, withheld_notice
 from engine.paths import user_config_dir
@@ -59,14 +61,17 @@ class WrittenEntry(Struct, frozen=True, kw_only=True):
     cwd: str | None = None
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    oauth: OAuthEntry | None = None
+    """The ``oauth:`` section as written (its ``client_secret`` a ``${VAR}`` template, or the secret itself)."""
 
-    __repr__, __rich_repr__ = hiding("env", "headers")
+    __repr__, __rich_repr__ = hiding("env", "headers", "oauth")
 
     @property
     def variables(self) -> tuple[str, ...]:
         """The environment variables the entry uses (``${NAME}``), sorted, each once."""
         texts = [self.command or "", *self.args, *self.env.values(), self.cwd or "", self.url or ""]
         texts += self.headers.values()
+        texts += [getattr(self.oauth, key) or "" for key in EXPANDED_OAUTH_KEYS] if self.oauth is not None else []
         return tuple(sorted({match.group(1) for text in texts for match in _VARIABLE.finditer(text)}))
 
 
@@ -105,8 +110,10 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     """The entry as written, before its variables were expanded; None when the values above are as written."""
     launch_files: tuple[NamedFile, ...] = ()
     """The project files a stdio server runs or reads as it starts, with their digests (:mod:`engine.launch_files`)."""
+    oauth: OAuthEntry | None = None
+    """How hive gets a token for an http or sse server (``client_secret`` expanded); None: what the server publishes."""
 
-    __repr__, __rich_repr__ = hiding("args", "env", "url", "headers")
+    __repr__, __rich_repr__ = hiding("args", "env", "url", "headers", "oauth")
 
     @property
     def as_written(self) -> WrittenEntry:
@@ -120,6 +127,7 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
             cwd=None if self.cwd is None else str(self.cwd),
             url=self.url,
             headers=self.headers,
+            oauth=self.oauth,
         )
 
     @property
@@ -135,6 +143,7 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
             "cwd": None if self.cwd is None else str(self.cwd),
             "url": self.url,
             "headers": dict(self.headers),
+            "oauth": msgspec.to_builtins(self.oauth),
         }
         return _digest(
             {
@@ -155,10 +164,13 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
 
         So a changed script or entry asks again; a rotated token, a timeout or a tool filter does not.
         """
+        entry = msgspec.to_builtins(self.as_written)
+        if entry.get("oauth") is None:  # absent from approvals given before the section existed
+            entry.pop("oauth", None)
         return _digest(
             {
                 "transport": self.transport,
-                "entry": msgspec.to_builtins(self.as_written),
+                "entry": entry,
                 "files": [[named.path, named.digest] for named in self.launch_files],
             }
         )
@@ -323,6 +335,7 @@ def resolve_entry(
         include_tools=tuple(entry.include_tools) if entry.include_tools is not None else None,
         exclude_tools=tuple(entry.exclude_tools),
         roots=entry.roots,
+        oauth=_expanded_oauth(entry.oauth, expand),
         written=WrittenEntry(
             command=entry.command,
             args=tuple(entry.args),
@@ -330,6 +343,7 @@ def resolve_entry(
             cwd=entry.cwd,
             url=entry.url,
             headers=dict(entry.headers),
+            oauth=entry.oauth,
         ),
         launch_files=_launch_files(command, args, cwd, root),
     )
@@ -342,7 +356,17 @@ def resolve_entry(
     if missing:
         unset = ", ".join(sorted(set(missing)))
         return _with_problem(config, f"{source}: server {name!r} uses {unset}, which is not set in the environment")
+    if problem := machine_settings_problem(config.oauth):
+        return _with_problem(config, f"{source}: server {name!r}: {problem}")
     return config
+
+
+def _expanded_oauth(oauth: OAuthEntry | None, expand: Callable[[str], str]) -> OAuthEntry | None:
+    """The ``oauth:`` section with ``${VAR}`` expanded in its secrets and endpoints (like a header's value)."""
+    if oauth is None:
+        return oauth
+    values = {key: getattr(oauth, key) for key in EXPANDED_OAUTH_KEYS}
+    return replace(oauth, **{key: expand(value) for key, value in values.items() if value is not None})
 
 
 def _launch_files(command: str | None, args: tuple[str, ...], cwd: Path | None, root: Path) -> tuple[NamedFile, ...]:

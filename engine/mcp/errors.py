@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from engine.mcp.config import ServerConfig
+from engine.mcp.oauth.settings import EXPANDED_OAUTH_KEYS
 
 _LOST_CODES = (-32000, -32600)
 """CONNECTION_CLOSED, and "Session terminated" (an HTTP server that restarted has forgotten the session)."""
@@ -53,6 +54,9 @@ def _connect_error(exc: BaseException, server: ServerConfig, log: Path | None, r
 
     error = leaf(exc)
     written = server.as_written
+    said = _auth_problem(error, server.name)
+    if said is not None:
+        return said
     status = refused or _http_status(error)
     if status is not None and server.transport != "stdio":
         return http_refusal(status, server)
@@ -81,18 +85,28 @@ def http_refusal(status: int, server: ServerConfig) -> str:
     if status == 401 and has_token:
         return "the server answered 401 Unauthorized: it did not accept the token in the server's Authorization header"
     if status == 401:
-        return (
-            "the server answered 401 Unauthorized: it needs authorization (hive has no MCP OAuth client yet; "
-            "set a header with a token in the server's settings: headers: {Authorization: 'Bearer ${TOKEN}'} "
-            f"in its entry in {server.source.name}, or hive mcp add {server.name} {url} "
-            "--header 'Authorization=Bearer ${TOKEN}' --force)"
-        )
-    if status == 403:
+        from engine.mcp.oauth.interaction import needs_login
+
+        return needs_login(server.name)
+    if status == 403 and has_token:
         return "the server answered 403 Forbidden: it refused access (check the token in the server's headers)"
+    if status == 403:
+        return f"the server answered 403 Forbidden: it refused access (a login with more scope may help: hive mcp login {server.name})"
     if status == 404:
         usual = "/mcp" if server.transport == "http" else "/sse"
         return f"the server answered 404 Not Found at {url}: check the path ({server.transport} servers usually answer at {usual})"
     return f"the server answered HTTP {status}"
+
+
+def _auth_problem(error: BaseException, server: str) -> str | None:
+    """Why the server's authorization stopped (a login is needed, or it failed), when that is what happened."""
+    from engine.mcp.oauth.interaction import LoginNeeded, describe_auth_failure, take_auth_problem
+    from engine.mcp.oauth.loopback import LoginFailed
+
+    noted = take_auth_problem(server)
+    if isinstance(error, LoginNeeded | LoginFailed) or type(error).__module__.startswith("mcp.client.auth"):
+        return describe_auth_failure(error)
+    return noted
 
 
 def _http_status(error: BaseException) -> int | None:
@@ -114,6 +128,8 @@ def without_values(text: str, server: ServerConfig) -> str:
     pairs += zip(server.args, written.args, strict=False)
     pairs += [(server.env.get(name), template) for name, template in written.env.items()]
     pairs += [(server.headers.get(name), template) for name, template in written.headers.items()]
+    if server.oauth is not None and written.oauth is not None:
+        pairs += [(getattr(server.oauth, key), getattr(written.oauth, key)) for key in EXPANDED_OAUTH_KEYS]
     pairs += [(os.environ.get(name), f"${{{name}}}") for name in written.variables]
     for value, template in sorted(pairs, key=lambda pair: -len(pair[0] or "")):
         if value and len(value) >= _SHORTEST_REPLACED and template is not None and value != template:
@@ -126,6 +142,9 @@ def describe_call_error(exc: BaseException, server: str, tool: str, timeout: flo
     from mcp import MCPError
 
     error = leaf(exc)
+    said = _auth_problem(error, server)
+    if said is not None:
+        return f"{tool} on MCP server {server!r}: {said}"
     if isinstance(error, MCPError):
         if error.code == -32001:
             return f"{tool} on MCP server {server!r} timed out after {timeout:g} s (the call was cancelled)"

@@ -44,40 +44,52 @@ def open_transport(
     on_exit: Callable[[], None] | None = None,
     unsafe_dirs: Sequence[Path] | None = None,
     answers: HttpAnswers | None = None,
+    auth: Any = None,
 ) -> Any:
     """A fresh transport context manager for ``server`` (each connection attempt needs its own).
 
     ``on_exit`` is called when a stdio server exits by itself; a stdio server's program is never
     taken from ``unsafe_dirs`` (see :func:`engine.mcp.stdio.server_program`); ``answers`` hears the
-    HTTP statuses a Streamable HTTP server answers with.
+    HTTP statuses a Streamable HTTP server answers with; ``auth``: the ``httpx2.Auth`` of an http or
+    sse server (default: its OAuth provider, :func:`engine.mcp.oauth.provider.server_auth`).
     """
     if server.transport == "stdio":
         return stdio_transport(server, errlog, on_exit, unsafe_dirs)
     assert server.url is not None
+    if auth is None:
+        from engine.mcp.oauth.provider import server_auth
+
+        auth = server_auth(server)
     if server.transport == "http":
-        return _streamable_http(server.url, dict(server.headers), answers or HttpAnswers())
-    return _sse(server.url, dict(server.headers))
+        return _streamable_http(server.url, dict(server.headers), answers or HttpAnswers(), auth)
+    return _sse(server.url, dict(server.headers), auth)
 
 
 @asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str], answers: HttpAnswers) -> AsyncIterator[Any]:
+async def _streamable_http(url: str, headers: dict[str, str], answers: HttpAnswers, auth: Any) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
     timeout = httpx2.Timeout(HTTP_CONNECT_TIMEOUT_S, read=HTTP_READ_TIMEOUT_S)
     hooks = {"response": [answers.note]}
-    async with httpx2.AsyncClient(headers=headers, timeout=timeout, follow_redirects=True, event_hooks=hooks) as http:
+    async with httpx2.AsyncClient(
+        headers=headers, timeout=timeout, follow_redirects=True, event_hooks=hooks, auth=auth
+    ) as http:
         async with streamable_http_client(url, http_client=http) as streams:
             yield streams
 
 
 @asynccontextmanager
-async def _sse(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _sse(url: str, headers: dict[str, str], auth: Any) -> AsyncIterator[Any]:
     from mcp.client.sse import sse_client
 
     try:
         async with sse_client(
-            url, headers=headers or None, timeout=HTTP_CONNECT_TIMEOUT_S, sse_read_timeout=HTTP_READ_TIMEOUT_S
+            url,
+            headers=headers or None,
+            timeout=HTTP_CONNECT_TIMEOUT_S,
+            sse_read_timeout=HTTP_READ_TIMEOUT_S,
+            auth=auth,
         ) as streams:
             yield streams
     except* anyio.BrokenResourceError:

@@ -149,13 +149,15 @@ def test_doctor_names_auth_when_the_server_answers_401(tmp_path: Path) -> None:
         server.server_close()
     assert report.returncode == 1, report.stderr
     assert report.stdout.count("likely cause: auth 401: the server wants credentials") == 2, report.stdout
+    assert "log in with: hive mcp login web" in report.stdout and "hive mcp login old" in report.stdout
 
 
 class _Refusing(BaseHTTPRequestHandler):
-    """Answers every request with the status its path starts with (/401/mcp -> 401)."""
+    """Answers every request with the status its path starts with (/401/mcp -> 401; else, as the metadata hive looks for, 404)."""
 
     def do_POST(self) -> None:
-        self.send_response(int(self.path.split("/")[1]))
+        first = self.path.split("/")[1]
+        self.send_response(int(first) if first.isdigit() else 404)
         self.send_header("WWW-Authenticate", "Bearer")
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -184,9 +186,9 @@ def test_list_and_tools_name_a_401_403_or_404_as_doctor_does(tmp_path: Path) -> 
         server.server_close()
     errors = {s["name"]: s["error"] for s in listed["servers"]}
     for transport in ("http", "sse"):
-        assert errors[f"{transport}401"].startswith("the server answered 401 Unauthorized: it needs authorization")
-        assert "hive has no MCP OAuth client yet" in errors[f"{transport}401"]
-        assert "headers: {Authorization: 'Bearer ${TOKEN}'}" in errors[f"{transport}401"]
+        assert errors[f"{transport}401"] == (
+            f"the server answered 401 Unauthorized: it needs login: run `hive mcp login {transport}401`"
+        )
         assert errors[f"{transport}403"].startswith("the server answered 403 Forbidden")
         assert errors[f"{transport}404"].startswith(f"the server answered 404 Not Found at {base}/404/{transport}")
     assert not any("code -32" in error or "Client error" in error for error in errors.values()), errors

@@ -62,3 +62,14 @@ class OAuthEntry(StrictRecord, frozen=True):
     """``cross_app_access``: that client's secret at the identity provider (``${VAR}`` expanded), if it has one."""
     id_token: str | None = None
     """``cross_app_access``: the person's ID token from the identity provider's single sign-on (``${VAR}`` expanded)."""
+
+
+EXPANDED_OAUTH_KEYS = (
+    "client_secret",
+    "issuer",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_client_secret",
+    "id_token",
+)
+"""The keys whose ``${VAR}`` are expanded (secrets and what a company's sign-on hands over), like a header's value."""
