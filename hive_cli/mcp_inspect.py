@@ -18,12 +18,16 @@ from msgspec.structs import replace
 from engine.config.settings import load_settings
 from engine.errors import RunError, UserError
 from engine.mcp.approvals import shown_command, shown_details
+from engine.mcp.client_requests import ClientRequests
 from engine.mcp.config import McpServers, ServerConfig, load_servers
 from engine.mcp.manager import McpManager, ServerStatus
 from engine.mcp.roots import Root, offered_roots
+from engine.mcp.sampling import nobody_to_ask
 from engine.paths import project_root, user_data_dir
 from hive_cli.terminal_text import echo, echo_json
 
+_REFUSING = ClientRequests(sample=nobody_to_ask)
+"""Nobody is asked here: a server's sampling request is refused, saying so."""
 SWITCHED_OFF = "MCP is switched off in the settings (mcp.enabled: false): hive starts no MCP server"
 
 
@@ -62,7 +66,7 @@ async def connected(
 
     ``roots``: the folders offered to the servers (see :func:`offered_roots_for`).
     """
-    manager = McpManager(servers, user_data_dir() / "mcp-logs", roots=roots)
+    manager = McpManager(servers, user_data_dir() / "mcp-logs", roots=roots, requests=_REFUSING)
     if listener is not None:
         manager.listen(lambda: listener(manager))
     await manager.start()

@@ -14,6 +14,7 @@ from engine.tools.base import Toolset
 
 if TYPE_CHECKING:
     from engine.capabilities import BuildContext
+    from engine.mcp.sampling import ServerSampling
 
 
 class McpProvider:
@@ -26,6 +27,7 @@ class McpProvider:
         watching = config.mcp.hot_reload and any(path.is_file() for path in server_files(config.cwd))
         if not config.mcp_servers.enabled and not watching:
             return None
+        from engine.mcp.client_requests import ClientRequests
         from engine.mcp.manager import McpManager  # the client side of MCP, for a session that has servers
         from engine.mcp.roots import offered_roots
         from engine.sandbox.base import commands_can_write
@@ -38,4 +40,18 @@ class McpProvider:
             unsafe_dirs=commands_can_write(config.sandbox.options, config.cwd),
             known_tools=True,
             roots=offered_roots(config.cwd, config.sandbox.options),
+            requests=ClientRequests(sample=server_sampling(context)),
         )
+
+
+def server_sampling(context: BuildContext) -> ServerSampling:
+    """The session's answer to a server's sampling request: asked of the person when the approver can ask one.
+
+    Declared to every server even when nobody can be asked, so a server's tools are the same in every host
+    (the REPL, ``hive run``) and a refused request tells the server (and the model, through the tool's
+    error) why, rather than the server quietly taking another path.
+    """
+    from engine.mcp.sampling import SamplingAsker, ServerSampling
+
+    asker = context.approver if isinstance(context.approver, SamplingAsker) else None
+    return ServerSampling(context.model, context.account, asker)

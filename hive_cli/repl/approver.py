@@ -24,7 +24,7 @@ import signal
 import termios
 from collections.abc import Mapping
 from contextlib import suppress
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import HTML, AnyFormattedText
@@ -39,6 +39,9 @@ from engine.events import ROOT_AGENT
 from engine.policy.gate import ApprovalRequest, Decision
 from engine.policy.local_rules import LastingRule
 from hive_cli.terminal_text import visible
+
+if TYPE_CHECKING:
+    from engine.mcp.sampling_request import SamplingQuestion
 
 MAX_DIFF_LINES = 60
 
@@ -235,6 +238,12 @@ class ReplApprover:
         if answer != "no":
             return Decision(allowed=False, reason="the user did not allow it")
         return Decision(allowed=False, reason=await self._reason() or "the user said no")
+
+    async def allow_sampling(self, question: SamplingQuestion) -> bool:
+        """An MCP server asks to use the model (``engine.mcp.sampling.SamplingAsker``): shown, then y or n."""
+        from hive_cli.repl.sampling_question import ask_sampling
+
+        return await ask_sampling(self.view, question)
 
     @staticmethod
     async def _reason() -> str:

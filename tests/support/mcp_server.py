@@ -6,7 +6,9 @@
 Tools: ``echo(text)``; ``peek(text)`` (marked read-only); ``work(steps, delay)`` reports progress
 after each step; ``grow(name)`` adds a tool and announces the changed list (on both protocol eras);
 ``hang()`` never returns (after touching the ``--hang-flag`` file, when given: the call has arrived); ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
-result; ``roots()`` asks the client for its roots (``roots/list``) and returns them as JSON. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
+result; ``roots()`` asks the client for its roots (``roots/list``) and returns them as JSON;
+``summarize(text, max_tokens, stop)`` asks the client's model (``sampling/createMessage``, with a system prompt, a
+model hint and includeContext) and returns its answer, model and stop reason as JSON. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
 ``--hold-until PATH`` answers nothing until PATH exists (a test decides when the server connects);
 ``--tools-file PATH`` adds a tool for each line of PATH, when it exists (the same launch, other tools);
 ``--hang-flag PATH`` names that file; ``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
@@ -26,8 +28,16 @@ import time
 from typing import Annotated
 
 import anyio
-from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp_types import ListRootsResult, ToolAnnotations
+from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve, Sample
+from mcp_types import (
+    CreateMessageResult,
+    ListRootsResult,
+    ModelHint,
+    ModelPreferences,
+    SamplingMessage,
+    TextContent,
+    ToolAnnotations,
+)
 
 server = MCPServer("hive-test", version="1.0")
 _hang_flag: list[str] = []
@@ -100,6 +110,30 @@ def _ask_for_roots() -> ListRoots:
 def roots(found: Annotated[ListRootsResult, Resolve(_ask_for_roots)]) -> str:
     """The client's roots as JSON: a list of ``{"uri", "name"}``."""
     return json.dumps([{"uri": str(root.uri), "name": root.name} for root in found.roots])
+
+
+def _ask_to_summarize(text: str, max_tokens: int = 50, stop: str = "") -> Sample:
+    return Sample(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=text))],
+        max_tokens=max_tokens,
+        system_prompt="Summarize what the user sends in one line.",
+        include_context="thisServer",
+        model_preferences=ModelPreferences(hints=[ModelHint(name="claude-haiku")]),
+        stop_sequences=[stop] if stop else None,
+    )
+
+
+@server.tool()
+def summarize(
+    text: str,
+    answer: Annotated[CreateMessageResult, Resolve(_ask_to_summarize)],
+    max_tokens: int = 50,
+    stop: str = "",
+) -> str:
+    """Ask the client's model to summarize ``text`` (``sampling/createMessage``); its answer as JSON."""
+    content = answer.content
+    said = content.text if isinstance(content, TextContent) else f"[{content.type}]"
+    return json.dumps({"text": said, "model": answer.model, "stop_reason": answer.stop_reason})
 
 
 def hold_until(path: str, guard_s: float = 120) -> None:
