@@ -19,6 +19,7 @@ bidi override in a command, a diff or a rule is shown as a visible escape (``\\x
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import termios
@@ -204,14 +205,17 @@ class ReplApprover:
 
     def __init__(self, view: Surface) -> None:
         self.view = view
+        self._asking = asyncio.Lock()
+        """One question on screen at a time: an approval and a server's request can come at once."""
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        self.view.pause()
-        try:
-            self.view.print(describe(request))
-            return await self._ask(request)
-        finally:
-            self.view.resume()
+        async with self._asking:
+            self.view.pause()
+            try:
+                self.view.print(describe(request))
+                return await self._ask(request)
+            finally:
+                self.view.resume()
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
         answer = await ask_key(question(request), _answer_keys(request)) or "no"
@@ -243,7 +247,8 @@ class ReplApprover:
         """An MCP server asks to use the model (``engine.mcp.sampling.SamplingAsker``): shown, then y or n."""
         from hive_cli.repl.sampling_question import ask_sampling
 
-        return await ask_sampling(self.view, question)
+        async with self._asking:
+            return await ask_sampling(self.view, question)
 
     @staticmethod
     async def _reason() -> str:
