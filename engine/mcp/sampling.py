@@ -32,6 +32,8 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 DECLINED = "hive: sampling declined by the user"
 NOBODY_TO_ASK = "hive: sampling refused: nobody is here to allow it (hive asks the person at a terminal)"
+NO_CALL = "hive: sampling refused: a server may ask only during a call to one of its tools"
+CALL_ENDED = "hive: sampling withdrawn: the tool call it was for ended"
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse"}
 
 
@@ -47,6 +49,11 @@ class SamplingAsker(Protocol):
 def spender(server: str) -> str:
     """The name a server's sampling is counted under in the session's usage."""
     return f"mcp:{server} sampling"
+
+
+def outside_a_call(started: bool) -> Any:
+    """The error for a request no tool call of the server is waiting for (any more, when ``started``)."""
+    return _error(REFUSED, CALL_ENDED if started else NO_CALL)
 
 
 async def nobody_to_ask(server: str, params: Any) -> Any:

@@ -12,7 +12,7 @@ import pexpect
 
 from engine.mcp.sampling import DECLINED
 from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
-from tests.support.mcp_servers import PY_SERVER, approve_project_servers
+from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
 from tests.support.terminal import PROMPT, QUESTION, leave_repl, send_line, spawn_repl
 from tests.support.trust import trust
 
@@ -96,3 +96,38 @@ def test_refused_the_server_is_told_no_and_the_model_is_not_asked_for_it(llm_ser
     assert leave_repl(child) == 0
     assert len(llm_server.chat_requests) == 2
     assert DECLINED in _tool_result(llm_server, 1)
+
+
+def test_ctrl_c_while_a_2025_era_server_waits_withdraws_the_question_with_the_run(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    require_reference_servers()  # everything asks on its own channel, outside the tool call that caused it
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
+        f"plugins:\n  everything:\n    command: {EVERYTHING}\n    args: [stdio]\n"
+    )
+    (tmp_path / ".ironhive" / "permissions.yaml").write_text(
+        "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
+    )
+    approve_project_servers(tmp_path)
+    trust(tmp_path)
+    llm_server.script(
+        tool_calls(call("mcp__everything__trigger-sampling-request", {"prompt": "hi"}, id="s")), text("Next answer.")
+    )
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "/mcp")
+    child.expect("MCP server everything connected")
+    child.expect(PROMPT)
+    send_line(child, "ask the server")
+    child.expect("asks to use the model")
+    child.expect(QUESTION)
+    child.sendcontrol("c")
+    child.expect("cancelled")
+    child.expect(PROMPT)
+    child.logfile_read = after = io.StringIO()
+    send_line(child, "next")
+    child.expect("Next answer.")
+    child.expect(PROMPT)
+    assert leave_repl(child) == 0
+    assert QUESTION not in after.getvalue()  # the question went with its run: nothing asks at the next prompt
+    assert len(llm_server.chat_requests) == 2  # the model was never asked on the server's behalf
