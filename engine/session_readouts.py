@@ -58,6 +58,11 @@ class SessionReadouts:
         return self.agent.loop.account.total
 
     @property
+    def usage_by_spender(self) -> tuple[tuple[str, Usage], ...]:
+        """The part of ``usage`` spent on others' behalf, by who spent it (a server's sampling requests)."""
+        return tuple(self.agent.loop.account.spenders.items())
+
+    @property
     def messages(self) -> tuple[Message, ...]:
         """The whole conversation, compacted messages included."""
         return self.agent.loop.conversation.messages

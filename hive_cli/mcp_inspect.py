@@ -18,15 +18,22 @@ from msgspec.structs import replace
 from engine.config.settings import load_settings
 from engine.errors import RunError, UserError
 from engine.mcp.approvals import shown_command, shown_details
-from engine.mcp.client_requests import NO_CLIENT_REQUESTS, ClientRequests
+from engine.mcp.client_requests import ClientRequests
 from engine.mcp.config import McpServers, ServerConfig, load_servers
+from engine.mcp.elicitation import elicitation_handler
 from engine.mcp.elicitation_question import ElicitationMode
 from engine.mcp.manager import McpManager, ServerStatus
 from engine.mcp.roots import Root, offered_roots
+from engine.mcp.sampling import nobody_to_ask
 from engine.paths import project_root, user_data_dir
 from hive_cli.terminal_text import echo, echo_json
 
 SWITCHED_OFF = "MCP is switched off in the settings (mcp.enabled: false): hive starts no MCP server"
+
+
+def nobody_asked(elicitation: ElicitationMode = "decline") -> ClientRequests:
+    """Nobody is asked here: a server's elicitation is answered by ``elicitation`` and its sampling refused, saying so."""
+    return ClientRequests(elicit=elicitation_handler(None, elicitation), sample=nobody_to_ask)
 
 
 def configured(cwd: Path, only: str | None = None) -> McpServers:
@@ -62,13 +69,14 @@ async def connected(
     listener: Callable[[McpManager], None] | None = None,
     *,
     roots: tuple[Root, ...] = (),
-    requests: ClientRequests = NO_CLIENT_REQUESTS,
+    requests: ClientRequests | None = None,
 ) -> AsyncIterator[McpManager]:
     """A manager whose servers have all connected or failed (``listener`` hears each change); stopped on the way out.
 
     ``roots``: the folders offered to the servers (see :func:`offered_roots_for`); ``requests``: how the servers'
     elicitation and sampling requests are answered.
     """
+    requests = requests or nobody_asked()
     manager = McpManager(servers, user_data_dir() / "mcp-logs", roots=roots, requests=requests)
     if listener is not None:
         manager.listen(lambda: listener(manager))
@@ -202,7 +210,6 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any], elicitati
 
     Nobody is asked a server's elicitation request: ``elicitation`` declines it, or accepts a form's defaults.
     """
-    from engine.mcp.elicitation import elicitation_handler
     from engine.mcp.tools import call_tool
     from engine.tools.base import ToolContext, ToolResult
     from hive_cli.elicitation_notes import notes_on_stderr
@@ -213,7 +220,7 @@ def call(cwd: Path, server: str, tool: str, arguments: dict[str, Any], elicitati
         echo(f"progress: {status}", err=True)
 
     async def run() -> ToolResult:
-        requests = ClientRequests(elicit=elicitation_handler(None, elicitation))
+        requests = nobody_asked(elicitation)
         async with connected(servers, roots=offered_roots_for(cwd), requests=requests) as manager:
             connection = manager.connection(server)
             assert connection is not None

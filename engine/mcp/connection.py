@@ -18,6 +18,7 @@ from typing import Any, Literal, TextIO
 
 import anyio
 
+from engine.mcp.calls_in_flight import CallsInFlight
 from engine.mcp.client_requests import NO_CLIENT_REQUESTS, ClientRequests
 from engine.mcp.config import ServerConfig
 from engine.mcp.errlog import ServerLog, server_log
@@ -56,6 +57,8 @@ class ServerConnection:
         self.unsafe_dirs = unsafe_dirs
         self.roots = roots
         self.requests = requests
+        self.calls = CallsInFlight()
+        """The tool calls to the server running now (a sampling request is taken only during one)."""
         self.log_path = log_dir / f"{config.name}.log"
         self.state: ServerState = "starting"
         self.error: str | None = None
@@ -266,8 +269,10 @@ class ServerConnection:
         return await self.requests.elicit(self.config.name, params)
 
     async def _sample(self, context: Any, params: Any) -> Any:  # named as in the SDK's SamplingFnT
+        from engine.mcp.sampling import outside_a_call
+
         assert self.requests.sample is not None
-        return await self.requests.sample(self.config.name, params)
+        return await self.calls.while_calling(self.requests.sample(self.config.name, params), outside_a_call)
 
     async def _on_message(self, message: Any) -> None:
         from mcp_types import ToolListChangedNotification

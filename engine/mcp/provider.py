@@ -15,6 +15,7 @@ from engine.tools.base import Toolset
 if TYPE_CHECKING:
     from engine.capabilities import BuildContext
     from engine.mcp.client_requests import ClientRequests
+    from engine.mcp.sampling import ServerSampling
 
 
 class McpProvider:
@@ -44,10 +45,21 @@ class McpProvider:
 
 
 def client_requests(context: BuildContext) -> ClientRequests:
-    """How the session's servers' requests are answered: elicitation by the approver, when it can ask a person."""
+    """How the session's servers' requests are answered: elicitation and sampling by the approver, when it can ask
+    a person (each declared to every server even when nobody can be asked, so a server's tools are the same in
+    every host and a refused request tells the server why)."""
     from engine.mcp.client_requests import ClientRequests
     from engine.mcp.elicitation import ElicitationAsker, elicitation_handler
 
     approver = context.approver
     asker = approver if isinstance(approver, ElicitationAsker) else None
-    return ClientRequests(elicit=elicitation_handler(asker, context.config.mcp_servers.elicitation))
+    elicit = elicitation_handler(asker, context.config.mcp_servers.elicitation)
+    return ClientRequests(elicit=elicit, sample=server_sampling(context))
+
+
+def server_sampling(context: BuildContext) -> ServerSampling:
+    """The session's answer to a server's sampling request: asked of the person when the approver can ask one."""
+    from engine.mcp.sampling import SamplingAsker, ServerSampling
+
+    asker = context.approver if isinstance(context.approver, SamplingAsker) else None
+    return ServerSampling(context.model, context.account, asker)

@@ -129,12 +129,13 @@ async def call_tool(connection: ServerConnection, info: McpToolInfo, arguments: 
         if not info.tool:
             return await _read_resource(client, arguments, info)
         progress = _ProgressBridge(ctx)
-        # The SDK's read timeout cancels the request on the server; this outer bound is only for a
-        # transport that stops answering altogether.
-        with anyio.fail_after(config.tool_timeout + OUTER_MARGIN_S):
-            result = await client.call_tool(
-                info.tool, arguments, read_timeout_seconds=config.tool_timeout, progress_callback=progress
-            )
+        async with connection.calls.calling():
+            # The SDK's read timeout cancels the request on the server; this outer bound is only for a
+            # transport that stops answering altogether.
+            with anyio.fail_after(config.tool_timeout + OUTER_MARGIN_S):
+                result = await client.call_tool(
+                    info.tool, arguments, read_timeout_seconds=config.tool_timeout, progress_callback=progress
+                )
         progress.close()
     except CallFailed as exc:
         return ToolResult.error(str(exc))

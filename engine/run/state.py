@@ -125,9 +125,14 @@ class Account:
         self.total = Usage()
         self.run: RunState | None = None
         """The run in progress (or the last one)."""
+        self.spenders: dict[str, Usage] = {}
+        """What was counted on someone else's behalf, by who spent it (``mcp:SERVER sampling``); part of ``total``."""
 
-    def count(self, usage: Usage) -> None:
-        """The one way usage is counted: a model reply, a delegated run, the advisor, a compaction, ``/research``."""
+    def count(self, usage: Usage, spender: str | None = None) -> None:
+        """The one way usage is counted: a model reply, a delegated run, the advisor, a compaction, ``/research``,
+        a server's sampling request; ``spender`` names who spent it when that was not the agent itself."""
         if self.run is not None:
             self.run.usage = self.run.usage + usage
         self.total = self.total + usage
+        if spender is not None:
+            self.spenders[spender] = self.spenders.get(spender, Usage()) + usage

@@ -19,12 +19,14 @@ bidi override in a command, a diff or a rule is shown as a visible escape (``\\x
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import termios
+import weakref
 from collections.abc import Mapping
 from contextlib import suppress
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import HTML, AnyFormattedText
@@ -40,6 +42,9 @@ from engine.mcp.elicitation_question import ElicitationAnswer, ElicitationQuesti
 from engine.policy.gate import ApprovalRequest, Decision
 from engine.policy.local_rules import LastingRule
 from hive_cli.terminal_text import visible
+
+if TYPE_CHECKING:
+    from engine.mcp.sampling_request import SamplingQuestion
 
 MAX_DIFF_LINES = 60
 
@@ -197,6 +202,19 @@ class StderrSurface:
         return None
 
 
+_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def one_question_at_a_time() -> asyncio.Lock:
+    """One question on the terminal at a time (one lock per event loop, whichever approver asks): an approval, a
+    server's form and a server's sampling request can come at once."""
+    loop = asyncio.get_running_loop()
+    lock = _locks.get(loop)
+    if lock is None:
+        lock = _locks[loop] = asyncio.Lock()
+    return lock
+
+
 class ReplApprover:
     """Asks the person at the terminal, pausing the live region while it does."""
 
@@ -204,12 +222,13 @@ class ReplApprover:
         self.view = view
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        self.view.pause()
-        try:
-            self.view.print(describe(request))
-            return await self._ask(request)
-        finally:
-            self.view.resume()
+        async with one_question_at_a_time():
+            self.view.pause()
+            try:
+                self.view.print(describe(request))
+                return await self._ask(request)
+            finally:
+                self.view.resume()
 
     async def _ask(self, request: ApprovalRequest) -> Decision:
         answer = await ask_key(question(request), _answer_keys(request)) or "no"
@@ -238,15 +257,23 @@ class ReplApprover:
         return Decision(allowed=False, reason=await self._reason() or "the user said no")
 
     async def elicit(self, question: ElicitationQuestion) -> ElicitationAnswer:
-        """A server's request for a value: its form (or URL) shown, the person's answer returned."""
-        from hive_cli.repl.elicitation_form import ask_form, one_at_a_time
+        """A server's request for a value (``engine.mcp.elicitation.ElicitationAsker``): its form (or URL) shown,
+        the person's answer returned."""
+        from hive_cli.repl.elicitation_form import ask_form
 
-        async with one_at_a_time():
+        async with one_question_at_a_time():
             self.view.pause()
             try:
                 return await ask_form(question, self.view)
             finally:
                 self.view.resume()
+
+    async def allow_sampling(self, question: SamplingQuestion) -> bool:
+        """An MCP server asks to use the model (``engine.mcp.sampling.SamplingAsker``): shown, then y or n."""
+        from hive_cli.repl.sampling_question import ask_sampling
+
+        async with one_question_at_a_time():
+            return await ask_sampling(self.view, question)
 
     @staticmethod
     async def _reason() -> str:

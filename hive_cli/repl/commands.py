@@ -120,6 +120,8 @@ async def _cost(state: ReplState, view: ReplView, arg: str) -> None:
 
     usage = state.usage
     view.print(Text(f"session: {tokens_text(usage)} · {cost_text(usage)} · {usage.calls} model calls", style="bold"))
+    for spender, spent in state.session.usage_by_spender if state.session is not None else ():
+        view.print(Text(f"  {visible(spender)}: {tokens_text(spent)} · {cost_text(spent)} · {spent.calls} model calls"))
     report = state.last_result.report if state.last_result else None
     if report is not None:
         for model, used in report.by_model:

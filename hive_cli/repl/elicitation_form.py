@@ -11,8 +11,6 @@ the question is on screen answers it: keys typed earlier are discarded.
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from typing import Any
 
 from prompt_toolkit import PromptSession
@@ -36,17 +34,7 @@ from hive_cli.terminal_text import visible
 _CANCELLED = "\x00cancel"
 """What a field's prompt returns when the person pressed Esc (no typed text can hold a NUL)."""
 _TRUE, _FALSE = ("yes", "y", "true"), ("no", "n", "false")
-_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 _KINDS = {"string": "text", "number": "number", "integer": "whole number", "boolean": "yes/no"}
-
-
-def one_at_a_time() -> asyncio.Lock:
-    """The lock that keeps two servers' forms from sharing the terminal at once (one per event loop)."""
-    loop = asyncio.get_running_loop()
-    lock = _locks.get(loop)
-    if lock is None:
-        lock = _locks[loop] = asyncio.Lock()
-    return lock
 
 
 async def ask_form(question: ElicitationQuestion, view: Surface) -> ElicitationAnswer:

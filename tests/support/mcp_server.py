@@ -8,7 +8,9 @@ after each step; ``grow(name)`` adds a tool and announces the changed list (on b
 ``hang()`` never returns (after touching the ``--hang-flag`` file, when given: the call has arrived); ``crash()`` ends the process mid-call, ``crash_later(delay)`` after answering; ``fail()`` returns an ``isError``
 result; ``roots()`` asks the client for its roots (``roots/list``) and returns them as JSON; ``ask()`` and
 ``choose()`` ask the person a form (elicitation: a name and an age; a colour, a flag and extras, all with
-defaults) and return the outcome as JSON. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
+defaults) and return the outcome as JSON;
+``summarize(text, max_tokens, stop)`` asks the client's model (``sampling/createMessage``, with a system prompt, a
+model hint and includeContext) and returns its answer, model and stop reason as JSON. ``--hang-at-start`` sleeps before answering anything (a server that never connects);
 ``--hold-until PATH`` answers nothing until PATH exists (a test decides when the server connects);
 ``--tools-file PATH`` adds a tool for each line of PATH, when it exists (the same launch, other tools);
 ``--hang-flag PATH`` names that file; ``--marker`` is ignored but appears in the command line, so tests can look for leftover processes;
@@ -38,8 +40,17 @@ from mcp.server.mcpserver import (
     ListRoots,
     MCPServer,
     Resolve,
+    Sample,
 )
-from mcp_types import ListRootsResult, ToolAnnotations
+from mcp_types import (
+    CreateMessageResult,
+    ListRootsResult,
+    ModelHint,
+    ModelPreferences,
+    SamplingMessage,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 server = MCPServer("hive-test", version="1.0")
@@ -153,6 +164,30 @@ def ask(answer: Annotated[ElicitationResult[Contact], Resolve(_ask_contact)]) ->
 def choose(answer: Annotated[ElicitationResult[Preferences], Resolve(_ask_preferences)]) -> str:
     """Ask for a colour, a boolean and extras, each with a default; return ``{"action", "content"}`` as JSON."""
     return _outcome(answer)
+
+
+def _ask_to_summarize(text: str, max_tokens: int = 50, stop: str = "") -> Sample:
+    return Sample(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=text))],
+        max_tokens=max_tokens,
+        system_prompt="Summarize what the user sends in one line.",
+        include_context="thisServer",
+        model_preferences=ModelPreferences(hints=[ModelHint(name="claude-haiku")]),
+        stop_sequences=[stop] if stop else None,
+    )
+
+
+@server.tool()
+def summarize(
+    text: str,
+    answer: Annotated[CreateMessageResult, Resolve(_ask_to_summarize)],
+    max_tokens: int = 50,
+    stop: str = "",
+) -> str:
+    """Ask the client's model to summarize ``text`` (``sampling/createMessage``); its answer as JSON."""
+    content = answer.content
+    said = content.text if isinstance(content, TextContent) else f"[{content.type}]"
+    return json.dumps({"text": said, "model": answer.model, "stop_reason": answer.stop_reason})
 
 
 def hold_until(path: str, guard_s: float = 120) -> None:

@@ -41,4 +41,3 @@ def leave_room(folder: Path, size: int) -> None:
     """Free ``size`` bytes of the filled disk."""
     filler = folder / "filler"
     os.truncate(filler, filler.stat().st_size - size)
-
