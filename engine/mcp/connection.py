@@ -265,8 +265,10 @@ class ServerConnection:
         return roots_result(self.roots)
 
     async def _elicit(self, context: Any, params: Any) -> Any:  # named as in the SDK's ElicitationFnT
+        from engine.mcp.elicitation import withdrawn
+
         assert self.requests.elicit is not None
-        return await self.requests.elicit(self.config.name, params)
+        return await self.calls.while_calling(self.requests.elicit(self.config.name, params), withdrawn)
 
     async def _sample(self, context: Any, params: Any) -> Any:  # named as in the SDK's SamplingFnT
         from engine.mcp.sampling import outside_a_call

@@ -129,3 +129,14 @@ def sdk_result(answer: ElicitationAnswer) -> Any:
 
     content: dict[str, Any] | None = dict(answer.content) if answer.action == "accept" and answer.content else None
     return ElicitResult(action=answer.action, content=content)
+
+
+def withdrawn(started: bool) -> Any:
+    """The answer to a request no tool call of the server is waiting for (any more, when ``started``): cancelled,
+    so a form never comes up, or stays up, once its call is over (see :mod:`engine.mcp.calls_in_flight`)."""
+    NOTES.info("a server's request for a value was cancelled: %s", WITHDRAWN if started else OUTSIDE_A_CALL)
+    return sdk_result(ElicitationAnswer(action="cancel"))
+
+
+WITHDRAWN = "the tool call it was for ended"
+OUTSIDE_A_CALL = "a server may ask only during a call to one of its tools"

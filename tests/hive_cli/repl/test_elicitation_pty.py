@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-from tests.support.mcp_servers import PY_SERVER, approve_project_servers
+from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
 from tests.support.terminal import PROMPT, QUESTION, leave_repl, send_line, spawn_repl
 from tests.support.trust import trust
 
@@ -107,3 +107,37 @@ def test_esc_cancels_the_form_halfway(llm_server: LLMServer, tmp_path: Path) -> 
     child.expect("cancelled")
     finish(child)
     assert tool_result(llm_server) == {"action": "cancel", "content": None}
+
+
+def test_ctrl_c_while_a_2025_era_server_waits_takes_the_form_away_with_the_run(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    require_reference_servers()  # everything asks on its own channel, outside the tool call that caused it
+    (tmp_path / ".ironhive").mkdir()
+    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
+        f"plugins:\n  everything:\n    command: {EVERYTHING}\n    args: [stdio]\n"
+    )
+    (tmp_path / ".ironhive" / "permissions.yaml").write_text(
+        "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
+    )
+    approve_project_servers(tmp_path)
+    trust(tmp_path)
+    llm_server.script(
+        tool_calls(call("mcp__everything__trigger-elicitation-request", {}, id="e")), text("Next answer.")
+    )
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "/mcp")
+    child.expect("MCP server everything connected")
+    child.expect(PROMPT)
+    send_line(child, "ask me through the server")
+    child.expect("asks you:")
+    child.expect(QUESTION)
+    child.sendcontrol("c")
+    child.expect("cancelled")
+    child.expect(PROMPT)
+    child.logfile_read = after = io.StringIO()
+    send_line(child, "next")
+    child.expect("Next answer.")
+    child.expect(PROMPT)
+    assert leave_repl(child) == 0
+    assert QUESTION not in after.getvalue() and "asks you:" not in after.getvalue()  # the form went with its run
