@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
+from engine.tracking.scopes import Scope, current_scope
+
 T = TypeVar("T")
 
 
@@ -23,16 +25,21 @@ class CallsInFlight:
     def __init__(self) -> None:
         self._count = 0
         self._work: set[asyncio.Task[object]] = set()
+        self._scopes: list[Scope | None] = []
+        """The tracking scope of each running call, latest last: what a request spends counts in its call's report."""
 
     @asynccontextmanager
     async def calling(self) -> AsyncIterator[None]:
         """Around one call to the server; the last one to end withdraws the work still running, and waits for it
         to wind down (a question taken off the screen) before the call's own end goes on."""
         self._count += 1
+        scope = current_scope.get()
+        self._scopes.append(scope)
         try:
             yield
         finally:
             self._count -= 1
+            del self._scopes[len(self._scopes) - 1 - self._scopes[::-1].index(scope)]
             if self._count == 0 and self._work:
                 left = tuple(self._work)
                 for task in left:
@@ -46,7 +53,11 @@ class CallsInFlight:
             if asyncio.iscoroutine(work):
                 work.close()  # never awaited: closed so that no warning says so
             return refused(False)
-        task: asyncio.Task[T] = asyncio.ensure_future(work)
+        token = current_scope.set(self._scopes[-1])  # the task runs in the latest call's scope (a copy of this context)
+        try:
+            task: asyncio.Task[T] = asyncio.ensure_future(work)
+        finally:
+            current_scope.reset(token)
         self._work.add(task)
         task.add_done_callback(self._work.discard)
         try:

@@ -24,6 +24,7 @@ from engine.model.completion import ModelCallFailed, complete
 from engine.model.slot import ModelSlot
 from engine.model.types import ModelReply
 from engine.run.state import Account
+from engine.tracking import progress
 from engine.usage import Usage
 
 REFUSED = -1
@@ -86,6 +87,7 @@ class ServerSampling:
 
         def count(usage: Usage) -> None:
             self.account.count(usage, spender(server))
+            progress.report_usage(usage, model=client.model)  # in the report of the tool call it was for
 
         try:
             reply = await complete(client, request, count=count)

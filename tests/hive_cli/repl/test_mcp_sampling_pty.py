@@ -50,9 +50,12 @@ def test_allowed_the_server_gets_the_models_answer_and_cost_shows_what_it_spent(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     llm_server.script(
-        tool_calls(call("mcp__py__summarize", {"text": f"bees {HIDDEN}secret"}, id="s")),
+        tool_calls(
+            call("mcp__py__summarize", {"text": f"bees {HIDDEN}secret"}, id="s"),
+            usage=Usage(prompt_tokens=1000, completion_tokens=10),
+        ),
         text("Bees, briefly.", usage=Usage(prompt_tokens=40, completion_tokens=4)),
-        text("The server summarized it."),
+        text("The server summarized it.", usage=Usage(prompt_tokens=2000, completion_tokens=20)),
     )
     child = _repl(llm_server, tmp_path)
     child.logfile_read = transcript = io.StringIO()
@@ -64,6 +67,7 @@ def test_allowed_the_server_gets_the_models_answer_and_cost_shows_what_it_spent(
     child.expect(QUESTION)
     child.send("y")
     child.expect("The server summarized it.")
+    child.expect("3,040 in / 34 out")  # the run's own line counts what the server's request spent
     child.expect(PROMPT)
     send_line(child, "/cost")
     child.expect("mcp:py sampling: ")
