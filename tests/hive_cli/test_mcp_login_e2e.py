@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,17 +44,11 @@ class OAuthServer:
         return [event["token"] for event in self.events() if event.get("path") == "/mcp"]
 
 
-def wait_listening(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the OAuth test server exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"the OAuth test server did not listen on {port}")
+def wait_listening(process: subprocess.Popen[str]) -> None:
+    """Return once the server says it listens (its first line); it exiting first is an error."""
+    assert process.stdout is not None
+    if process.stdout.readline().strip() != "listening":
+        raise RuntimeError(f"the OAuth test server exited with {process.wait()}")
 
 
 def start_server(tmp_path: Path, label: str, *args: str) -> Iterator[OAuthServer]:
@@ -64,16 +56,19 @@ def start_server(tmp_path: Path, label: str, *args: str) -> Iterator[OAuthServer
     events = tmp_path / f"{label}-events.jsonl"
     process = subprocess.Popen(
         [sys.executable, str(SERVER), str(port), str(events), *args],
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
         start_new_session=True,
     )
     try:
-        wait_listening(port, process)
+        wait_listening(process)
         yield OAuthServer(port, events)
     finally:
         process.terminate()
         process.wait(10)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 @pytest.fixture
@@ -203,6 +198,22 @@ def test_an_answer_with_another_state_is_refused(tmp_path: Path, oauth_server: O
     assert "Traceback" not in login.stderr
     assert "authorization_code" not in oauth_server.grants()
     assert all("tokens" not in stored(path) for path in token_files())
+
+
+# Other schemes never get here: the SDK refuses metadata whose endpoints are not http(s) URLs.
+@pytest.mark.parametrize("endpoint", ["http://attacker.example/authorize", "http://10.0.0.7:8080/authorize"])
+def test_an_authorization_address_that_is_not_https_is_never_opened(tmp_path: Path, endpoint: str) -> None:
+    record = tmp_path / "opened.txt"
+    for server in start_server(tmp_path, "hostile", f"--authorize-at={endpoint}"):
+        project = configure(tmp_path, server.url)
+
+        login = run_hive("mcp", "login", "svc", "--open-with", opener("--record", str(record)), cwd=project, timeout=60)
+
+        assert login.returncode == 1, login.stdout + login.stderr
+        assert "is not https (nor http on this machine), so it was not opened" in login.stderr, login.stderr
+        assert "Traceback" not in login.stderr
+        assert not record.exists()  # the --open-with command never ran
+        assert "authorization_code" not in server.grants()
 
 
 def test_a_token_is_never_sent_to_another_url(tmp_path: Path, oauth_server: OAuthServer) -> None:

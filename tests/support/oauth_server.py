@@ -1,6 +1,6 @@
 """An OAuth-protected Streamable HTTP MCP server and its authorization server, in one process, for hive's login tests.
 
-    python tests/support/oauth_server.py PORT EVENTS_FILE [--expires-in N] [--scope S] [--step-up-scope S]
+    python tests/support/oauth_server.py PORT EVENTS_FILE [--expires-in N] [--scope S] [--step-up-scope S] [--authorize-at URL]
 
 The MCP server answers at ``/mcp`` (tools ``echo(text)`` and ``whoami()``) and only with a bearer token
 it issued (else 401 with ``WWW-Authenticate: Bearer resource_metadata=..., scope=...``); with
@@ -43,6 +43,7 @@ class AuthServer:
 
     def __init__(self, base: str, events: Path, expires_in: int, scope: str, step_up_scope: str | None) -> None:
         self.base = base
+        self.authorize_at: str | None = None
         self.events = events
         self.expires_in = expires_in
         self.scope = scope
@@ -84,7 +85,7 @@ def routes(auth: AuthServer) -> list[Route]:
         return JSONResponse(
             {
                 "issuer": auth.base,
-                "authorization_endpoint": f"{auth.base}/authorize",
+                "authorization_endpoint": auth.authorize_at or f"{auth.base}/authorize",
                 "token_endpoint": f"{auth.base}/token",
                 "registration_endpoint": f"{auth.base}/register",
                 "response_types_supported": ["code"],
@@ -199,12 +200,23 @@ def main() -> None:
     parser.add_argument("--expires-in", type=int, default=3600)
     parser.add_argument("--scope", default="mcp:read")
     parser.add_argument("--step-up-scope", default=None)
+    parser.add_argument("--authorize-at", default=None, help="the authorization endpoint to advertise (an attacker's)")
     options = parser.parse_args()
     base = f"http://127.0.0.1:{options.port}"
     auth = AuthServer(base, options.events, options.expires_in, options.scope, options.step_up_scope)
+    auth.authorize_at = options.authorize_at
     app = mcp.streamable_http_app(stateless_http=True, json_response=True)
     app.router.routes[:0] = routes(auth)
-    uvicorn.run(BearerGate(app, auth), host="127.0.0.1", port=options.port, log_level="warning")
+    config = uvicorn.Config(BearerGate(app, auth), host="127.0.0.1", port=options.port, log_level="warning")
+    ReadyServer(config).run()
+
+
+class ReadyServer(uvicorn.Server):
+    """Says ``listening`` on stdout once its socket listens: the test waits for that line, not for a time."""
+
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets)
+        print("listening", flush=True)
 
 
 if __name__ == "__main__":

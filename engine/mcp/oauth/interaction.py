@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from urllib.parse import urlsplit
 
 from msgspec import Struct
 
@@ -49,6 +50,18 @@ def people_present(interaction: Interaction) -> Iterator[None]:
 def current_interaction() -> Interaction | None:
     """How to reach the person now, or None when nobody can be asked."""
     return _present.get()
+
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def authorization_url_problem(url: str) -> str | None:
+    """Why an authorization URL (from the server's metadata) must not be opened: only https, or http on this
+    machine, goes to a browser or an ``--open-with`` command (the spec's rule); None when it may."""
+    parts = urlsplit(url)
+    if parts.hostname and (parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS)):
+        return None
+    return f"the authorization server's address is not https (nor http on this machine), so it was not opened: {url!r}"
 
 
 def needs_login(name: str, step_up_scope: str | None = None) -> str:

@@ -24,7 +24,13 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.utils import union_scopes
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata
 
-from engine.mcp.oauth.interaction import LoginNeeded, current_interaction, needs_login, note_auth_problem
+from engine.mcp.oauth.interaction import (
+    LoginNeeded,
+    authorization_url_problem,
+    current_interaction,
+    needs_login,
+    note_auth_problem,
+)
 from engine.mcp.oauth.loopback import LoginFailed, LoopbackListener, redirect_uri
 from engine.mcp.oauth.machine_settings import MACHINE_GRANTS
 from engine.mcp.oauth.settings import OAuthEntry
@@ -163,6 +169,8 @@ class HiveOAuthProvider(OAuthClientProvider):
         if interaction is None:
             step_up = self.context.current_tokens is not None  # a 401 dropped the token; a 403 kept it
             raise LoginNeeded(needs_login(self.name, self.context.client_metadata.scope if step_up else None))
+        if problem := authorization_url_problem(url):
+            raise LoginFailed(problem)
         state = parse_qs(urlsplit(url).query).get("state", [""])[0]
         self._listener = LoopbackListener(self.port, state)
         await self._listener.start()
