@@ -8,21 +8,11 @@ from pathlib import Path
 
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-from tests.support.mcp_servers import PY_SERVER, approve_project_servers
-from tests.support.trust import trust
-
-ALLOW_PY = "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__py__*', action: allow}\n"
+from tests.support.mcp_servers import PY_SERVER, trusted_project_with
 
 
 def project(tmp_path: Path) -> Path:
-    (tmp_path / ".ironhive").mkdir()
-    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
-        f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}']\n"
-    )
-    (tmp_path / ".ironhive" / "permissions.yaml").write_text(ALLOW_PY)
-    approve_project_servers(tmp_path)
-    trust(tmp_path)
-    return tmp_path
+    return trusted_project_with(tmp_path, "py", sys.executable, PY_SERVER)
 
 
 def run_calling(llm_server: LLMServer, root: Path, tool: str, *extra: str) -> tuple[str, dict[str, object]]:

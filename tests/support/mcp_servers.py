@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -36,6 +37,23 @@ def approve_project_servers(cwd: Path, environ: dict[str, str] | None = None) ->
     except ConfigError:
         return
     approve(project_root(cwd), [server for server in servers if server.awaiting_approval])
+
+
+def trusted_project_with(root: Path, name: str, command: str | Path, *args: str | Path) -> Path:
+    """``root`` as a trusted project whose ``.ironhive`` runs one stdio server ``name``, approved, every tool allowed."""
+    from tests.support.trust import trust
+
+    listed = ", ".join(json.dumps(str(arg)) for arg in args)
+    (root / ".ironhive").mkdir()
+    (root / ".ironhive" / "plugins.yaml").write_text(
+        f"plugins:\n  {name}:\n    command: {json.dumps(str(command))}\n    args: [{listed}]\n"
+    )
+    (root / ".ironhive" / "permissions.yaml").write_text(
+        f"permissions:\n  include_defaults: true\n  mcp_tools:\n    - {{pattern: 'mcp__{name}__*', action: allow}}\n"
+    )
+    approve_project_servers(root)
+    trust(root)
+    return root
 
 
 def stdio(name: str, command: str | Path, *args: str, **options: object) -> ServerConfig:

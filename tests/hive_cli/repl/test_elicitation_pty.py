@@ -11,22 +11,13 @@ from pathlib import Path
 import pexpect
 
 from tests.support.llm_server import LLMServer, call, text, tool_calls
-from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
+from tests.support.mcp_servers import EVERYTHING, PY_SERVER, require_reference_servers, trusted_project_with
 from tests.support.terminal import PROMPT, QUESTION, leave_repl, send_line, spawn_repl
-from tests.support.trust import trust
-
-ALLOW_PY = "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__py__*', action: allow}\n"
 
 
 def asking_repl(llm_server: LLMServer, tmp_path: Path, tool: str = "ask") -> pexpect.spawn:
     """The REPL in a project with the test server, its model calling ``tool``; the form is on screen."""
-    (tmp_path / ".ironhive").mkdir()
-    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
-        f"plugins:\n  py:\n    command: {sys.executable}\n    args: ['{PY_SERVER}']\n"
-    )
-    (tmp_path / ".ironhive" / "permissions.yaml").write_text(ALLOW_PY)
-    approve_project_servers(tmp_path)
-    trust(tmp_path)
+    trusted_project_with(tmp_path, "py", sys.executable, PY_SERVER)
     llm_server.script(tool_calls(call(f"mcp__py__{tool}", {}, id="ask")), text("Got the answer."))
     child = spawn_repl(llm_server, tmp_path)
     send_line(child, "/mcp")  # the server's tools are offered once it is ready: wait for that
@@ -113,15 +104,7 @@ def test_ctrl_c_while_a_2025_era_server_waits_takes_the_form_away_with_the_run(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     require_reference_servers()  # everything asks on its own channel, outside the tool call that caused it
-    (tmp_path / ".ironhive").mkdir()
-    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
-        f"plugins:\n  everything:\n    command: {EVERYTHING}\n    args: [stdio]\n"
-    )
-    (tmp_path / ".ironhive" / "permissions.yaml").write_text(
-        "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
-    )
-    approve_project_servers(tmp_path)
-    trust(tmp_path)
+    trusted_project_with(tmp_path, "everything", EVERYTHING, "stdio")
     llm_server.script(
         tool_calls(call("mcp__everything__trigger-elicitation-request", {}, id="e")), text("Next answer.")
     )

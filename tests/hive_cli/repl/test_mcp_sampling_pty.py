@@ -12,9 +12,8 @@ import pexpect
 
 from engine.mcp.sampling import DECLINED
 from tests.support.llm_server import LLMServer, Usage, call, text, tool_calls
-from tests.support.mcp_servers import EVERYTHING, PY_SERVER, approve_project_servers, require_reference_servers
+from tests.support.mcp_servers import EVERYTHING, PY_SERVER, require_reference_servers, trusted_project_with
 from tests.support.terminal import PROMPT, QUESTION, leave_repl, send_line, spawn_repl
-from tests.support.trust import trust
 
 HIDDEN = "\x1b[8m"
 """Concealed text: a terminal that obeys it shows nothing of what follows."""
@@ -24,15 +23,7 @@ TERMINAL_CODES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|[\r\n]")
 
 
 def _repl(llm_server: LLMServer, tmp_path: Path) -> pexpect.spawn:
-    (tmp_path / ".ironhive").mkdir()
-    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
-        f"plugins:\n  py:\n    command: {sys.executable}\n    args: [{PY_SERVER}]\n"
-    )
-    (tmp_path / ".ironhive" / "permissions.yaml").write_text(
-        "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__py__*', action: allow}\n"
-    )
-    approve_project_servers(tmp_path)
-    trust(tmp_path)
+    trusted_project_with(tmp_path, "py", sys.executable, PY_SERVER)
     child = spawn_repl(llm_server, tmp_path)
     send_line(child, "/mcp")  # opens the session: the server connects in the background
     child.expect("MCP server py connected")
@@ -106,15 +97,7 @@ def test_ctrl_c_while_a_2025_era_server_waits_withdraws_the_question_with_the_ru
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     require_reference_servers()  # everything asks on its own channel, outside the tool call that caused it
-    (tmp_path / ".ironhive").mkdir()
-    (tmp_path / ".ironhive" / "plugins.yaml").write_text(
-        f"plugins:\n  everything:\n    command: {EVERYTHING}\n    args: [stdio]\n"
-    )
-    (tmp_path / ".ironhive" / "permissions.yaml").write_text(
-        "permissions:\n  include_defaults: true\n  mcp_tools:\n    - {pattern: 'mcp__everything__*', action: allow}\n"
-    )
-    approve_project_servers(tmp_path)
-    trust(tmp_path)
+    trusted_project_with(tmp_path, "everything", EVERYTHING, "stdio")
     llm_server.script(
         tool_calls(call("mcp__everything__trigger-sampling-request", {"prompt": "hi"}, id="s")), text("Next answer.")
     )
