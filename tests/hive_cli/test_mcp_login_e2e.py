@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from engine.mcp.oauth.provider import callback_port
+from engine.mcp.oauth.settings import OAuthEntry
 from tests.support.cli import run_hive
 from tests.support.mcp_servers import free_port
 
@@ -245,6 +248,51 @@ def test_a_step_up_logs_in_again_with_open_with_and_names_the_scope_without(
     assert widened.returncode == 0 and "wider" in widened.stdout, widened.stderr
     authorized = [event["scope"] for event in step_up_server.events() if event.get("path") == "/authorize"]
     assert authorized == ["mcp:read", "mcp:read mcp:write"]
+
+
+def holding(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1:``port``, as another program holding the port would have."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", port))
+    sock.listen()
+    return sock
+
+
+def registered_ports(server: OAuthServer) -> list[int]:
+    return [
+        int(uri.rsplit(":", 1)[1].split("/")[0])
+        for event in server.events()
+        if event.get("path") == "/register"
+        for uri in event["redirect_uris"]
+    ]
+
+
+def test_a_login_whose_derived_port_is_taken_listens_on_a_free_one(tmp_path: Path, oauth_server: OAuthServer) -> None:
+    project = configure(tmp_path, oauth_server.url)
+    derived = callback_port("svc", oauth_server.url, OAuthEntry())
+    with holding(derived):
+        login = run_hive("mcp", "login", "svc", "--open-with", opener(), cwd=project, timeout=60)
+        called = run_hive("mcp", "call", "svc", "echo", "--args", '{"text": "moved"}', cwd=project, timeout=60)
+
+    assert login.returncode == 0, login.stderr
+    assert called.returncode == 0 and "moved" in called.stdout, called.stderr
+    [port] = registered_ports(oauth_server)
+    assert port != derived
+    assert oauth_server.grants() == ["authorization_code"]
+
+
+def test_a_configured_callback_port_that_is_taken_fails_the_login_naming_it(
+    tmp_path: Path, oauth_server: OAuthServer
+) -> None:
+    port = free_port()
+    project = configure(tmp_path, oauth_server.url, extra=f"    oauth:\n      callback_port: {port}\n")
+    with holding(port):
+        login = run_hive("mcp", "login", "svc", "--open-with", opener(), cwd=project, timeout=60)
+
+    assert login.returncode == 1, login.stdout + login.stderr
+    assert f"cannot listen on 127.0.0.1:{port} for the login's redirect" in login.stderr, login.stderr
+    assert "set another oauth.callback_port" in login.stderr and "Traceback" not in login.stderr
+    assert registered_ports(oauth_server) == [] and oauth_server.grants() == []
 
 
 def test_login_of_a_stdio_server_is_refused_in_one_line(tmp_path: Path) -> None:

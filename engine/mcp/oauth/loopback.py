@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+from collections.abc import Sequence
 from urllib.parse import parse_qs, urlsplit
 
 from msgspec import Struct
@@ -37,25 +39,52 @@ def redirect_uri(port: int) -> str:
     return f"http://127.0.0.1:{port}{CALLBACK_PATH}"
 
 
-class LoopbackListener:
-    """Listens on ``127.0.0.1:port`` for the one redirect that carries ``state``."""
+def reserve_port(preferred: Sequence[int], *, or_any: bool) -> socket.socket:
+    """A listening socket on ``127.0.0.1``: the first free port of ``preferred``, else (``or_any``) any free one.
 
-    def __init__(self, port: int, state: str) -> None:
-        self.port = port
+    A ``LoginFailed`` naming the port when none of them is free and another may not be taken.
+    """
+    busy = ""
+    for port in preferred:
+        try:
+            return _listening(port)
+        except OSError as error:
+            busy = f"cannot listen on 127.0.0.1:{port} for the login's redirect ({error.strerror})"
+    if or_any or not busy:
+        return _listening(0)
+    raise LoginFailed(f"{busy}; set another oauth.callback_port for this server")
+
+
+def _listening(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen()
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def port_of(sock: socket.socket) -> int:
+    """The port ``sock`` is bound to."""
+    return int(sock.getsockname()[1])
+
+
+class LoopbackListener:
+    """Serves the reserved socket ``sock`` until the one redirect that carries ``state`` arrives."""
+
+    def __init__(self, sock: socket.socket, state: str) -> None:
+        self.sock = sock
         self.state = state
         self._answer: asyncio.Future[CallbackAnswer] | None = None
         self._server: asyncio.Server | None = None
 
     async def start(self) -> None:
-        """Bind the port (a ``LoginFailed`` naming it when another program holds it)."""
+        """Start answering on the socket (it is already bound and listening)."""
         self._answer = asyncio.get_running_loop().create_future()
-        try:
-            self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)
-        except OSError as error:
-            raise LoginFailed(
-                f"cannot listen on 127.0.0.1:{self.port} for the login's redirect ({error.strerror}); "
-                "set another oauth.callback_port for this server"
-            ) from None
+        self._server = await asyncio.start_server(self._serve, sock=self.sock)
 
     async def answer(self) -> CallbackAnswer:
         """Wait for the redirect, then stop listening; a ``LoginFailed`` when its state is not ours or it carries an error."""
@@ -76,6 +105,7 @@ class LoopbackListener:
             server.close()
             with contextlib.suppress(Exception):
                 await server.wait_closed()
+        self.sock.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

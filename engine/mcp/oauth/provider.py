@@ -3,7 +3,9 @@
 Only the transport imports this (the SDK is loaded by then). What the provider adds to the SDK's:
 
 - the redirect URI ``http://127.0.0.1:PORT/callback``, its port the ``oauth.callback_port`` or one derived
-  from the server's name and URL, so a dynamic registration (which records the URI) stays valid;
+  from the server's name and URL, so a dynamic registration (which records the URI) stays valid; when a
+  dynamically registered client's port is taken by another program (the derived ports share the range the
+  system hands out to outgoing connections), the login listens on a free port and registers again;
 - the expiry of a stored token, restored when a new process builds the provider (the SDK forgets it and
   would send an expired token, then start a login instead of refreshing: python-sdk #3250);
 - the configured scopes, asked for instead of what the server suggests (plus what a step-up adds);
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import socket
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
@@ -31,7 +34,7 @@ from engine.mcp.oauth.interaction import (
     needs_login,
     note_auth_problem,
 )
-from engine.mcp.oauth.loopback import LoginFailed, LoopbackListener, redirect_uri
+from engine.mcp.oauth.loopback import LoginFailed, LoopbackListener, port_of, redirect_uri, reserve_port
 from engine.mcp.oauth.machine_settings import MACHINE_GRANTS
 from engine.mcp.oauth.settings import OAuthEntry
 from engine.mcp.oauth.store import TokenStore
@@ -124,8 +127,12 @@ class HiveOAuthProvider(OAuthClientProvider):
         self.store = store
         self.port = port
         self.configured_scopes = " ".join(settings.scopes) if settings.scopes else None
+        self.port_pinned = any(
+            value is not None for value in (settings.callback_port, settings.client_id, settings.client_metadata_url)
+        )
         self._fresh = fresh
         self._listener: LoopbackListener | None = None
+        self._reserved: socket.socket | None = None
 
     async def _auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:
         """The SDK's flow, stopped before a dynamic registration when nobody can log in (no stray
@@ -137,6 +144,8 @@ class HiveOAuthProvider(OAuthClientProvider):
                 if outgoing is not request and outgoing.method == "POST" and self.context.client_info is None:
                     if current_interaction() is None:
                         raise LoginNeeded(needs_login(self.name))
+                if _is_discovery(outgoing, request) and current_interaction() is not None:
+                    self._reserve_redirect(may_register=True)
                 response = yield outgoing
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
@@ -146,6 +155,30 @@ class HiveOAuthProvider(OAuthClientProvider):
             raise
         finally:
             await flow.aclose()
+            self._release_redirect()
+
+    def _reserve_redirect(self, *, may_register: bool) -> None:
+        """Hold the redirect's port before the flow registers (``may_register``) or builds the authorization URL.
+
+        A dynamic registration may move: to a port its stored registration lists, else the derived one,
+        else any free port, in which case the stored registration (bound to its old URI) is dropped and
+        the flow registers again. Without ``may_register`` the stored registration's port is the only one.
+        """
+        if self._reserved is not None:
+            return
+        movable = may_register and not self.port_pinned
+        registered = [] if self.port_pinned else _loopback_ports(self.context.client_info)
+        preferred = registered if registered and not movable else [*registered, self.port]
+        self._reserved = reserve_port(list(dict.fromkeys(preferred)), or_any=movable)
+        self.port = port_of(self._reserved)
+        self.context.client_metadata.redirect_uris = [redirect_uri(self.port)]  # type: ignore[list-item]
+        if movable and self.context.client_info is not None and self.port not in registered:
+            self.context.client_info = None
+
+    def _release_redirect(self) -> None:
+        reserved, self._reserved = self._reserved, None
+        if reserved is not None:
+            reserved.close()
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -156,6 +189,8 @@ class HiveOAuthProvider(OAuthClientProvider):
             self.context.token_expiry_time = self.store.expires_at()
 
     async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+        if current_interaction() is not None:
+            self._reserve_redirect(may_register=False)
         if self.configured_scopes is not None:
             selected = self.context.client_metadata.scope
             holding = self.context.current_tokens is not None  # a step-up: keep what the server added
@@ -172,9 +207,16 @@ class HiveOAuthProvider(OAuthClientProvider):
         if problem := authorization_url_problem(url):
             raise LoginFailed(problem)
         state = parse_qs(urlsplit(url).query).get("state", [""])[0]
-        self._listener = LoopbackListener(self.port, state)
-        await self._listener.start()
-        await interaction.open_url(url, self._listener.fail)
+        reserved, self._reserved = self._reserved, None
+        assert reserved is not None, "the authorization code grant reserves the port first"
+        self._listener = listener = LoopbackListener(reserved, state)
+        try:
+            await listener.start()
+            await interaction.open_url(url, listener.fail)
+        except BaseException:
+            self._listener = None
+            await listener.close()
+            raise
 
     async def _await_redirect(self) -> AuthorizationCodeResult:
         listener, self._listener = self._listener, None
@@ -187,3 +229,18 @@ class HiveOAuthProvider(OAuthClientProvider):
         finally:
             await listener.close()
         return AuthorizationCodeResult(code=answer.code or "", state=answer.state, iss=answer.iss)
+
+
+def _is_discovery(outgoing: Any, request: Any) -> bool:
+    """Whether the flow's ``outgoing`` request is a metadata lookup: the first steps of a login."""
+    return outgoing is not request and outgoing.method == "GET" and "/.well-known/" in outgoing.url.path
+
+
+def _loopback_ports(client: OAuthClientInformationFull | None) -> list[int]:
+    """The ports of the loopback redirect URIs a stored registration lists."""
+    ports = []
+    for uri in (client.redirect_uris or []) if client is not None else []:
+        parts = urlsplit(str(uri))
+        if parts.hostname == "127.0.0.1" and parts.port is not None and parts.path == "/callback":
+            ports.append(parts.port)
+    return ports
