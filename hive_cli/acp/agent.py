@@ -2,8 +2,9 @@
 
 Supported: ``initialize``, ``session/new``, ``session/load`` (hive's saved sessions, replayed), ``session/prompt``,
 ``session/cancel``, ``session/set_mode`` (plan, work), ``session/set_config_option`` (the model), and
-``authenticate`` (nothing to do: the model's key comes from hive's settings). Left out: ``session/list``,
-``session/fork``/``resume``/``close`` (unstable), the editor's MCP servers, terminals, and images in prompts.
+``authenticate`` (nothing to do: the model's key comes from hive's settings); the editor's MCP servers (stdio,
+http, sse) join the session's. Left out: ``session/list``, ``session/fork``/``resume``/``close`` (unstable),
+the client's terminals, and images and audio in prompts.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from acp.schema import (
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -38,6 +40,7 @@ from engine.config.loader import Overrides
 from engine.errors import UserError
 from engine.events import WorkingMode
 from hive_cli.acp import opening
+from hive_cli.acp.editor_servers import with_editor_servers
 from hive_cli.acp.history import replay
 from hive_cli.acp.host import EditorSession
 from hive_cli.acp.prompt_text import prompt_text
@@ -84,6 +87,7 @@ class HiveAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             agent_info=Implementation(name="hive", title="hive", version=__version__),
             auth_methods=[],
@@ -99,7 +103,7 @@ class HiveAgent:
         """A new hive session rooted at ``cwd``."""
         async with hive_errors():
             config = await asyncio.to_thread(opening.session_config, cwd, self.overrides)
-            opened = await opening.open_new(config, self.client)
+            opened = await opening.open_new(with_editor_servers(config, mcp_servers), self.client)
         session_id = self._keep(opened)
         return NewSessionResponse(
             session_id=session_id, modes=self._modes(opened), config_options=self._config_options(opened)
@@ -114,7 +118,7 @@ class HiveAgent:
         async with hive_errors():
             config = await asyncio.to_thread(opening.session_config, cwd, self.overrides)
             saved = await asyncio.to_thread(opening.claim_saved, session_id)
-            opened = await opening.open_saved(config, saved, self.client)
+            opened = await opening.open_saved(with_editor_servers(config, mcp_servers), saved, self.client)
         self._keep(opened)
         for update in replay(saved):
             await self.client.session_update(session_id=session_id, update=update)

@@ -19,6 +19,8 @@ from engine.session_store import LoadedSession, SessionStore
 from engine.workspace import open_workspace
 from hive_cli.acp.host import EditorSession
 from hive_cli.acp.permission import EditorApprover, PermissionAsker
+from hive_cli.elicitation_notes import session_with_elicitation
+from hive_cli.terminal_text import echo
 
 
 def session_config(cwd: str, overrides: Overrides) -> SessionConfig:
@@ -26,7 +28,7 @@ def session_config(cwd: str, overrides: Overrides) -> SessionConfig:
     folder = Path(cwd)
     if not folder.is_absolute() or not folder.is_dir():
         raise UserError(f"the session's folder {cwd!r} is not an absolute path to a folder")
-    config = load_config(open_workspace(folder), overrides)
+    config = session_with_elicitation(load_config(open_workspace(folder), overrides), "decline")
     check_provider_named(config.model.model, config.model.source, config.model.api_base)
     check_model_keys(config)
     if needs_litellm(config):
@@ -38,7 +40,7 @@ async def open_new(config: SessionConfig, editor: PermissionAsker) -> EditorSess
     """A new hive session (its file written as it goes)."""
     approver = EditorApprover(editor, config.cwd)
     session = await open_session(config, approver=approver, title="(from the editor)")
-    return _ready(EditorSession(session, approver))
+    return await _ready(EditorSession(session, approver))
 
 
 def claim_saved(session_id: str) -> LoadedSession:
@@ -55,7 +57,7 @@ async def open_saved(config: SessionConfig, saved: LoadedSession, editor: Permis
         release_saved(saved.info.id)
         raise
     session.answer_unanswered("Interrupted: hive stopped before this call ended.")
-    return _ready(EditorSession(session, approver, claimed=saved.info.id))
+    return await _ready(EditorSession(session, approver, claimed=saved.info.id))
 
 
 def release_saved(session_id: str) -> None:
@@ -63,7 +65,10 @@ def release_saved(session_id: str) -> None:
     SessionStore(user_data_dir() / "sessions").unclaim(session_id)
 
 
-def _ready(editor_session: EditorSession) -> EditorSession:
+async def _ready(editor_session: EditorSession) -> EditorSession:
+    notices = await editor_session.session.wait_for_mcp()  # the first prompt sees the servers' tools
+    for notice in (*editor_session.session.notices, *notices):
+        echo(f"hive: {notice}", err=True)  # stderr: the editor's log of the agent
     session_id = editor_session.session.id
     if session_id is None:
         raise UserError("hive acp needs saved sessions: the session has no id (persisting is off)")

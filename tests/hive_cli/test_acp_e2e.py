@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import acp
-from acp.schema import ClientCapabilities, FileEditToolCallContent, FileSystemCapabilities
+from acp.schema import ClientCapabilities, FileEditToolCallContent, FileSystemCapabilities, McpServerStdio
 
 from tests.support.acp_client import EditorClient, check_against_schema, hive_acp
 from tests.support.cli import run_hive
 from tests.support.llm_server import HeldReply, LLMServer, call, text, tool_calls
+from tests.support.mcp_servers import PY_SERVER
 
 
 def model_args(server: LLMServer) -> list[str]:
@@ -124,3 +126,61 @@ def test_cancel_mid_turn_ends_the_prompt_cancelled_and_the_session_goes_on(
 
     assert asyncio.run(editor()) == ("cancelled", "end_turn")
     assert client.said() == "After the cancel."
+
+
+def test_the_editors_mcp_server_joins_the_session_and_allow_always_is_remembered(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(
+        tool_calls(call("mcp__py__echo", {"text": "one"}, id="e1")),
+        tool_calls(call("mcp__py__echo", {"text": "two"}, id="e2")),
+        text("Echoed twice."),
+    )
+    client = EditorClient("allow-always")
+    server = McpServerStdio(name="py", command=sys.executable, args=[str(PY_SERVER), "stdio"], env=[])
+
+    async def editor() -> str:
+        async with hive_acp(client, *model_args(llm_server), cwd=tmp_path) as conn:
+            await start(conn)
+            opened = await conn.new_session(cwd=str(tmp_path), mcp_servers=[server])
+            answered = await conn.prompt(session_id=opened.session_id, prompt=[acp.text_block("echo")])
+        return answered.stop_reason
+
+    assert asyncio.run(editor()) == "end_turn"
+    [(asked, options)] = client.questions  # the second call was covered by the first answer
+    assert asked.tool_call_id == "e1" and "allow_always" in [o.kind for o in options]
+    finished = {u.tool_call_id: u for u in client.of_kind("tool_call_update") if u.status == "completed"}
+    assert set(finished) == {"e1", "e2"}
+    assert "two" in finished["e2"].content[0].content.text
+    check_against_schema(client.wire_notifications())
+
+
+def test_plan_mode_the_todo_list_as_a_plan_and_the_model_menu(llm_server: LLMServer, tmp_path: Path) -> None:
+    todos = [{"content": "Look around", "status": "in_progress"}, {"content": "Write it up", "status": "pending"}]
+    llm_server.script(tool_calls(call("todo_write", {"todos": todos}, id="todo")), text("Planned."))
+    client = EditorClient()
+
+    async def editor() -> list[str]:
+        async with hive_acp(
+            client, *model_args(llm_server), "--offer-model", "openai/other-model", cwd=tmp_path
+        ) as conn:
+            await start(conn)
+            opened = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            [menu] = opened.config_options or []
+            await conn.set_session_mode(session_id=opened.session_id, mode_id="plan")
+            chosen = await conn.set_config_option(
+                config_id="model", session_id=opened.session_id, value="openai/other-model"
+            )
+            assert chosen.config_options[0].current_value == "openai/other-model"
+            await conn.prompt(session_id=opened.session_id, prompt=[acp.text_block("plan it")])
+            return [option.value for option in menu.options]
+
+    assert asyncio.run(editor()) == ["openai/test-model", "openai/other-model"]
+    assert [u.current_mode_id for u in client.of_kind("current_mode_update")][0] == "plan"
+    [plan] = client.of_kind("plan")
+    assert [(e.content, e.status) for e in plan.entries] == [("Look around", "in_progress"), ("Write it up", "pending")]
+    request = llm_server.chat_requests[0]
+    assert request.json["model"] == "other-model"
+    offered = {tool["function"]["name"] for tool in request.json["tools"]}
+    assert "todo_write" in offered and "write_file" not in offered
+    check_against_schema(client.wire_notifications())

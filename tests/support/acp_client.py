@@ -1,12 +1,14 @@
 """The editor's side for ``hive acp`` tests: the ACP SDK's own client connection over the real process's stdio.
 
 ``EditorClient`` records every ``session/update`` it receives and answers permission requests from a queue of
-option ids (``None``: the question is cancelled); ``wire`` holds every message as it crossed the pipe.
+option ids (``None``: the question is cancelled); ``wire`` holds every message as it crossed the pipe,
+``stderr`` what hive logged.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,6 +36,8 @@ class EditorClient:
         self.updates: list[tuple[str, Any]] = []
         self.questions: list[tuple[ToolCallUpdate, list[PermissionOption]]] = []
         self.wire: list[dict[str, Any]] = []
+        self.stderr = ""
+        """What hive wrote to stderr (its log for the editor), once the process ended."""
 
     def on_connect(self, conn: Any) -> None:
         return None
@@ -79,7 +83,21 @@ def check_against_schema(notifications: list[dict[str, Any]]) -> None:
 @asynccontextmanager
 async def hive_acp(client: EditorClient, *args: str, cwd: Path) -> AsyncIterator[acp.core.ClientSideConnection]:
     """``python -m hive_cli acp ARGS`` spawned with the test's environment, connected to ``client``."""
-    async with acp.spawn_agent_process(
-        client, sys.executable, "-m", "hive_cli", "acp", *args, env=hive_env(), cwd=cwd, observers=[client.observe]
-    ) as (conn, _process):
-        yield conn
+    with tempfile.TemporaryFile() as stderr:
+        try:
+            async with acp.spawn_agent_process(
+                client,
+                sys.executable,
+                "-m",
+                "hive_cli",
+                "acp",
+                *args,
+                env=hive_env(),
+                cwd=cwd,
+                observers=[client.observe],
+                transport_kwargs={"stderr": stderr.fileno()},
+            ) as (conn, _process):
+                yield conn
+        finally:
+            stderr.seek(0)
+            client.stderr += stderr.read().decode(errors="replace")
