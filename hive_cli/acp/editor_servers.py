@@ -29,8 +29,8 @@ def with_editor_servers(config: SessionConfig, servers: Sequence[Any] | None) ->
         return config
     names = {s.name for s in added}
     kept = tuple(s for s in config.mcp_servers.servers if s.name not in names)
-    servers = replace(config.mcp_servers, servers=(*kept, *added))
-    return replace(config, mcp_servers=servers, mcp=replace(config.mcp, hot_reload=False))
+    merged = replace(config.mcp_servers, servers=(*kept, *added))
+    return replace(config, mcp_servers=merged, mcp=replace(config.mcp, hot_reload=False))
 
 
 def _server(server: Any) -> ServerConfig | None:
