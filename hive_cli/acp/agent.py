@@ -1,9 +1,9 @@
 """hive's answers to the editor's requests (the SDK's ``Agent`` side), one ``EditorSession`` per ACP session.
 
-Supported: ``initialize``, ``session/new``, ``session/load`` (hive's saved sessions, replayed), ``session/prompt``,
-``session/cancel``, ``session/set_mode`` (plan, work), ``session/set_config_option`` (the model), and
+Supported: ``initialize``, ``session/new``, ``session/load`` (hive's saved sessions, replayed), ``session/list``,
+``session/prompt``, ``session/cancel``, ``session/set_mode`` (plan, work), ``session/set_config_option`` (the model), and
 ``authenticate`` (nothing to do: the model's key comes from hive's settings); the editor's MCP servers (stdio,
-http, sse) join the session's. Left out: ``session/list``, ``session/fork``/``resume``/``close`` (unstable),
+http, sse) join the session's. Left out: ``session/fork``/``resume``/``close`` (unstable),
 the client's terminals, and images and audio in prompts.
 """
 
@@ -22,13 +22,16 @@ from acp.schema import (
     ClientCapabilities,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
@@ -43,6 +46,7 @@ from hive_cli.acp import opening
 from hive_cli.acp.editor_servers import with_editor_servers
 from hive_cli.acp.history import replay
 from hive_cli.acp.host import EditorSession
+from hive_cli.acp.listing import list_sessions
 from hive_cli.acp.prompt_text import prompt_text
 from hive_cli.acp.updates import Update
 
@@ -88,6 +92,7 @@ class HiveAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="hive", title="hive", version=__version__),
             auth_methods=[],
@@ -123,6 +128,12 @@ class HiveAgent:
         for update in replay(saved):
             await self.client.session_update(session_id=session_id, update=update)
         return LoadSessionResponse(modes=self._modes(opened), config_options=self._config_options(opened))
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """hive's saved sessions (of ``cwd`` when given), the one used last first."""
+        return await asyncio.to_thread(list_sessions, cwd, cursor)
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run one turn of ``session_id``; the response comes when it ends (``cancelled`` after ``session/cancel``)."""

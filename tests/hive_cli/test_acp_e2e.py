@@ -30,6 +30,7 @@ def test_a_prompt_is_answered_in_chunks_and_the_session_loads_again_in_the_edito
 ) -> None:
     llm_server.script(text("Hello from hive."), text("Still here."))
     first, second = EditorClient(), EditorClient()
+    folder = str(tmp_path.resolve())
 
     async def editor() -> str:
         async with hive_acp(first, *model_args(llm_server), cwd=tmp_path) as conn:
@@ -43,6 +44,9 @@ def test_a_prompt_is_answered_in_chunks_and_the_session_loads_again_in_the_edito
             assert answered.usage is not None and answered.usage.output_tokens > 0
         async with hive_acp(second, *model_args(llm_server), cwd=tmp_path) as conn:
             await start(conn)
+            listed = await conn.list_sessions(cwd=str(tmp_path))
+            assert [s.session_id for s in listed.sessions] == [opened.session_id]
+            assert listed.sessions[0].cwd == folder
             await conn.load_session(cwd=str(tmp_path), session_id=opened.session_id, mcp_servers=[])
         return opened.session_id
 
