@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from acp.schema import PromptResponse, StopReason
+from acp.schema import PromptResponse, StopReason, UsageUpdate
 from acp.schema import Usage as AcpUsage
 
 from engine.events import ExitReason, RunFinished, RunResult
@@ -61,7 +61,17 @@ class EditorSession:
                 result = event.result
             for update in self.updates.updates(event):
                 await send(update)
+        if result is not None and (filled := self._context_used(result)) is not None:
+            await send(UsageUpdate(session_update="usage_update", used=filled, size=self.session.window().tokens))
         return result
+
+    @staticmethod
+    def _context_used(result: RunResult) -> int | None:
+        """How much of the window the last model call took (its prompt and its answer), when the provider said."""
+        last = result.turns[-1].usage if result.turns else None
+        if last is None or last.prompt_tokens is None:
+            return None
+        return last.prompt_tokens + (last.completion_tokens or 0)
 
     def cancel(self) -> None:
         """Stop the running turn (if any): its prompt answers ``cancelled``."""

@@ -33,6 +33,7 @@ from acp.schema import (
     ToolCallStart,
     ToolCallStatus,
     ToolKind,
+    UsageUpdate,
 )
 
 from engine.events import (
@@ -58,7 +59,15 @@ from engine.events import (
 )
 from hive_cli.acp import edits
 
-Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate | CurrentModeUpdate
+Update = (
+    AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | CurrentModeUpdate
+    | UsageUpdate
+)
 """What a run sends the editor."""
 
 KINDS: dict[str, ToolKind] = {

@@ -53,6 +53,8 @@ def test_a_prompt_is_answered_in_chunks_and_the_session_loads_again_in_the_edito
     session_id = asyncio.run(editor())
 
     assert first.said() == "Hello from hive."
+    [filled] = first.of_kind("usage_update")
+    assert 0 < filled.used < filled.size
     assert {sid for sid, _ in first.updates} == {session_id}
     assert second.kinds() == ["user_message_chunk", "agent_message_chunk"]
     assert second.updates[0][1].content.text == "say hello" and second.said() == "Hello from hive."
