@@ -178,7 +178,8 @@ def test_plan_mode_the_todo_list_as_a_plan_and_the_model_menu(llm_server: LLMSer
                 config_id="model", session_id=opened.session_id, value="openai/other-model"
             )
             assert chosen.config_options[0].current_value == "openai/other-model"
-            await conn.prompt(session_id=opened.session_id, prompt=[acp.text_block("plan it")])
+            attached = acp.resource_block(acp.embedded_text_resource("file:///work/notes.md", "Ship on Friday."))
+            await conn.prompt(session_id=opened.session_id, prompt=[acp.text_block("plan it"), attached])
             return [option.value for option in menu.options]
 
     assert asyncio.run(editor()) == ["openai/test-model", "openai/other-model"]
@@ -186,6 +187,8 @@ def test_plan_mode_the_todo_list_as_a_plan_and_the_model_menu(llm_server: LLMSer
     [plan] = client.of_kind("plan")
     assert [(e.content, e.status) for e in plan.entries] == [("Look around", "in_progress"), ("Write it up", "pending")]
     request = llm_server.chat_requests[0]
+    asked = request.messages[-1]["content"]
+    assert asked.startswith("plan it\n\nContext from /work/notes.md:") and "Ship on Friday." in asked
     assert request.json["model"] == "other-model"
     offered = {tool["function"]["name"] for tool in request.json["tools"]}
     assert "todo_write" in offered and "write_file" not in offered
