@@ -25,6 +25,7 @@ from hive_cli.cli_options import (
     session_values,
 )
 from hive_cli.errors import exit_on_error
+from hive_cli.headless.options import headless_options
 from hive_cli.terminal_text import echo
 
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ def app(
 @plan_option
 @trust_project_option
 @elicitation_option
+@headless_options
 @debug_option
 def run(
     task: str,
@@ -112,12 +114,20 @@ def run(
     trust_project: bool,
     elicitation: ElicitationMode,
     debug: bool,
+    output_schema: Path | None,
     **session: Any,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
     _check_resume_choice(session)
     _run_task(
-        _task_text(task), output_format, plan, debug, session, trust_project=trust_project, elicitation=elicitation
+        _task_text(task),
+        output_format,
+        plan,
+        debug,
+        session,
+        trust_project=trust_project,
+        elicitation=elicitation,
+        output_schema=output_schema,
     )
 
 
@@ -141,6 +151,7 @@ def _run_task(
     *,
     trust_project: bool = False,
     elicitation: ElicitationMode = "decline",
+    output_schema: Path | None = None,
 ) -> NoReturn:
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
@@ -152,6 +163,7 @@ def _run_task(
             plan=plan,
             trust_project=trust_project,
             elicitation=elicitation,
+            output_schema=output_schema,
             **session_values(session),
         )
         exit_with(run_task(request))

@@ -6,6 +6,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
@@ -30,6 +31,9 @@ from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
 from hive_cli.terminal_text import echo
 from hive_cli.workdir import resolve_cwd
+
+if TYPE_CHECKING:
+    from hive_cli.headless.output_schema import OutputSchema
 
 EXIT_CODES: dict[ExitReason, int] = {
     "completed": 0,
@@ -64,6 +68,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """Trust the project's configuration for this run only (``--trust-project``)."""
     elicitation: ElicitationMode = "decline"
     """How the servers' requests for a value from the person are answered (``--elicitation``)."""
+    output_schema: Path | None = None
+    """A JSON Schema the final answer must be valid against (``--output-schema``)."""
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -81,16 +87,28 @@ def run_task(request: RunRequest) -> int:
     """Run the task and return the exit status (128 + the signal's number when SIGTERM or SIGHUP stopped it)."""
     if request.plan and request.output_format != "text":
         raise UserError("--plan shows its steps as text: use it with --output-format text")
+    if request.plan and request.output_schema is not None:
+        raise UserError("--plan and --output-schema do not go together: a plan's steps have no single final answer")
+    schema = _output_schema(request)
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
     try:
-        return _run_with(request, cwd, saved)
+        return _run_with(request, cwd, saved, schema)
     finally:
         if saved is not None:
             SessionStore(user_data_dir() / "sessions").unclaim(saved.info.id)
 
 
-def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> int:
+def _output_schema(request: RunRequest) -> OutputSchema | None:
+    """The ``--output-schema`` read and checked before anything starts (a bad one is exit 2)."""
+    if request.output_schema is None:
+        return None
+    from hive_cli.headless.output_schema import OutputSchema
+
+    return OutputSchema.load(request.output_schema)
+
+
+def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None, schema: OutputSchema | None) -> int:
     config = load_config(open_workspace(cwd, trust_for_run=request.trust_project), request.overrides())
     config = session_with_elicitation(config, request.elicitation)
     check_provider_named(config.model.model, config.model.source, config.model.api_base)  # before litellm's import
@@ -99,7 +117,7 @@ def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> in
         litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()
     with notes_on_stderr():
-        status = asyncio.run(_run(config, request, saved, ending))
+        status = asyncio.run(_run(config, request, saved, ending, schema))
     if ending.received is not None:
         echo(f"hive: stopped by {ending.received.name}", err=True)
     return ending.exit_status or status
@@ -122,7 +140,9 @@ def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
     return store.claim(session_id)  # held until the process ends: another one is refused (exit 2)
 
 
-async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending) -> int:
+async def _run(
+    config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending, schema: OutputSchema | None
+) -> int:
     session = await open_session(config, approver=_approver(request), title=request.task, resume=saved)
     if saved is not None:
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
@@ -143,6 +163,8 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
             from hive_cli.run_plan import drive_plan
 
             return await drive_plan(session, request.task, renderer, ending, EXIT_CODES)
+        if schema is not None:
+            return await _drive_structured(session, request.task, schema, renderer, ending)
         result = await _drive(session, request.task, renderer, ending)
         return EXIT_CODES[result.exit_reason]
     finally:
@@ -183,3 +205,16 @@ async def _drive(session: Session, task: str, renderer: Renderer, ending: Ending
     assert result is not None
     renderer.finish(result, time.monotonic() - started)
     return result
+
+
+async def _drive_structured(
+    session: Session, task: str, schema: OutputSchema, renderer: Renderer, ending: Ending
+) -> int:
+    from hive_cli.headless.structured_run import run_structured
+
+    loop = asyncio.get_running_loop()
+    started = time.monotonic()
+    with cancel_on_ctrl_c(loop, session.cancel), ending.caught(loop, session.cancel):
+        outcome = await run_structured(session, task, schema, renderer)
+    renderer.finish(outcome.result, time.monotonic() - started, outcome.extra)
+    return outcome.status if outcome.status is not None else EXIT_CODES[outcome.result.exit_reason]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from engine.events import Event, RunResult
@@ -39,7 +40,7 @@ class StreamJsonRenderer:
         if record is not None:
             self._write(record)
 
-    def finish(self, result: RunResult, duration_s: float) -> None:
+    def finish(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
         self._write(
             {
                 "type": "session_finished",
@@ -50,4 +51,5 @@ class StreamJsonRenderer:
                 "fix": result.fix,
                 "usage": usage_report(result, duration_s, self.info.model),
             }
+            | dict(extra or {})
         )
