@@ -25,7 +25,7 @@ from hive_cli.cli_options import (
     session_values,
 )
 from hive_cli.errors import exit_on_error
-from hive_cli.headless.options import headless_options
+from hive_cli.headless.options import check_stream_input, headless_options
 from hive_cli.terminal_text import echo
 
 if TYPE_CHECKING:
@@ -97,7 +97,12 @@ def app(
 
 
 @app.command()
-@click.argument("task", metavar="TASK", help="What hive should do. Give - to read it from stdin.")
+@click.argument(
+    "task",
+    metavar="TASK",
+    required=False,
+    help="What hive should do. Give - to read it from stdin. Optional with --input-format stream-json.",
+)
 @output_format_option
 @session_options
 @continue_option
@@ -108,26 +113,28 @@ def app(
 @headless_options
 @debug_option
 def run(
-    task: str,
+    task: str | None,
     output_format: str,
     plan: bool,
     trust_project: bool,
     elicitation: ElicitationMode,
     debug: bool,
     output_schema: Path | None,
+    input_format: str,
+    approval_timeout: float | None,
     **session: Any,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
     _check_resume_choice(session)
     _run_task(
-        _task_text(task),
+        _conversation_start(task, input_format, output_format),
         output_format,
         plan,
         debug,
         session,
         trust_project=trust_project,
         elicitation=elicitation,
-        output_schema=output_schema,
+        headless={"output_schema": output_schema, "input_format": input_format, "approval_timeout_s": approval_timeout},
     )
 
 
@@ -151,7 +158,7 @@ def _run_task(
     *,
     trust_project: bool = False,
     elicitation: ElicitationMode = "decline",
-    output_schema: Path | None = None,
+    headless: dict[str, Any] | None = None,
 ) -> NoReturn:
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
@@ -163,7 +170,7 @@ def _run_task(
             plan=plan,
             trust_project=trust_project,
             elicitation=elicitation,
-            output_schema=output_schema,
+            **(headless or {}),
             **session_values(session),
         )
         exit_with(run_task(request))
@@ -352,6 +359,14 @@ def sandbox_check(cwd: Path | None, sandbox: str | None, output_format: str) -> 
 
 app.add_lazy_command("mcp", "hive_cli.mcp_app:mcp_app")
 app.add_lazy_command("checkpoints", "hive_cli.checkpoints_app:checkpoints_app")
+
+
+def _conversation_start(task: str | None, input_format: str, output_format: str) -> str:
+    """The task, or with stream-json input the conversation's first message (empty: it comes from stdin)."""
+    if input_format == "stream-json":
+        task = check_stream_input(task, output_format)
+        return "" if task is None else _task_text(task)
+    return _task_text(task or "")
 
 
 def _task_text(task: str) -> str:

@@ -33,6 +33,7 @@ from hive_cli.terminal_text import echo
 from hive_cli.workdir import resolve_cwd
 
 if TYPE_CHECKING:
+    from hive_cli.headless.inbox import Inbox
     from hive_cli.headless.output_schema import OutputSchema
 
 EXIT_CODES: dict[ExitReason, int] = {
@@ -70,6 +71,15 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """How the servers' requests for a value from the person are answered (``--elicitation``)."""
     output_schema: Path | None = None
     """A JSON Schema the final answer must be valid against (``--output-schema``)."""
+    input_format: str = "text"
+    """``stream-json``: the conversation's messages and approval answers come as JSON lines on stdin."""
+    approval_timeout_s: float | None = None
+    """How long a question put over stdin waits for its answer (``--approval-timeout``); None: the default."""
+
+    @property
+    def conversation(self) -> bool:
+        """Whether stdin carries a conversation (``--input-format stream-json``)."""
+        return self.input_format == "stream-json"
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -87,6 +97,8 @@ def run_task(request: RunRequest) -> int:
     """Run the task and return the exit status (128 + the signal's number when SIGTERM or SIGHUP stopped it)."""
     if request.plan and request.output_format != "text":
         raise UserError("--plan shows its steps as text: use it with --output-format text")
+    if request.plan and request.conversation:
+        raise UserError("--plan and --input-format stream-json do not go together: a plan runs one task")
     if request.plan and request.output_schema is not None:
         raise UserError("--plan and --output-schema do not go together: a plan's steps have no single final answer")
     schema = _output_schema(request)
@@ -143,7 +155,8 @@ def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
 async def _run(
     config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending, schema: OutputSchema | None
 ) -> int:
-    session = await open_session(config, approver=_approver(request), title=request.task, resume=saved)
+    inbox = _inbox(request)
+    session = await open_session(config, approver=_approver(request, inbox), title=request.task, resume=saved)
     if saved is not None:
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
     try:
@@ -163,6 +176,8 @@ async def _run(
             from hive_cli.run_plan import drive_plan
 
             return await drive_plan(session, request.task, renderer, ending, EXIT_CODES)
+        if inbox is not None:
+            return await _converse(session, request, renderer, inbox, ending, schema)
         if schema is not None:
             return await _drive_structured(session, request.task, schema, renderer, ending)
         result = await _drive(session, request.task, renderer, ending)
@@ -182,10 +197,24 @@ def _say_trust_on_stderr(config: SessionConfig, output_format: str) -> None:
             echo(f"hive: {notice}", err=True)
 
 
-def _approver(request: RunRequest) -> Approver | None:
-    """--yes allows every ask; at a terminal (text output) the person is asked; otherwise nobody can answer."""
+def _inbox(request: RunRequest) -> Inbox | None:
+    """Where stdin's messages and approval answers go, with stream-json input."""
+    if not request.conversation:
+        return None
+    from hive_cli.headless.inbox import Inbox
+
+    return Inbox()
+
+
+def _approver(request: RunRequest, inbox: Inbox | None) -> Approver | None:
+    """--yes allows every ask; with stream-json input the program on stdin is asked; at a terminal (text output)
+    the person is asked; otherwise nobody can answer."""
     if request.yes:
         return ApproveEverything()
+    if inbox is not None:
+        from hive_cli.headless.stdin_approver import DEFAULT_APPROVAL_TIMEOUT_S, StdinApprover
+
+        return StdinApprover(inbox, request.approval_timeout_s or DEFAULT_APPROVAL_TIMEOUT_S)
     if request.output_format == "text" and sys.stdin.isatty() and sys.stderr.isatty():
         from hive_cli.repl.approver import ReplApprover, StderrSurface
 
@@ -218,3 +247,13 @@ async def _drive_structured(
         outcome = await run_structured(session, task, schema, renderer)
     renderer.finish(outcome.result, time.monotonic() - started, outcome.extra)
     return outcome.status if outcome.status is not None else EXIT_CODES[outcome.result.exit_reason]
+
+
+async def _converse(
+    session: Session, request: RunRequest, renderer: Renderer, inbox: Inbox, ending: Ending, schema: OutputSchema | None
+) -> int:
+    from hive_cli.headless.conversation import converse
+    from hive_cli.output.stream_json import StreamJsonRenderer
+
+    assert isinstance(renderer, StreamJsonRenderer)  # the command line asks for stream-json output with this input
+    return await converse(session, request.task or None, renderer, inbox, ending, EXIT_CODES, schema)

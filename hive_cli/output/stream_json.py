@@ -41,15 +41,18 @@ class StreamJsonRenderer:
             self._write(record)
 
     def finish(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
-        self._write(
-            {
-                "type": "session_finished",
-                "session_id": self.info.session_id,
-                "exit_reason": result.exit_reason,
-                "text": result.text,
-                "error": result.error,
-                "fix": result.fix,
-                "usage": usage_report(result, duration_s, self.info.model),
-            }
-            | dict(extra or {})
-        )
+        self._write({"type": "session_finished"} | self._result_fields(result, duration_s, extra))
+
+    def finish_run(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
+        """One run of a conversation ended (``--input-format stream-json``): a ``run_finished`` line."""
+        self._write({"type": "run_finished"} | self._result_fields(result, duration_s, extra))
+
+    def _result_fields(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {
+            "session_id": self.info.session_id,
+            "exit_reason": result.exit_reason,
+            "text": result.text,
+            "error": result.error,
+            "fix": result.fix,
+            "usage": usage_report(result, duration_s, self.info.model),
+        } | dict(extra or {})
