@@ -25,7 +25,7 @@ from hive_cli.cli_options import (
     session_values,
 )
 from hive_cli.errors import exit_on_error
-from hive_cli.headless.options import check_stream_input, headless_options
+from hive_cli.headless.options import first_message, headless_options, headless_values
 from hive_cli.terminal_text import echo
 
 if TYPE_CHECKING:
@@ -119,22 +119,21 @@ def run(
     trust_project: bool,
     elicitation: ElicitationMode,
     debug: bool,
-    output_schema: Path | None,
-    input_format: str,
-    approval_timeout: float | None,
     **session: Any,
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
     _check_resume_choice(session)
+    headless = headless_values(session)
+    task = first_message(task, headless["input_format"], output_format)
     _run_task(
-        _conversation_start(task, input_format, output_format),
+        "" if task is None else _task_text(task),
         output_format,
         plan,
         debug,
         session,
         trust_project=trust_project,
         elicitation=elicitation,
-        headless={"output_schema": output_schema, "input_format": input_format, "approval_timeout_s": approval_timeout},
+        headless=headless,
     )
 
 
@@ -359,14 +358,6 @@ def sandbox_check(cwd: Path | None, sandbox: str | None, output_format: str) -> 
 
 app.add_lazy_command("mcp", "hive_cli.mcp_app:mcp_app")
 app.add_lazy_command("checkpoints", "hive_cli.checkpoints_app:checkpoints_app")
-
-
-def _conversation_start(task: str | None, input_format: str, output_format: str) -> str:
-    """The task, or with stream-json input the conversation's first message (empty: it comes from stdin)."""
-    if input_format == "stream-json":
-        task = check_stream_input(task, output_format)
-        return "" if task is None else _task_text(task)
-    return _task_text(task or "")
 
 
 def _task_text(task: str) -> str:

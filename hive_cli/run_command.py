@@ -17,7 +17,7 @@ from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
 from engine.mcp.elicitation_question import ElicitationMode
 from engine.model import litellm_import
 from engine.model.model_check import check_provider_named
-from engine.paths import user_data_dir
+from engine.paths import scratch_dir, user_data_dir
 from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
 from engine.session import Session
@@ -27,6 +27,7 @@ from engine.workspace import open_workspace
 from hive_cli import collection
 from hive_cli.elicitation_notes import notes_on_stderr, session_with_elicitation
 from hive_cli.errors import EXIT_INTERRUPTED
+from hive_cli.headless.tool_approver import McpToolApprover
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
 from hive_cli.terminal_text import echo
@@ -75,6 +76,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """``stream-json``: the conversation's messages and approval answers come as JSON lines on stdin."""
     approval_timeout_s: float | None = None
     """How long a question put over stdin waits for its answer (``--approval-timeout``); None: the default."""
+    approval_tool: str | None = None
+    """``SERVER:TOOL``: the MCP tool each approval question is put to (``--approval-tool``)."""
 
     @property
     def conversation(self) -> bool:
@@ -156,11 +159,14 @@ async def _run(
     config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending, schema: OutputSchema | None
 ) -> int:
     inbox = _inbox(request)
-    session = await open_session(config, approver=_approver(request, inbox), title=request.task, resume=saved)
+    approver = _approver(request, inbox, config.cwd)
+    session = await open_session(config, approver=approver, title=request.task, resume=saved)
     if saved is not None:
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
     try:
         mcp_notices = await session.wait_for_mcp()
+        if isinstance(approver, McpToolApprover):
+            approver.attach(session.mcp)
         collection.resume()
         info = RunInfo(
             session_id=session.id,
@@ -206,11 +212,13 @@ def _inbox(request: RunRequest) -> Inbox | None:
     return Inbox()
 
 
-def _approver(request: RunRequest, inbox: Inbox | None) -> Approver | None:
-    """--yes allows every ask; with stream-json input the program on stdin is asked; at a terminal (text output)
-    the person is asked; otherwise nobody can answer."""
+def _approver(request: RunRequest, inbox: Inbox | None, cwd: Path) -> Approver | None:
+    """--yes allows every ask; --approval-tool asks an MCP tool; with stream-json input the program on stdin is
+    asked; at a terminal (text output) the person is asked; otherwise nobody can answer."""
     if request.yes:
         return ApproveEverything()
+    if request.approval_tool is not None:
+        return McpToolApprover(request.approval_tool, cwd, scratch_dir(cwd))
     if inbox is not None:
         from hive_cli.headless.stdin_approver import DEFAULT_APPROVAL_TIMEOUT_S, StdinApprover
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -11,6 +11,7 @@ from hive_cli.cli_base import exit_with, options
 from hive_cli.terminal_text import echo
 
 INPUT_FORMATS = ("text", "stream-json")
+HEADLESS_NAMES = ("output_schema", "input_format", "approval_timeout_s", "approval_tool")
 
 headless_options = options(
     click.option(
@@ -29,16 +30,32 @@ headless_options = options(
     ),
     click.option(
         "--approval-timeout",
+        "approval_timeout_s",
         metavar="SECONDS",
         type=click.FloatRange(min=0, min_open=True),
         help="With stream-json input: how long an approval question waits for its answer before it is denied "
         "(default 300).",
     ),
+    click.option(
+        "--approval-tool",
+        metavar="SERVER:TOOL",
+        help="Put each approval question to this MCP tool (Claude Code's permission-prompt-tool answers work).",
+    ),
 )
 
 
-def check_stream_input(task: str | None, output_format: str) -> str | None:
-    """With ``--input-format stream-json``: the first message given as TASK, if any; misuse is exit 2."""
+def headless_values(options: dict[str, Any]) -> dict[str, Any]:
+    """The headless options taken out of a command's options (what ``RunRequest`` takes of them)."""
+    return {name: options.pop(name) for name in HEADLESS_NAMES}
+
+
+def first_message(task: str | None, input_format: str, output_format: str) -> str | None:
+    """The task to run, or with stream-json input the first message when TASK gives one (else None; misuse: exit 2).
+
+    Without stream-json input a missing TASK is an empty one (which the caller refuses).
+    """
+    if input_format != "stream-json":
+        return task or ""
     if output_format != "stream-json":
         _usage_error("--input-format stream-json answers with events: use it with --output-format stream-json")
     if task == "-":
