@@ -57,6 +57,13 @@ class Inbox:
         self._questions.pop(request_id, None)
 
     def _read(self, stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            self._read_lines(stream, loop)
+            loop.call_soon_threadsafe(self._end)
+        except RuntimeError:
+            pass  # the loop is closed: the run ended before its input did, and nobody is listening any more
+
+    def _read_lines(self, stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
         number = 0
         try:
             for raw in iter(stream.readline, b""):
@@ -66,11 +73,6 @@ class Inbox:
                     loop.call_soon_threadsafe(self._take, parsed)
         except (OSError, ValueError) as error:  # stdin closed under us: the same as its end
             loop.call_soon_threadsafe(self._take, InputProblem(message=f"stdin failed: {error}", line=number + 1))
-        finally:
-            try:
-                loop.call_soon_threadsafe(self._end)
-            except RuntimeError:
-                pass  # the loop is already closed: the run ended before its input did
 
     def _take(self, item: InputLine) -> None:
         match item:
