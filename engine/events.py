@@ -267,6 +267,8 @@ class ApprovalRequested(_AgentEvent, frozen=True, kw_only=True):
     """What will happen: the full command, or the path (and a diff) for an edit."""
     reason: str = ""
     """Why it needs a decision (the rule that asks, or what could not be judged)."""
+    request_id: str = ""
+    """The question's own id, unique in the process: what an answer over stdin names (stream-json input)."""
 
 
 class ApprovalResolved(_AgentEvent, frozen=True, kw_only=True):
@@ -276,6 +278,8 @@ class ApprovalResolved(_AgentEvent, frozen=True, kw_only=True):
     call_id: str
     allowed: bool
     reason: str = ""
+    request_id: str = ""
+    """The id of the question this answers (empty when nobody was asked)."""
 
 
 class ErrorEvent(_AgentEvent, frozen=True, kw_only=True):

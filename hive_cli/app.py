@@ -25,6 +25,7 @@ from hive_cli.cli_options import (
     session_values,
 )
 from hive_cli.errors import exit_on_error
+from hive_cli.headless.options import first_message, headless_options, headless_values
 from hive_cli.terminal_text import echo
 
 if TYPE_CHECKING:
@@ -96,7 +97,12 @@ def app(
 
 
 @app.command()
-@click.argument("task", metavar="TASK", help="What hive should do. Give - to read it from stdin.")
+@click.argument(
+    "task",
+    metavar="TASK",
+    required=False,
+    help="What hive should do. Give - to read it from stdin. Optional with --input-format stream-json.",
+)
 @output_format_option
 @session_options
 @continue_option
@@ -104,9 +110,10 @@ def app(
 @plan_option
 @trust_project_option
 @elicitation_option
+@headless_options
 @debug_option
 def run(
-    task: str,
+    task: str | None,
     output_format: str,
     plan: bool,
     trust_project: bool,
@@ -116,8 +123,17 @@ def run(
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
     _check_resume_choice(session)
+    headless = headless_values(session)
+    task = first_message(task, headless["input_format"], output_format)
     _run_task(
-        _task_text(task), output_format, plan, debug, session, trust_project=trust_project, elicitation=elicitation
+        "" if task is None else _task_text(task),
+        output_format,
+        plan,
+        debug,
+        session,
+        trust_project=trust_project,
+        elicitation=elicitation,
+        headless=headless,
     )
 
 
@@ -141,6 +157,7 @@ def _run_task(
     *,
     trust_project: bool = False,
     elicitation: ElicitationMode = "decline",
+    headless: dict[str, Any] | None = None,
 ) -> NoReturn:
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
@@ -152,6 +169,7 @@ def _run_task(
             plan=plan,
             trust_project=trust_project,
             elicitation=elicitation,
+            **(headless or {}),
             **session_values(session),
         )
         exit_with(run_task(request))

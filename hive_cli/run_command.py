@@ -6,6 +6,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
@@ -16,7 +17,7 @@ from engine.events import ExitReason, RunFinished, RunResult, WorkingMode
 from engine.mcp.elicitation_question import ElicitationMode
 from engine.model import litellm_import
 from engine.model.model_check import check_provider_named
-from engine.paths import user_data_dir
+from engine.paths import scratch_dir, user_data_dir
 from engine.policy.gate import ApproveEverything, Approver
 from engine.sandbox.options import SandboxMode
 from engine.session import Session
@@ -26,10 +27,15 @@ from engine.workspace import open_workspace
 from hive_cli import collection
 from hive_cli.elicitation_notes import notes_on_stderr, session_with_elicitation
 from hive_cli.errors import EXIT_INTERRUPTED
+from hive_cli.headless.tool_approver import McpToolApprover
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
 from hive_cli.terminal_text import echo
 from hive_cli.workdir import resolve_cwd
+
+if TYPE_CHECKING:
+    from hive_cli.headless.inbox import Inbox
+    from hive_cli.headless.output_schema import OutputSchema
 
 EXIT_CODES: dict[ExitReason, int] = {
     "completed": 0,
@@ -64,6 +70,19 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """Trust the project's configuration for this run only (``--trust-project``)."""
     elicitation: ElicitationMode = "decline"
     """How the servers' requests for a value from the person are answered (``--elicitation``)."""
+    output_schema: Path | None = None
+    """A JSON Schema the final answer must be valid against (``--output-schema``)."""
+    input_format: str = "text"
+    """``stream-json``: the conversation's messages and approval answers come as JSON lines on stdin."""
+    approval_timeout_s: float | None = None
+    """How long a question put over stdin waits for its answer (``--approval-timeout``); None: the default."""
+    approval_tool: str | None = None
+    """``SERVER:TOOL``: the MCP tool each approval question is put to (``--approval-tool``)."""
+
+    @property
+    def conversation(self) -> bool:
+        """Whether stdin carries a conversation (``--input-format stream-json``)."""
+        return self.input_format == "stream-json"
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -81,16 +100,30 @@ def run_task(request: RunRequest) -> int:
     """Run the task and return the exit status (128 + the signal's number when SIGTERM or SIGHUP stopped it)."""
     if request.plan and request.output_format != "text":
         raise UserError("--plan shows its steps as text: use it with --output-format text")
+    if request.plan and request.conversation:
+        raise UserError("--plan and --input-format stream-json do not go together: a plan runs one task")
+    if request.plan and request.output_schema is not None:
+        raise UserError("--plan and --output-schema do not go together: a plan's steps have no single final answer")
+    schema = _output_schema(request)
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
     try:
-        return _run_with(request, cwd, saved)
+        return _run_with(request, cwd, saved, schema)
     finally:
         if saved is not None:
             SessionStore(user_data_dir() / "sessions").unclaim(saved.info.id)
 
 
-def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> int:
+def _output_schema(request: RunRequest) -> OutputSchema | None:
+    """The ``--output-schema`` read and checked before anything starts (a bad one is exit 2)."""
+    if request.output_schema is None:
+        return None
+    from hive_cli.headless.output_schema import OutputSchema
+
+    return OutputSchema.load(request.output_schema)
+
+
+def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None, schema: OutputSchema | None) -> int:
     config = load_config(open_workspace(cwd, trust_for_run=request.trust_project), request.overrides())
     config = session_with_elicitation(config, request.elicitation)
     check_provider_named(config.model.model, config.model.source, config.model.api_base)  # before litellm's import
@@ -99,7 +132,7 @@ def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> in
         litellm_import.preload()  # overlaps the import with opening the session
     ending = Ending()
     with notes_on_stderr():
-        status = asyncio.run(_run(config, request, saved, ending))
+        status = asyncio.run(_run(config, request, saved, ending, schema))
     if ending.received is not None:
         echo(f"hive: stopped by {ending.received.name}", err=True)
     return ending.exit_status or status
@@ -122,12 +155,18 @@ def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
     return store.claim(session_id)  # held until the process ends: another one is refused (exit 2)
 
 
-async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending) -> int:
-    session = await open_session(config, approver=_approver(request), title=request.task, resume=saved)
+async def _run(
+    config: SessionConfig, request: RunRequest, saved: LoadedSession | None, ending: Ending, schema: OutputSchema | None
+) -> int:
+    inbox = _inbox(request)
+    approver = _approver(request, inbox, config.cwd)
+    session = await open_session(config, approver=approver, title=request.task, resume=saved)
     if saved is not None:
         session.answer_unanswered("Interrupted: hive stopped before this call ended.")
     try:
         mcp_notices = await session.wait_for_mcp()
+        if isinstance(approver, McpToolApprover):
+            approver.attach(session.mcp)
         collection.resume()
         info = RunInfo(
             session_id=session.id,
@@ -143,6 +182,10 @@ async def _run(config: SessionConfig, request: RunRequest, saved: LoadedSession 
             from hive_cli.run_plan import drive_plan
 
             return await drive_plan(session, request.task, renderer, ending, EXIT_CODES)
+        if inbox is not None:
+            return await _converse(session, request, renderer, inbox, ending, schema)
+        if schema is not None:
+            return await _drive_structured(session, request.task, schema, renderer, ending)
         result = await _drive(session, request.task, renderer, ending)
         return EXIT_CODES[result.exit_reason]
     finally:
@@ -160,10 +203,26 @@ def _say_trust_on_stderr(config: SessionConfig, output_format: str) -> None:
             echo(f"hive: {notice}", err=True)
 
 
-def _approver(request: RunRequest) -> Approver | None:
-    """--yes allows every ask; at a terminal (text output) the person is asked; otherwise nobody can answer."""
+def _inbox(request: RunRequest) -> Inbox | None:
+    """Where stdin's messages and approval answers go, with stream-json input."""
+    if not request.conversation:
+        return None
+    from hive_cli.headless.inbox import Inbox
+
+    return Inbox()
+
+
+def _approver(request: RunRequest, inbox: Inbox | None, cwd: Path) -> Approver | None:
+    """--yes allows every ask; --approval-tool asks an MCP tool; with stream-json input the program on stdin is
+    asked; at a terminal (text output) the person is asked; otherwise nobody can answer."""
     if request.yes:
         return ApproveEverything()
+    if request.approval_tool is not None:
+        return McpToolApprover(request.approval_tool, cwd, scratch_dir(cwd))
+    if inbox is not None:
+        from hive_cli.headless.stdin_approver import DEFAULT_APPROVAL_TIMEOUT_S, StdinApprover
+
+        return StdinApprover(inbox, request.approval_timeout_s or DEFAULT_APPROVAL_TIMEOUT_S)
     if request.output_format == "text" and sys.stdin.isatty() and sys.stderr.isatty():
         from hive_cli.repl.approver import ReplApprover, StderrSurface
 
@@ -183,3 +242,26 @@ async def _drive(session: Session, task: str, renderer: Renderer, ending: Ending
     assert result is not None
     renderer.finish(result, time.monotonic() - started)
     return result
+
+
+async def _drive_structured(
+    session: Session, task: str, schema: OutputSchema, renderer: Renderer, ending: Ending
+) -> int:
+    from hive_cli.headless.structured_run import run_structured
+
+    loop = asyncio.get_running_loop()
+    started = time.monotonic()
+    with cancel_on_ctrl_c(loop, session.cancel), ending.caught(loop, session.cancel):
+        outcome = await run_structured(session, task, schema, renderer)
+    renderer.finish(outcome.result, time.monotonic() - started, outcome.extra)
+    return outcome.status if outcome.status is not None else EXIT_CODES[outcome.result.exit_reason]
+
+
+async def _converse(
+    session: Session, request: RunRequest, renderer: Renderer, inbox: Inbox, ending: Ending, schema: OutputSchema | None
+) -> int:
+    from hive_cli.headless.conversation import converse
+    from hive_cli.output.stream_json import StreamJsonRenderer
+
+    assert isinstance(renderer, StreamJsonRenderer)  # the command line asks for stream-json output with this input
+    return await converse(session, request.task or None, renderer, inbox, ending, EXIT_CODES, schema)

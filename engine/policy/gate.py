@@ -19,8 +19,9 @@ from __future__ import annotations
 import asyncio
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from typing import Literal, Protocol
+from uuid import uuid4
 
-from msgspec import Struct
+from msgspec import Struct, field
 from msgspec.structs import replace
 
 from engine.errors import ConfigError
@@ -91,6 +92,8 @@ class ApprovalRequest(Struct, frozen=True, kw_only=True):
     """The agent making the call: ``root``, or the sub-agent it was delegated to."""
     person_only: bool = False
     """Asked of a person every time: "always" is not offered (``remember`` is None, ``lasting`` empty)."""
+    request_id: str = field(default_factory=lambda: uuid4().hex[:16])
+    """This question's id, unique in the process (an answer over stdin names it)."""
 
 
 class Decision(Struct, frozen=True, kw_only=True):
@@ -221,12 +224,22 @@ class ApprovalGate(WrapperToolset):
                     return Decision(allowed=True, reason="allowed earlier in this session")
                 async with self._pause(call, ctx):
                     ctx.emit(
-                        ApprovalRequested(call=call, summary=request.summary, reason=request.reason, agent=ctx.agent_id)
+                        ApprovalRequested(
+                            call=call,
+                            summary=request.summary,
+                            reason=request.reason,
+                            request_id=request.request_id,
+                            agent=ctx.agent_id,
+                        )
                     )
                     decision = self._save(await self._decide(request), request, judgement, ctx)
                     ctx.emit(
                         ApprovalResolved(
-                            call_id=call.id, allowed=decision.allowed, reason=decision.reason, agent=ctx.agent_id
+                            call_id=call.id,
+                            allowed=decision.allowed,
+                            reason=decision.reason,
+                            request_id=request.request_id,
+                            agent=ctx.agent_id,
                         )
                     )
         if decision.allowed and decision.remember is not None and decision.remember == request.remember:

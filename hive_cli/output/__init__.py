@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from msgspec import Struct
 
@@ -28,7 +29,9 @@ class Renderer(Protocol):
 
     def handle(self, event: Event) -> None: ...
 
-    def finish(self, result: RunResult, duration_s: float) -> None: ...
+    def finish(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
+        """Show the result; ``extra`` holds fields the headless contract adds or overrides (``structured``...)."""
+        ...
 
 
 def make_renderer(output_format: str, info: RunInfo) -> Renderer:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TextIO
+from collections.abc import Mapping
+from typing import Any, TextIO
 
 from engine.events import Event, RunResult
 from hive_cli.output import RunInfo
@@ -22,7 +23,7 @@ class JsonRenderer:
     def handle(self, event: Event) -> None:
         return None
 
-    def finish(self, result: RunResult, duration_s: float) -> None:
+    def finish(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
         record = {
             "type": "result",
             "schema_version": SCHEMA_VERSION,
@@ -40,7 +41,7 @@ class JsonRenderer:
             "sandbox": self.info.sandbox,
             "notices": list(self.info.notices),
             "usage": usage_report(result, duration_s, self.info.model),
-        }
+        } | dict(extra or {})
         write_json(self.out, json.dumps(record, ensure_ascii=False, indent=2) + "\n")
 
 

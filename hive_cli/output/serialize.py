@@ -144,10 +144,18 @@ def _record(event: Event) -> dict[str, Any] | None:
                 "reason": event.reason,
             }
         case ApprovalRequested(call=call, summary=summary, reason=reason):
-            return {"type": "approval_requested", **call_dict(call), "summary": summary, "reason": reason}
+            return {
+                "type": "approval_requested",
+                "request_id": event.request_id,
+                **call_dict(call),
+                "tool": call.name,
+                "summary": summary,
+                "reason": reason,
+            }
         case ApprovalResolved():
             return {
                 "type": "approval_resolved",
+                "request_id": event.request_id,
                 "call_id": event.call_id,
                 "allowed": event.allowed,
                 "reason": event.reason,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from engine.events import Event, RunResult
@@ -39,15 +40,19 @@ class StreamJsonRenderer:
         if record is not None:
             self._write(record)
 
-    def finish(self, result: RunResult, duration_s: float) -> None:
-        self._write(
-            {
-                "type": "session_finished",
-                "session_id": self.info.session_id,
-                "exit_reason": result.exit_reason,
-                "text": result.text,
-                "error": result.error,
-                "fix": result.fix,
-                "usage": usage_report(result, duration_s, self.info.model),
-            }
-        )
+    def finish(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
+        self._write({"type": "session_finished"} | self._result_fields(result, duration_s, extra))
+
+    def finish_run(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
+        """One run of a conversation ended (``--input-format stream-json``): a ``run_finished`` line."""
+        self._write({"type": "run_finished"} | self._result_fields(result, duration_s, extra))
+
+    def _result_fields(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {
+            "session_id": self.info.session_id,
+            "exit_reason": result.exit_reason,
+            "text": result.text,
+            "error": result.error,
+            "fix": result.fix,
+            "usage": usage_report(result, duration_s, self.info.model),
+        } | dict(extra or {})

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TextIO, assert_never
+from collections.abc import Mapping
+from typing import Any, TextIO, assert_never
 
 from engine.events import (
     ApprovalRequested,
@@ -82,11 +83,15 @@ class TextRenderer:
             case _:
                 assert_never(event)
 
-    def finish(self, result: RunResult, duration_s: float) -> None:
+    def finish(self, result: RunResult, duration_s: float, extra: Mapping[str, Any] | None = None) -> None:
         write_shown(self.out, self._answer_shown.flush())
         if not self._out_at_line_start:
             write_shown(self.out, "\n")
             self._out_at_line_start = True
+        if extra and extra.get("error"):
+            self._log(
+                f"hive: {visible(str(extra['error']))}" + (f"\n  to fix: {extra['fix']}" if extra.get("fix") else "")
+            )
         self._log(usage_line(result, duration_s))
 
     def _answer(self, text: str) -> None:
