@@ -22,6 +22,7 @@ from engine.sandbox.options import SandboxMode
 from engine.session import Session
 from engine.session_open import open_session
 from engine.session_store import LoadedSession, SessionStore
+from engine.sessions.copies import default_scrub, discard_unopened, fork_session
 from engine.workspace import open_workspace
 from hive_cli import collection
 from hive_cli.elicitation_notes import notes_on_stderr, session_with_elicitation
@@ -64,6 +65,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """Trust the project's configuration for this run only (``--trust-project``)."""
     elicitation: ElicitationMode = "decline"
     """How the servers' requests for a value from the person are answered (``--elicitation``)."""
+    fork: str | None = None
+    """Start a new session from a copy of this session's history (``--fork ID``)."""
 
     def overrides(self) -> Overrides:
         """What the flags set, for the configuration loader."""
@@ -83,8 +86,13 @@ def run_task(request: RunRequest) -> int:
         raise UserError("--plan shows its steps as text: use it with --output-format text")
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
+    forked_size = saved.info.path.stat().st_size if saved is not None and request.fork is not None else None
     try:
         return _run_with(request, cwd, saved)
+    except BaseException:
+        if saved is not None and forked_size is not None:  # refused before it opened: the fork is left unused
+            discard_unopened(saved.info.path, forked_size)
+        raise
     finally:
         if saved is not None:
             SessionStore(user_data_dir() / "sessions").unclaim(saved.info.id)
@@ -106,13 +114,15 @@ def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None) -> in
 
 
 def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
-    """The saved session ``--resume ID`` or ``--continue`` names, claimed for this process.
+    """The saved session ``--resume ID`` or ``--continue`` names, or the fork ``--fork ID`` makes, claimed for this process.
 
     ``UserError`` when there is none; ``SessionBusy`` (exit 2) when another process is writing it.
     """
+    store = SessionStore(user_data_dir() / "sessions")
+    if request.fork is not None:
+        return store.claim(fork_session(store, request.fork, default_scrub()).id)
     if request.resume is None and not request.continue_last:
         return None
-    store = SessionStore(user_data_dir() / "sessions")
     session_id = request.resume
     if session_id is None:
         recent = store.list(cwd)

@@ -16,11 +16,14 @@ current scrubber again, so what reaches the folder is scrubbed whatever wrote th
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from engine.errors import UserError
 from engine.redaction.scrubber import Scrubber
@@ -32,6 +35,13 @@ EXPORT_TYPE = "hive-session-export"
 EXPORT_FORMAT = 1
 MAX_SESSION = 1024 * 1024 * 1024
 """The largest session file (or export) copied."""
+
+
+class Imported(Struct, frozen=True, kw_only=True):
+    """A session imported: where it is now, and the id it was exported under (taken here when they differ)."""
+
+    info: SessionInfo
+    exported_id: str
 
 
 class BadExport(UserError):
@@ -52,6 +62,13 @@ def fork_session(store: SessionStore, session_id: str, scrub: Scrub) -> SessionI
     return _info(store, place_session(store.root, contents))
 
 
+def discard_unopened(path: Path, size: int) -> None:
+    """Remove the fork at ``path`` if nothing was written to it since it was made (it held ``size`` bytes)."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == size:
+            path.unlink()
+
+
 def export_session(store: SessionStore, session_id: str) -> bytes:
     """The single-file export of ``session_id``: a line saying what it is, then the session's complete lines."""
     info = store.load(session_id).info
@@ -61,7 +78,7 @@ def export_session(store: SessionStore, session_id: str) -> bytes:
     return _line(envelope) + body
 
 
-def import_session(store: SessionStore, path: Path, scrub: Scrub) -> SessionInfo:
+def import_session(store: SessionStore, path: Path, scrub: Scrub) -> Imported:
     """Place the session exported to ``path`` in ``store`` (under its id when free, else a new one); ``BadExport``."""
     try:
         data = read_bounded(path, limit=MAX_SESSION)
@@ -77,7 +94,8 @@ def import_session(store: SessionStore, path: Path, scrub: Scrub) -> SessionInfo
             return body
         return _scrubbed(_line(header | {"id": new_id}), scrub) + body[first_end:]
 
-    return _info(store, place_session(store.root, contents, wanted=str(envelope["id"])))
+    placed = place_session(store.root, contents, wanted=envelope["id"])
+    return Imported(info=_info(store, placed), exported_id=envelope["id"])
 
 
 def _checked(path: Path, data: bytes) -> tuple[dict[str, Any], bytes]:

@@ -77,7 +77,7 @@ def test_an_export_imported_where_its_id_is_free_comes_back_byte_for_byte(tmp_pa
     session_id = saved(home, tmp_path, "hello", "hi", "naïve café \u2603", "done")
     export = tmp_path / "session.jsonl"
     export.write_bytes(export_session(home, session_id))
-    imported = import_session(elsewhere, export, NO_SCRUB)
+    imported = import_session(elsewhere, export, NO_SCRUB).info
     assert imported.id == session_id
     assert imported.path.read_bytes() == (home.root / f"{session_id}.jsonl").read_bytes()
 
@@ -88,7 +88,9 @@ def test_an_import_never_overwrites_a_session_and_keeps_the_history(tmp_path: Pa
     before = (store.root / f"{session_id}.jsonl").read_bytes()
     export = tmp_path / "session.jsonl"
     export.write_bytes(export_session(store, session_id))
-    first, second = import_session(store, export, NO_SCRUB), import_session(store, export, NO_SCRUB)
+    first, second = (import_session(store, export, NO_SCRUB) for _ in range(2))
+    assert first.exported_id == second.exported_id == session_id
+    first, second = first.info, second.info
     assert len({session_id, first.id, second.id}) == 3
     assert (store.root / f"{session_id}.jsonl").read_bytes() == before
     original = store.load(session_id)
@@ -125,6 +127,6 @@ def test_an_import_passes_the_scrubber_so_no_known_secret_reaches_the_folder(tmp
     export = tmp_path / "session.jsonl"
     export.write_bytes(export_session(origin, session_id))
     scrub = Scrubber.from_environment({"SERVICE_TOKEN": "tok-1234567890abcdef"})
-    imported = import_session(store, export, scrub)
+    imported = import_session(store, export, scrub).info
     assert "tok-1234567890abcdef" not in imported.path.read_text()
     assert "[redacted: $SERVICE_TOKEN]" in store.load(imported.id).messages[0]["content"]
