@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.sessions.search import search_sessions
 from engine.session_store import SessionStore
+from engine.sessions.search import search_sessions
 
 SESSIONS = 1000
 MESSAGES = 40
@@ -41,7 +41,11 @@ def session_lines(rng: random.Random, number: int) -> list[str]:
     for turn in range(MESSAGES // 4):
         marked = number % 200 == 0 and turn == 3
         ask = prose(rng, 20) + (' zanzibar said "quoted words"' if marked else "")
-        call = {"id": f"c{turn}", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a.py"}'}}
+        call = {
+            "id": f"c{turn}",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path": "a.py"}'},
+        }
         for message in (
             {"role": "user", "content": ask},
             {"role": "assistant", "content": prose(rng, 30), "tool_calls": [call]},
@@ -69,8 +73,14 @@ def main() -> None:
             (root / f"s{number:04d}.jsonl").write_text("\n".join(session_lines(rng, number)) + "\n")
         size = sum(path.stat().st_size for path in root.iterdir())
         store = SessionStore(root)
-        print(f"sessions search over {SESSIONS} sessions ({size / 1e6:.0f} MB), median of {RUNS}, {os.cpu_count()} CPUs")
-        for label, text in (("rare word", "Zanzibar"), ("common word", "config"), ("text with a quote", 'said "quoted')):
+        print(
+            f"sessions search over {SESSIONS} sessions ({size / 1e6:.0f} MB), median of {RUNS}, {os.cpu_count()} CPUs"
+        )
+        for label, text in (
+            ("rare word", "Zanzibar"),
+            ("common word", "config"),
+            ("text with a quote", 'said "quoted'),
+        ):
             ms, found = timed(store, text)
             print(f"  {label:<18} {ms:7.1f} ms  ({found} sessions)")
 
