@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from engine.errors import UserError
 from engine.paths import user_data_dir
 from engine.session_store import SessionInfo, SessionStore
-from hive_cli.terminal_text import echo, visible
+from hive_cli.terminal_text import echo, echo_json, visible
 from hive_cli.workdir import resolve_cwd
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def search(text: str, output_format: str) -> int:
     for skipped in result.skipped:
         echo(f"hive: not searched: {skipped}", err=True)
     if output_format == "json":
-        echo(json.dumps(_search_json(text, result), ensure_ascii=False))
+        echo_json(json.dumps(_search_json(text, result), ensure_ascii=False))
     else:
         for found in result.sessions:
             echo(_row(found.session, all_projects=True))
@@ -96,16 +96,23 @@ def export(session_id: str, output: Path | None) -> None:
     from engine.sessions.copies import export_session
     from engine.sessions.placing import write_whole
 
+    if output is None and sys.stdout.isatty():
+        raise UserError("hive sessions export: stdout is a terminal: give -o FILE, or pipe it into a file")
     data = export_session(_store(), session_id)
     if output is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        _write_export(data)
         return
     try:
         write_whole(output, data)
     except OSError as error:
         raise UserError(f"cannot write {output}: {error.strerror or error}") from error
     echo(f"Exported session {session_id} to {output}", err=True)
+
+
+def _write_export(data: bytes) -> None:
+    """The export's exact bytes to stdout, which is a pipe or a file (a terminal was refused)."""
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def import_file(path: Path) -> None:

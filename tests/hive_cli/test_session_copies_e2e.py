@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from tests.support.cli import run_hive
+import pexpect
+
+from tests.support.cli import hive_env, run_hive
 from tests.support.llm_server import LLMServer, text
 
 
@@ -122,3 +125,15 @@ def test_a_malformed_import_is_one_clear_error_with_status_2(tmp_path: Path, iso
         if (isolated_hive / "data" / "sessions").exists()
         else True
     )
+
+
+def test_export_refuses_to_write_a_session_to_a_terminal(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(text("Noted."))
+    session = started(llm_server, tmp_path, "hello")
+    child = pexpect.spawn(
+        sys.executable, ["-m", "hive_cli", "sessions", "export", session], env=hive_env(), encoding="utf-8", timeout=60
+    )
+    child.expect("stdout is a terminal: give -o FILE")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
