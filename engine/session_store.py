@@ -34,7 +34,7 @@ from engine.session_lock import hold, release
 from engine.session_reading import has_messages, read_header, read_records
 from engine.session_repair import Damage
 
-_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 MAX_TITLE = 200
 _KEPT = "the session up to the last turn is kept"
 Scrub = Callable[[str], str]
@@ -54,6 +54,8 @@ class SessionInfo(Struct, frozen=True, kw_only=True):
     title: str = ""
     damaged_header: bool = False
     """Its first line could not be read: where (``cwd`` is empty) and with which model it began are unknown."""
+    parent: str = ""
+    """The session it was forked from ("" when none)."""
 
 
 class SessionListing(Struct, frozen=True, kw_only=True):
@@ -169,7 +171,7 @@ class SessionStore:
 
     def create(self, *, cwd: Path, model: str, scrub: Scrub, title: str = "") -> SessionWriter:
         """Start a new session file and write its header; ``UserError`` when the folder cannot be created or written."""
-        session_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        session_id = new_session_id()
         try:
             private_dir(self.root)
             probe = tempfile.NamedTemporaryFile(dir=self.root, prefix=".probe-")  # the file itself comes later
@@ -223,6 +225,10 @@ class SessionStore:
         infos.sort(key=lambda i: (i.updated, i.created, i.id), reverse=True)
         return SessionListing(sessions=tuple(infos), skipped=tuple(skipped), unplaced=tuple(unplaced))
 
+    def info(self, path: Path) -> SessionInfo | None:
+        """What the session file ``path`` says about itself; None when it is not one."""
+        return _read_info(path)
+
     def list(self, cwd: Path | None = None) -> list[SessionInfo]:
         """Sessions, the one used last first; only those started in ``cwd`` when given (unreadable files skipped)."""
         return list(self.scan(cwd).sessions)
@@ -249,9 +255,14 @@ class SessionStore:
     def _path(self, session_id: str) -> Path:
         """The file of ``session_id``; ``UserError`` when there is none (or the id is not one hive makes)."""
         path = self.root / f"{session_id}.jsonl"
-        if not _SESSION_ID.fullmatch(session_id) or not path.is_file():
+        if not SESSION_ID.fullmatch(session_id) or not path.is_file():
             raise UserError(f"no session {session_id!r} in {self.root} (hive sessions list shows them)")
         return path
+
+
+def new_session_id() -> str:
+    """A fresh session id: when it was made, and six random hex digits."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
 def _end_with_newline(path: Path) -> None:
@@ -279,7 +290,11 @@ def _read_info(path: Path) -> SessionInfo | None:
     except OSError:  # unreadable, or not a regular file (safe_read refused it)
         return None
     cwd, model, title, created = fields
-    return SessionInfo(id=path.stem, path=path, cwd=cwd, model=model, created=created, updated=updated, title=title)
+    parent = header.get("parent")
+    parent = parent if isinstance(parent, str) else ""
+    return SessionInfo(
+        id=path.stem, path=path, cwd=cwd, model=model, created=created, updated=updated, title=title, parent=parent
+    )
 
 
 def _header_fields(header: Any) -> tuple[str, str, str, float] | None:

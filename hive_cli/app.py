@@ -17,6 +17,7 @@ from hive_cli.cli_options import (
     cwd_option,
     debug_option,
     elicitation_option,
+    fork_option,
     format_option,
     resume_option,
     sandbox_mode,
@@ -107,6 +108,7 @@ def app(
 @session_options
 @continue_option
 @resume_option
+@fork_option
 @plan_option
 @trust_project_option
 @elicitation_option
@@ -115,6 +117,7 @@ def app(
 def run(
     task: str | None,
     output_format: str,
+    fork: str | None,
     plan: bool,
     trust_project: bool,
     elicitation: ElicitationMode,
@@ -123,6 +126,8 @@ def run(
 ) -> None:
     """Run one task to completion and exit (scriptable)."""
     _check_resume_choice(session)
+    if fork is not None and (session["continue_last"] or session["resume"] is not None):
+        _usage_error("hive: --fork starts a new session from another: give it without --continue or --resume")
     headless = headless_values(session)
     task = first_message(task, headless["input_format"], output_format)
     _run_task(
@@ -134,6 +139,7 @@ def run(
         trust_project=trust_project,
         elicitation=elicitation,
         headless=headless,
+        fork=fork,
     )
 
 
@@ -158,6 +164,7 @@ def _run_task(
     trust_project: bool = False,
     elicitation: ElicitationMode = "decline",
     headless: dict[str, Any] | None = None,
+    fork: str | None = None,
 ) -> NoReturn:
     with exit_on_error(debug):
         from hive_cli.run_command import RunRequest, run_task
@@ -170,6 +177,7 @@ def _run_task(
             trust_project=trust_project,
             elicitation=elicitation,
             **(headless or {}),
+            fork=fork,
             **session_values(session),
         )
         exit_with(run_task(request))
@@ -208,22 +216,7 @@ def models(model: str | None) -> None:
         exit_with(show_models(model))
 
 
-@app.group("sessions", no_args_is_help=True)
-def sessions_app() -> None:
-    """List saved sessions."""
-
-
-@sessions_app.command("list")
-@cwd_option
-@click.option("--all", "all_projects", is_flag=True, help="Sessions of every directory, not just this one.")
-def sessions_list(cwd: Path | None, all_projects: bool) -> None:
-    """List saved sessions, newest first."""
-    with exit_on_error(False):
-        from hive_cli.sessions_command import list_sessions
-
-        list_sessions(cwd, all_projects)
-
-
+app.add_lazy_command("sessions", "hive_cli.sessions_app:sessions_app")
 app.add_lazy_command("undo", "hive_cli.checkpoints_app:undo_command")
 app.add_lazy_command("trust", "hive_cli.trust_app:trust_command")
 

@@ -62,6 +62,9 @@ continue_option = click.option(
     "--continue", "-c", "continue_last", is_flag=True, help="Continue this directory's last session."
 )
 resume_option = click.option("--resume", "-r", metavar="ID", help="Continue the session with this id.")
+fork_option = click.option(
+    "--fork", metavar="ID", help="Start a new session from a copy of session ID's history (ID stays as it was)."
+)
 debug_option = click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 elicitation_option = click.option(
     "--elicitation",

@@ -23,6 +23,7 @@ from engine.sandbox.options import SandboxMode
 from engine.session import Session
 from engine.session_open import open_session
 from engine.session_store import LoadedSession, SessionStore
+from engine.sessions.copies import default_scrub, discard_unopened, fork_session
 from engine.workspace import open_workspace
 from hive_cli import collection
 from hive_cli.elicitation_notes import notes_on_stderr, session_with_elicitation
@@ -78,6 +79,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """How long a question put over stdin waits for its answer (``--approval-timeout``); None: the default."""
     approval_tool: str | None = None
     """``SERVER:TOOL``: the MCP tool each approval question is put to (``--approval-tool``)."""
+    fork: str | None = None
+    """Start a new session from a copy of this session's history (``--fork ID``)."""
 
     @property
     def conversation(self) -> bool:
@@ -107,8 +110,13 @@ def run_task(request: RunRequest) -> int:
     schema = _output_schema(request)
     cwd = resolve_cwd(request.cwd)
     saved = saved_session(request, cwd)
+    forked_size = saved.info.path.stat().st_size if saved is not None and request.fork is not None else None
     try:
         return _run_with(request, cwd, saved, schema)
+    except BaseException:
+        if saved is not None and forked_size is not None:  # refused before it opened: the fork is left unused
+            discard_unopened(saved.info.path, forked_size)
+        raise
     finally:
         if saved is not None:
             SessionStore(user_data_dir() / "sessions").unclaim(saved.info.id)
@@ -139,13 +147,15 @@ def _run_with(request: RunRequest, cwd: Path, saved: LoadedSession | None, schem
 
 
 def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
-    """The saved session ``--resume ID`` or ``--continue`` names, claimed for this process.
+    """The saved session ``--resume ID`` or ``--continue`` names, or the fork ``--fork ID`` makes, claimed for this process.
 
     ``UserError`` when there is none; ``SessionBusy`` (exit 2) when another process is writing it.
     """
+    store = SessionStore(user_data_dir() / "sessions")
+    if request.fork is not None:
+        return store.claim(fork_session(store, request.fork, default_scrub()).id)
     if request.resume is None and not request.continue_last:
         return None
-    store = SessionStore(user_data_dir() / "sessions")
     session_id = request.resume
     if session_id is None:
         recent = store.list(cwd)

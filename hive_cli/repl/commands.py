@@ -212,6 +212,12 @@ async def _resume(state: ReplState, view: ReplView, arg: str) -> None:
     show_transcript(view, loaded)
 
 
+async def _fork(state: ReplState, view: ReplView, arg: str) -> None:
+    from hive_cli.repl.fork import fork_command
+
+    await fork_command(state, view, arg)
+
+
 async def _research(state: ReplState, view: ReplView, arg: str) -> None:
     from hive_cli.repl.research import research_command
 
@@ -239,6 +245,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("clear", "start a new conversation", _clear),
     Command("sessions", "saved sessions of this directory", _sessions),
     Command("resume", "continue a saved session: /resume [ID or number]", _resume),
+    Command("fork", "go on in a copy of this conversation (or of session ID); the original stays: /fork [ID]", _fork),
     Command("exit", "leave hive (or Ctrl-D)", _exit),
 )
 BY_NAME = {command.name: command for command in COMMANDS}

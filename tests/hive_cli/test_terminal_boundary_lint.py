@@ -15,7 +15,10 @@ import pytest
 
 HIVE_CLI = Path(__file__).resolve().parents[2] / "hive_cli"
 SANITISERS = {"terminal_text.py", "safe_console.py"}
-WRITES_TO_FILES = {("research_command.py", "write_atomically"): "writes the report into the file --output names"}
+WRITES_TO_FILES = {
+    ("research_command.py", "write_atomically"): "writes the report into the file --output names",
+    ("sessions_command.py", "_write_export"): "the export's exact bytes, to stdout only when it is not a terminal",
+}
 """(module, function) that write to a file, not to the terminal, and why."""
 
 BANNED_CALLS = {

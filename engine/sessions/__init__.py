@@ -1,0 +1,1 @@
+"""What hive does with saved sessions beyond writing and reading one: fork, search, export and import."""
