@@ -15,6 +15,7 @@ from engine.config.validation import Invalid, convert
 from engine.events import ROOT_AGENT, Event, Success, ToolCall
 from engine.reports import ToolKind
 from engine.tools.args import without_nulls
+from engine.tools.editor_files import EditorFiles
 from engine.tools.waits import DecisionWaits
 
 
@@ -80,6 +81,8 @@ class FileToolOptions(Struct, frozen=True, kw_only=True):
 
     allowed_roots: tuple[Path, ...] | None = None
     write_interceptor: WriteInterceptor | None = None
+    editor: EditorFiles | None = None
+    """The editor hosting hive, when it offers its files (unsaved changes included); else the disk only."""
 
 
 class ProgressSink(Protocol):

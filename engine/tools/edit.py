@@ -13,7 +13,15 @@ from msgspec import Meta, Struct
 from engine.safe_read import UnsafeFile, read_bounded
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult, run_blocking
-from engine.tools.files import WriteRefused, count_lines, missing_file_message, plural, write_text_atomic
+from engine.tools.editor_files import EditorFileError
+from engine.tools.files import (
+    WriteRefused,
+    count_lines,
+    editor_text,
+    missing_file_message,
+    plural,
+    write_text_atomic,
+)
 from engine.tools.paths import with_path
 
 MAX_EDIT_BYTES = 10 * 1024 * 1024
@@ -92,6 +100,11 @@ def _edit(path: Path, shown: str, args: EditFileArgs, ctx: ToolContext) -> ToolR
         content = data.decode("utf-8")
     except UnicodeDecodeError:
         return ToolResult.error(f"{shown} is not UTF-8 text; edit_file only changes UTF-8 text files.")
+    try:
+        in_editor = editor_text(path, ctx.file_options)
+    except EditorFileError as exc:
+        return ToolResult.error(f"{shown} was not edited: the editor could not give it ({exc}).")
+    content = content if in_editor is None else in_editor
     if not args.old_string:
         if content:
             return ToolResult.error(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import io
 import os
 import secrets
 import stat
@@ -15,6 +16,7 @@ from msgspec import Meta
 from engine.safe_read import UnsafeFile, open_checked
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, FileToolOptions, ToolContext, ToolResult, run_blocking
+from engine.tools.editor_files import EditorFileError, EditorFiles
 from engine.tools.ignore import IgnoreRules
 from engine.tools.paths import with_path, working_directory
 from engine.tools.read_window import NotText, Window, read_window
@@ -42,6 +44,7 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions, *, kee
     when one of those is missing), writes and fsyncs a temporary file in the same
     directory, gives it the existing file's permission bits (or the umask's default for a new
     file), and renames it over ``path``. Returns True when the file did not exist before.
+    When ``options.editor`` writes files, the editor writes it instead (after the same checks).
     """
     if options.write_interceptor is not None:
         try:
@@ -50,6 +53,8 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions, *, kee
             raise WriteRefused(str(exc) or type(exc).__name__) from exc
     data = content.encode("utf-8")
     make_parents(path.parent, keep)
+    if options.editor is not None and options.editor.writes:
+        return _write_in_editor(options.editor, path, content)
     try:
         mode: int | None = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
@@ -71,6 +76,25 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions, *, kee
         raise
     _fsync_directory(path.parent)
     return mode is None
+
+
+def _write_in_editor(editor: EditorFiles, path: Path, content: str) -> bool:
+    created = not os.path.lexists(path)
+    try:
+        editor.write_text(path, content)
+    except EditorFileError as exc:
+        raise WriteRefused(f"the editor did not write it ({exc})") from exc
+    return created
+
+
+def editor_text(path: Path, options: FileToolOptions) -> str | None:
+    """The text of ``path`` as the editor holds it (unsaved changes included); None when no editor offers it.
+
+    Call it only once the file has been judged readable on disk. Raises :class:`EditorFileError`.
+    """
+    if options.editor is None or not options.editor.reads:
+        return None
+    return options.editor.read_text(path)
 
 
 def make_parents(folder: Path, keep: Path | None) -> None:
@@ -148,10 +172,12 @@ class ReadFileTool(ArgsTool[ReadFileArgs]):
     read_only = True
 
     async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
-        return await run_blocking(lambda: with_path(args.path, ctx, lambda path, shown: _read(path, shown, args)))
+        return await run_blocking(
+            lambda: with_path(args.path, ctx, lambda path, shown: _read(path, shown, args, ctx.file_options))
+        )
 
 
-def _read(path: Path, shown: str, args: ReadFileArgs) -> ToolResult:
+def _read(path: Path, shown: str, args: ReadFileArgs, options: FileToolOptions) -> ToolResult:
     if path.is_dir():
         return ToolResult.error(f"{shown} is a directory, not a file; use list_directory to see its entries.")
     if not os.path.lexists(path):
@@ -164,6 +190,14 @@ def _read(path: Path, shown: str, args: ReadFileArgs) -> ToolResult:
         size = os.fstat(handle.fileno()).st_size
         if b"\0" in handle.read(_SNIFF_BYTES):
             return ToolResult.error(f"{shown} is a binary file ({size} bytes); its content is not shown.")
+        try:
+            in_editor = editor_text(path, options)
+        except EditorFileError as exc:
+            return ToolResult.error(f"{shown} was not read: the editor could not give it ({exc}).")
+        if in_editor is not None:
+            data = in_editor.encode("utf-8", "surrogatepass")
+            size = len(data)
+            return _window_result(read_window(io.BytesIO(data), size, args.offset, args.limit), shown, size)
         handle.seek(0)
         window = read_window(handle, size, args.offset, args.limit)
     return _window_result(window, shown, size)

@@ -3,7 +3,8 @@
 Supported: ``initialize``, ``session/new``, ``session/load`` (hive's saved sessions, replayed), ``session/list``,
 ``session/prompt``, ``session/cancel``, ``session/set_mode`` (plan, work), ``session/set_config_option`` (the model), and
 ``authenticate`` (nothing to do: the model's key comes from hive's settings); the editor's MCP servers (stdio,
-http, sse) join the session's. Left out: ``session/fork``/``resume``/``close`` (unstable),
+http, sse) join the session's; the file tools read and write through the editor's ``fs/read_text_file`` and
+``fs/write_text_file`` when it offers them. Left out: ``session/fork``/``resume``/``close`` (unstable),
 the client's terminals, and images and audio in prompts.
 """
 
@@ -43,6 +44,7 @@ from engine.config.loader import Overrides
 from engine.errors import UserError
 from engine.events import WorkingMode
 from hive_cli.acp import opening
+from hive_cli.acp.editor_files import EditorFilesOverAcp, with_editor_files
 from hive_cli.acp.editor_servers import with_editor_servers
 from hive_cli.acp.history import replay
 from hive_cli.acp.host import EditorSession
@@ -106,10 +108,12 @@ class HiveAgent:
         self, cwd: str, additional_directories: list[str] | None = None, mcp_servers: Any = None, **kwargs: Any
     ) -> NewSessionResponse:
         """A new hive session rooted at ``cwd``."""
+        files = self._files()
         async with hive_errors():
             config = await asyncio.to_thread(opening.session_config, cwd, self.overrides)
-            opened = await opening.open_new(with_editor_servers(config, mcp_servers), self.client)
-        session_id = self._keep(opened)
+            config = with_editor_files(with_editor_servers(config, mcp_servers), files)
+            opened = await opening.open_new(config, self.client)
+        session_id = files.session_id = self._keep(opened)
         return NewSessionResponse(
             session_id=session_id, modes=self._modes(opened), config_options=self._config_options(opened)
         )
@@ -120,11 +124,13 @@ class HiveAgent:
         """Reopen hive's saved session ``session_id``, its conversation replayed to the editor first."""
         if session_id in self.sessions:
             raise RequestError.invalid_params({"message": f"session {session_id} is already open"})
+        files = self._files()
         async with hive_errors():
             config = await asyncio.to_thread(opening.session_config, cwd, self.overrides)
+            config = with_editor_files(with_editor_servers(config, mcp_servers), files)
             saved = await asyncio.to_thread(opening.claim_saved, session_id)
-            opened = await opening.open_saved(with_editor_servers(config, mcp_servers), saved, self.client)
-        self._keep(opened)
+            opened = await opening.open_saved(config, saved, self.client)
+        files.session_id = self._keep(opened)
         for update in replay(saved):
             await self.client.session_update(session_id=session_id, update=update)
         return LoadSessionResponse(modes=self._modes(opened), config_options=self._config_options(opened))
@@ -182,6 +188,9 @@ class HiveAgent:
                 if opened.claimed is not None:
                     opening.release_saved(opened.claimed)
         self.sessions.clear()
+
+    def _files(self) -> EditorFilesOverAcp:
+        return EditorFilesOverAcp(self.client, self.client_capabilities, asyncio.get_running_loop())
 
     def _keep(self, opened: EditorSession) -> str:
         session_id = opened.approver.session_id

@@ -9,6 +9,7 @@ from acp import tool_diff_content
 from acp.schema import FileEditToolCallContent
 
 from engine.events import ToolCall
+from engine.safe_read import UnsafeFile, read_bounded
 
 EDIT_TOOLS = ("write_file", "edit_file")
 LARGEST_SHOWN = 2 * 1024 * 1024
@@ -27,12 +28,10 @@ def target(call: ToolCall, cwd: Path) -> Path | None:
 def current_text(path: Path) -> str | None:
     """The file's text now: "" when it does not exist, None when it is not a text file hive shows."""
     try:
-        if path.stat().st_size > LARGEST_SHOWN:
-            return None
-        return path.read_text(encoding="utf-8")
+        return read_bounded(path, limit=LARGEST_SHOWN).decode("utf-8")
     except FileNotFoundError:
         return ""
-    except (OSError, UnicodeDecodeError):
+    except (UnsafeFile, OSError, UnicodeDecodeError):
         return None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -20,8 +21,8 @@ def model_args(server: LLMServer) -> list[str]:
     return ["--model", "openai/test-model", "--api-base", server.base_url, "--api-key", "sk-test"]
 
 
-async def start(conn: acp.core.ClientSideConnection) -> acp.InitializeResponse:
-    capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=False, write_text_file=False))
+async def start(conn: acp.core.ClientSideConnection, *, files: bool = False) -> acp.InitializeResponse:
+    capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=files, write_text_file=files))
     return await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities)
 
 
@@ -193,3 +194,64 @@ def test_plan_mode_the_todo_list_as_a_plan_and_the_model_menu(llm_server: LLMSer
     offered = {tool["function"]["name"] for tool in request.json["tools"]}
     assert "todo_write" in offered and "write_file" not in offered
     check_against_schema(client.wire_notifications())
+
+
+def test_files_come_through_the_editors_fs_methods_when_it_offers_them(llm_server: LLMServer, tmp_path: Path) -> None:
+    notes, pipe, lost = tmp_path / "notes.txt", tmp_path / "pipe", tmp_path / "lost.txt"
+    notes.write_text("saved on disk\n")
+    lost.write_text("on disk\n")
+    os.mkfifo(pipe)
+    edit = {"path": "notes.txt", "old_string": "unsaved in the editor", "new_string": "edited through the editor"}
+    llm_server.script(
+        tool_calls(
+            call("read_file", {"path": "notes.txt"}, id="read"),
+            call("read_file", {"path": "pipe"}, id="pipe"),
+            call("read_file", {"path": "lost.txt"}, id="lost"),
+        ),
+        tool_calls(call("edit_file", edit, id="edit")),
+        text("Edited."),
+    )
+    client = EditorClient("allow-once")
+    client.buffers[str(notes)] = "unsaved in the editor\n"
+    client.unreadable.add(str(lost))
+
+    async def editor() -> str:
+        async with hive_acp(client, *model_args(llm_server), cwd=tmp_path) as conn:
+            await start(conn, files=True)
+            opened = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            await conn.prompt(session_id=opened.session_id, prompt=[acp.text_block("edit the notes")])
+        return opened.session_id
+
+    session_id = asyncio.run(editor())
+
+    results = {m["tool_call_id"]: m["content"] for m in llm_server.chat_requests[1].messages if m["role"] == "tool"}
+    assert "unsaved in the editor" in results["read"] and "saved on disk" not in results["read"]
+    assert "is a FIFO, not a regular file" in results["pipe"], results["pipe"]
+    assert "the editor could not give it (the editor lost that buffer)" in results["lost"], results["lost"]
+    # The two reads ran side by side (read-only calls may); the pipe was refused before the editor was asked.
+    assert sorted(client.file_requests[:2]) == [("read", session_id, str(lost)), ("read", session_id, str(notes))]
+    assert client.file_requests[2:] == [("read", session_id, str(notes)), ("write", session_id, str(notes))]
+    assert client.buffers[str(notes)] == "edited through the editor\n" == notes.read_text()
+    edited = [m for m in llm_server.chat_requests[2].messages if m["role"] == "tool"][-1]["content"]
+    assert edited.startswith("Edited notes.txt: replaced 1 occurrence"), edited
+    check_against_schema(client.wire_notifications())
+
+
+def test_without_the_editors_fs_methods_files_are_read_and_written_on_disk(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("saved on disk\n")
+    llm_server.script(tool_calls(call("read_file", {"path": "notes.txt"}, id="read")), text("Read."))
+    client = EditorClient()
+    client.buffers[str(tmp_path / "notes.txt")] = "unsaved in the editor\n"
+
+    async def editor() -> None:
+        async with hive_acp(client, *model_args(llm_server), cwd=tmp_path) as conn:
+            await start(conn)
+            opened = await conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+            await conn.prompt(session_id=opened.session_id, prompt=[acp.text_block("read the notes")])
+
+    asyncio.run(editor())
+
+    [result] = [m["content"] for m in llm_server.chat_requests[1].messages if m["role"] == "tool"]
+    assert "saved on disk" in result and client.file_requests == []

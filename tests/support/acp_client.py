@@ -2,11 +2,13 @@
 
 ``EditorClient`` records every ``session/update`` it receives and answers permission requests from a queue of
 option ids (``None``: the question is cancelled); ``wire`` holds every message as it crossed the pipe,
-``stderr`` what hive logged.
+``stderr`` what hive logged. Its ``fs/*`` methods act as an editor's: a file with an open ``buffer`` is read
+from it (unsaved changes), others from disk; a write updates the buffer and saves the file.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -15,14 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import acp
+from acp import RequestError
 from acp.connection import StreamEvent
 from acp.schema import (
     AllowedOutcome,
     DeniedOutcome,
     PermissionOption,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     SessionNotification,
     ToolCallUpdate,
+    WriteTextFileResponse,
 )
 
 from tests.support.cli import hive_env
@@ -38,6 +43,12 @@ class EditorClient:
         self.wire: list[dict[str, Any]] = []
         self.stderr = ""
         """What hive wrote to stderr (its log for the editor), once the process ended."""
+        self.buffers: dict[str, str] = {}
+        """Open files' text by absolute path, as the editor holds it (unsaved)."""
+        self.unreadable: set[str] = set()
+        """Paths the editor fails to read."""
+        self.file_requests: list[tuple[str, str, str]] = []
+        """Each ``fs/*`` request: (method, session id, path)."""
 
     def on_connect(self, conn: Any) -> None:
         return None
@@ -53,6 +64,21 @@ class EditorClient:
         if answer is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=answer))
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> ReadTextFileResponse:
+        self.file_requests.append(("read", session_id, path))
+        if path in self.unreadable:
+            raise RequestError.internal_error({"message": "the editor lost that buffer"})
+        text = self.buffers[path] if path in self.buffers else await asyncio.to_thread(Path(path).read_text)
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> WriteTextFileResponse:
+        self.file_requests.append(("write", session_id, path))
+        self.buffers[path] = content
+        await asyncio.to_thread(Path(path).write_text, content)
+        return WriteTextFileResponse()
 
     def kinds(self) -> list[str]:
         """The ``sessionUpdate`` kind of every update received, in order."""
