@@ -10,6 +10,7 @@ from acp.schema import FileEditToolCallContent
 
 from engine.events import ToolCall
 from engine.safe_read import UnsafeFile, read_bounded
+from engine.tools.editor_files import EditorFileError, EditorFiles
 
 EDIT_TOOLS = ("write_file", "edit_file")
 LARGEST_SHOWN = 2 * 1024 * 1024
@@ -25,13 +26,23 @@ def target(call: ToolCall, cwd: Path) -> Path | None:
     return path if path.is_absolute() else cwd / path
 
 
-def current_text(path: Path) -> str | None:
-    """The file's text now: "" when it does not exist, None when it is not a text file hive shows."""
+def current_text(path: Path, editor: EditorFiles | None = None) -> str | None:
+    """The file's text now: "" when it does not exist, None when it is not a text file hive shows.
+
+    With an ``editor`` that reads files (call it from a worker thread), a file hive would read is read as
+    the editor's buffer holds it.
+    """
     try:
-        return read_bounded(path, limit=LARGEST_SHOWN).decode("utf-8")
+        text = read_bounded(path, limit=LARGEST_SHOWN).decode("utf-8")
     except FileNotFoundError:
         return ""
     except (UnsafeFile, OSError, UnicodeDecodeError):
+        return None
+    if editor is None or not editor.reads:
+        return text
+    try:
+        return editor.read_text(path)
+    except EditorFileError:
         return None
 
 

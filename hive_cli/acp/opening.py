@@ -38,7 +38,7 @@ def session_config(cwd: str, overrides: Overrides) -> SessionConfig:
 
 async def open_new(config: SessionConfig, editor: PermissionAsker) -> EditorSession:
     """A new hive session (its file written as it goes)."""
-    approver = EditorApprover(editor, config.cwd)
+    approver = EditorApprover(editor, config.cwd, config.file_options.editor)
     session = await open_session(config, approver=approver, title="(from the editor)")
     return await _ready(EditorSession(session, approver))
 
@@ -50,7 +50,7 @@ def claim_saved(session_id: str) -> LoadedSession:
 
 async def open_saved(config: SessionConfig, saved: LoadedSession, editor: PermissionAsker) -> EditorSession:
     """Reopen a claimed saved session, appending to its file."""
-    approver = EditorApprover(editor, config.cwd)
+    approver = EditorApprover(editor, config.cwd, config.file_options.editor)
     try:
         session = await open_session(config, approver=approver, resume=saved)
     except BaseException:

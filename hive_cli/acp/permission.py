@@ -16,6 +16,7 @@ from acp import text_block, tool_content
 from acp.schema import AllowedOutcome, PermissionOption, RequestPermissionResponse, ToolCallLocation, ToolCallUpdate
 
 from engine.policy.gate import ApprovalRequest, Decision
+from engine.tools.editor_files import EditorFiles
 from hive_cli.acp import edits
 from hive_cli.acp.updates import KINDS, title
 
@@ -37,9 +38,11 @@ class EditorApprover:
 
     asks_a_person = True
 
-    def __init__(self, editor: PermissionAsker, cwd: Path) -> None:
+    def __init__(self, editor: PermissionAsker, cwd: Path, files: EditorFiles | None = None) -> None:
         self.editor = editor
         self.cwd = cwd
+        self.files = files
+        """The editor's files, when it offers them: the question's diff starts from the open buffer."""
         self.session_id = ""
         """Set once the session is open (the approver is built before it)."""
 
@@ -63,7 +66,7 @@ class EditorApprover:
         path = edits.target(call, self.cwd) if call.name in KINDS else None
         content: list[Any] = []
         if call.name in edits.EDIT_TOOLS and path is not None:
-            before = edits.current_text(path)
+            before = edits.current_text(path, self.files)
             change = edits.diff(path, before, None if before is None else edits.proposed_text(call, before))
             content = [change] if change is not None else []
         if request.reason:

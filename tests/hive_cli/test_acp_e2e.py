@@ -230,7 +230,15 @@ def test_files_come_through_the_editors_fs_methods_when_it_offers_them(llm_serve
     assert "the editor could not give it (the editor lost that buffer)" in results["lost"], results["lost"]
     # The two reads ran side by side (read-only calls may); the pipe was refused before the editor was asked.
     assert sorted(client.file_requests[:2]) == [("read", session_id, str(lost)), ("read", session_id, str(notes))]
-    assert client.file_requests[2:] == [("read", session_id, str(notes)), ("write", session_id, str(notes))]
+    # The edit: the question's diff read the buffer, then the tool read it again and had the editor write.
+    assert client.file_requests[2:] == [
+        ("read", session_id, str(notes)),
+        ("read", session_id, str(notes)),
+        ("write", session_id, str(notes)),
+    ]
+    [(asked, _)] = client.questions
+    proposed = [c for c in asked.content or [] if isinstance(c, FileEditToolCallContent)]
+    assert [(p.old_text, p.new_text) for p in proposed] == [("unsaved in the editor\n", "edited through the editor\n")]
     assert client.buffers[str(notes)] == "edited through the editor\n" == notes.read_text()
     edited = [m for m in llm_server.chat_requests[2].messages if m["role"] == "tool"][-1]["content"]
     assert edited.startswith("Edited notes.txt: replaced 1 occurrence"), edited
