@@ -174,7 +174,7 @@ def agent_loop(context: BuildContext, toolset: Toolset, tracker: Tracker, instru
         toolset=toolset,
         environment=ToolEnvironment(cwd=config.cwd, data_dir=context.data_dir, file_options=config.file_options),
         instructions=instructions,
-        options=LoopOptions(max_turns=config.max_turns, limits=config.limits),
+        options=LoopOptions(max_turns=config.max_turns, limits=config.limits, vision=dict(config.images.vision)),
         conversation=context.conversation,
         turn_observers=[o for c in context.capabilities for o in c.turn_observers()],
         hooks=tracker,

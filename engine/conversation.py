@@ -19,6 +19,8 @@ from engine.model.assembly import parse_tool_call
 from engine.model.types import Message
 
 SUMMARY_HEADER = "[Summary of the earlier conversation, which was compacted to fit the context window]"
+TOOL_IMAGES_HEADER = "[The images the tool calls above returned]"
+"""The first text of the user message that carries a tool round's images (``engine.run.attached_images``)."""
 
 
 class Compaction(Struct, frozen=True, kw_only=True):
@@ -46,6 +48,15 @@ def is_summary(message: Message) -> bool:
     """Whether ``message`` is a compaction's summary."""
     content = message.get("content")
     return message.get("role") == "user" and isinstance(content, str) and content.startswith(SUMMARY_HEADER)
+
+
+def is_tool_images(message: Message) -> bool:
+    """Whether ``message`` carries the images of a tool round (not a request from the person)."""
+    content = message.get("content")
+    if message.get("role") != "user" or not isinstance(content, list) or not content:
+        return False
+    first = content[0]
+    return isinstance(first, dict) and first.get("text") == TOOL_IMAGES_HEADER
 
 
 class Conversation:

@@ -61,6 +61,8 @@ class ToolOutcome(Struct, frozen=True, kw_only=True):
     """How long the call ran, without ``waited_s``."""
     waited_s: float = 0.0
     """How long the call waited for a person's decision (its approval, or another call's question)."""
+    images: tuple[dict[str, Any], ...] = ()
+    """Images the call returned (OpenAI ``image_url`` parts), sent to the model after the round's results."""
 
 
 class TurnRecord(Struct, frozen=True, kw_only=True):

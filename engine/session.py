@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.agent import Agent
 from engine.capabilities import Capability
 from engine.config.loader import SessionConfig
 from engine.events import ContextCompacted, Event, ToolCall, WorkingMode
 from engine.model.types import CallOptions
+from engine.model.vision import accepts_images
 from engine.policy.gate import Judgement
 from engine.policy.guards import apply_guards
 from engine.session_readouts import SessionReadouts
@@ -44,15 +45,23 @@ class Session(SessionReadouts):
 
     # --- running ------------------------------------------------------------------------
 
-    def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
+    def run_streaming(
+        self, prompt: str, override: CallOptions | None = None, images: Sequence[dict[str, Any]] = ()
+    ) -> AsyncIterator[Event]:
         """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``.
 
-        A capability may run the prompt its own way (hooks pass it through user_prompt and stop first).
+        ``images`` (OpenAI ``image_url`` parts, ``engine.images``) go with the prompt: check ``accepts_images``
+        first. A capability may run the prompt its own way (hooks pass it through user_prompt and stop first).
         """
         loop = self.agent.loop
+        loop.attach(images)
         runs = (r for c in self.agent.capabilities if (r := c.run(prompt, override, loop)) is not None)
         run: AsyncGenerator[Event, None] | None = next(runs, None)
         return self._observed(run if run is not None else loop.run_streaming(prompt, override))
+
+    def accepts_images(self) -> bool:
+        """Whether the model in use takes images (the ``images.vision`` setting, then the model table)."""
+        return accepts_images(self.agent.loop.model.name, self.config.images.vision)
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncIterator[Event]:
         """Continue from the history (after the host added results for its own tools)."""

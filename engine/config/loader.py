@@ -20,6 +20,7 @@ from engine.delegate.definitions import AgentCatalog, load_agents
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
 from engine.hooks.options import HookSpec
+from engine.image_options import ImagesOptions
 from engine.mcp.config import McpServers, load_servers
 from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
@@ -84,6 +85,7 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
+    images: ImagesOptions = field(default_factory=ImagesOptions)
     tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
     sandbox: SandboxStatus
     """The sandbox asked for and whether it can start here (the permission defaults depend on it)."""
@@ -142,6 +144,7 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         checkpoints=settings.checkpoints,
         webhooks=settings.webhooks,
         memory=settings.memory,
+        images=settings.images,
         tool_retrieval=settings.tool_retrieval,
         sandbox=sandbox,
         sources=layers.sources,

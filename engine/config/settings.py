@@ -21,6 +21,7 @@ from engine.context.options import ContextOptions
 from engine.delegate.options import AdvisorOptions, DelegationOptions
 from engine.events import WorkingMode
 from engine.hooks.options import HookSpec
+from engine.image_options import ImagesOptions
 from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
 from engine.paths import user_config_dir
@@ -77,6 +78,7 @@ class SettingsFile(StrictRecord, frozen=True):
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
+    images: ImagesOptions = field(default_factory=ImagesOptions)
     tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """How shell commands are confined (``--sandbox`` wins over the mode)."""

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.context.policy import ContextPolicy, PolicyWrapper, PreparedRequest
-from engine.conversation import is_summary
+from engine.conversation import is_summary, is_tool_images
 from engine.model.types import Message
 
 MAX_QUOTED = 2_000
@@ -42,8 +42,8 @@ def goal_reminder(messages: Sequence[Message], after_rounds: int) -> Message | N
         role = message.get("role")
         if role == "assistant" and message.get("tool_calls"):
             rounds += 1
-        elif role == "user" and not is_summary(message) and not is_reminder(message):
-            if rounds < after_rounds or messages[-1].get("role") != "tool":
+        elif role == "user" and not (is_summary(message) or is_reminder(message) or is_tool_images(message)):
+            if rounds < after_rounds or not _after_results(messages[-1]):
                 return None
             return {"role": "user", "content": reminder_text(message.get("content"), rounds)}
     return None
@@ -65,3 +65,8 @@ def is_reminder(message: Message) -> bool:
     """Whether ``message`` is a goal reminder."""
     content = message.get("content")
     return message.get("role") == "user" and isinstance(content, str) and content.startswith(REMINDER_START)
+
+
+def _after_results(message: Message) -> bool:
+    """Whether the history ends with a round's results (its images included)."""
+    return message.get("role") == "tool" or is_tool_images(message)

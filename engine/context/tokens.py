@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from engine.context.bundled_tokenizer import cl100k_counter
+from engine.images import IMAGE_TOKENS
 from engine.model import litellm_import
 from engine.model.types import Message
 
@@ -142,7 +143,8 @@ class TokenCounter:
 
     def _message_tokens(self, message: Message) -> int:
         count = self._count
-        total = MESSAGE_OVERHEAD + count(_content_text(message.get("content")))
+        content = message.get("content")
+        total = MESSAGE_OVERHEAD + count(_content_text(content)) + IMAGE_TOKENS * _images_in(content)
         for name in ("name", "reasoning_content"):
             value = message.get(name)
             if isinstance(value, str):
@@ -165,6 +167,13 @@ def _content_text(content: object) -> str:
         texts = [str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content]
         return "\n".join(texts)
     return str(content)
+
+
+def _images_in(content: object) -> int:
+    """How many image parts ``content`` has (each counts ``IMAGE_TOKENS``, whatever the length of its base64)."""
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for part in content if isinstance(part, dict) and part.get("type") == "image_url")
 
 
 def _fingerprint(message: Message) -> Hashable:

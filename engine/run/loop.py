@@ -12,6 +12,7 @@ import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -42,6 +43,7 @@ from engine.model.types import (
     ModelReply,
     ModelRequest,
 )
+from engine.run.attached_images import round_messages, user_content
 from engine.run.cut_replies import close_cancelled_request, cut_usage, resume_after_cut
 from engine.run.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
 from engine.run.state import Account, CallInProgress, Received, RoundInProgress, RunState, stream_event
@@ -61,6 +63,8 @@ class LoopOptions(Struct, frozen=True, kw_only=True):
     """Model turns per run before the loop stops with ``max_turns``."""
     call_options: CallOptions = field(default_factory=CallOptions)
     limits: UsageLimits = field(default_factory=UsageLimits)
+    vision: dict[str, bool] = field(default_factory=dict)
+    """Which models take images (``images.vision``), over the model table."""
 
 
 class ToolEnvironment(Struct, frozen=True, kw_only=True):
@@ -112,13 +116,19 @@ class AgentLoop:
         """Usage of every run of this loop so far (the session total), and of the run in progress."""
         self._task: asyncio.Task[object] | None = None
         self._cancel_requested = False
+        self._attached: tuple[dict[str, Any], ...] = ()
 
     # --- entry points -------------------------------------------------------------------
 
     def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncGenerator[Event, None]:
-        """Add ``prompt`` as a user message and run; yields events, ``RunFinished`` last."""
-        self.conversation.append({"role": "user", "content": prompt})
+        """Add ``prompt`` (and the images ``attach`` gave) as a user message and run; yields events, ``RunFinished`` last."""
+        images, self._attached = self._attached, ()
+        self.conversation.append({"role": "user", "content": user_content(prompt, images)})
         return self._run(override, continuation=False)
+
+    def attach(self, images: Sequence[dict[str, Any]]) -> None:
+        """Send ``images`` (OpenAI ``image_url`` parts) with the next prompt: the host checked the model takes them."""
+        self._attached = tuple(images)
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncGenerator[Event, None]:
         """Run again from the history as it is; raises ``HistoryError`` if it cannot be continued."""
@@ -331,9 +341,8 @@ class AgentLoop:
         reply, outcomes = current.reply, current.outcomes
         pending = tuple(c for c in reply.tool_calls if c.name in current.host_run)
         ordered = tuple(outcomes[c.id] for c in reply.tool_calls if c.id in outcomes)
-        for outcome in ordered:
-            message = {"role": "tool", "tool_call_id": outcome.call.id, "content": outcome.output}
-            self.conversation.append(message, outcome.success)
+        for message, success in round_messages(ordered, self.model.name, self.options.vision, pending=bool(pending)):
+            self.conversation.append(message, success)
         return TurnRecord(
             index=current.index,
             text=reply.text,

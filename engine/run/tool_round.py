@@ -130,6 +130,7 @@ async def run_traced_call(
             success=result.success,
             duration_s=max(time.monotonic() - started - waited, 0.0),
             waited_s=waited,
+            images=result.images if result.success is True else (),
         )
         if outcomes is not None:
             outcomes[call.id] = outcome

@@ -61,6 +61,9 @@ class ToolResult(Struct, frozen=True):
     success: Success = True
     shown_files: ShownFiles | None = None
     """Set by tools whose output shows files' contents or names (searches, load_skill), for the read rules."""
+    images: tuple[dict[str, Any], ...] = ()
+    """Images for the model (OpenAI ``image_url`` parts): the loop sends them after the round's results, to a
+    model that takes images (``engine.model.vision``), and tells any other model they were left out."""
 
     @classmethod
     def error(cls, message: str) -> ToolResult:

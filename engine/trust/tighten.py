@@ -165,6 +165,7 @@ RULES: dict[str, Rule] = {
     "memory.enabled": only(False),
     "memory.embedding_model": IGNORE,
     "memory.path": IGNORE,
+    "images.vision": IGNORE,
     "tool_retrieval.enabled": ignored_and_bound(tightest_is(True)),
     "tool_retrieval.max_tools": ignored_and_bound(lower),
     "tool_retrieval.min_relevance_score": IGNORE,
