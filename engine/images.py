@@ -69,7 +69,7 @@ class LoadedImage(Struct, frozen=True, kw_only=True):
     def describe(self) -> str:
         """One line: size, and the downscaling when there was one (e.g. ``1568×980 PNG, scaled from 3840×2400``)."""
         kind = self.media_type.removeprefix("image/").upper()
-        size = f"{self.width}×{self.height} {kind}, {len(self.data) * 3 // 4 / 1024:,.0f} KB"
+        size = f"{self.width}×{self.height} {kind}, {max(1, round(len(self.data) * 3 / 4 / 1024)):,} KB"
         if (self.width, self.height) != (self.original_width, self.original_height):
             size += f", scaled from {self.original_width}×{self.original_height}"
         return size

@@ -45,19 +45,21 @@ class Session(SessionReadouts):
 
     # --- running ------------------------------------------------------------------------
 
-    def run_streaming(
-        self, prompt: str, override: CallOptions | None = None, images: Sequence[dict[str, Any]] = ()
-    ) -> AsyncIterator[Event]:
-        """Run ``prompt``: events as they happen, progress merged in, the usage report on ``RunFinished``.
+    def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncIterator[Event]:
+        """Run ``prompt`` (with the images ``attach`` gave): events as they happen, progress merged in, the usage
+        report on ``RunFinished``.
 
-        ``images`` (OpenAI ``image_url`` parts, ``engine.images``) go with the prompt: check ``accepts_images``
-        first. A capability may run the prompt its own way (hooks pass it through user_prompt and stop first).
+        A capability may run the prompt its own way (hooks pass it through user_prompt and stop first).
         """
         loop = self.agent.loop
-        loop.attach(images)
         runs = (r for c in self.agent.capabilities if (r := c.run(prompt, override, loop)) is not None)
         run: AsyncGenerator[Event, None] | None = next(runs, None)
         return self._observed(run if run is not None else loop.run_streaming(prompt, override))
+
+    def attach(self, images: Sequence[dict[str, Any]]) -> None:
+        """Send ``images`` (OpenAI ``image_url`` parts, ``engine.images``) with the next prompt; check
+        ``accepts_images`` first."""
+        self.agent.loop.attach(images)
 
     def accepts_images(self) -> bool:
         """Whether the model in use takes images (the ``images.vision`` setting, then the model table)."""

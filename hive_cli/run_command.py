@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from engine.agent import check_model_keys, needs_litellm
 from engine.config.loader import Overrides, SessionConfig, load_config
@@ -29,6 +30,7 @@ from hive_cli import collection
 from hive_cli.elicitation_notes import notes_on_stderr, session_with_elicitation
 from hive_cli.errors import EXIT_INTERRUPTED
 from hive_cli.headless.tool_approver import McpToolApprover
+from hive_cli.image_files import attach_files
 from hive_cli.interrupts import Ending, cancel_on_ctrl_c
 from hive_cli.output import Renderer, RunInfo, make_renderer
 from hive_cli.terminal_text import echo
@@ -81,6 +83,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """``SERVER:TOOL``: the MCP tool each approval question is put to (``--approval-tool``)."""
     fork: str | None = None
     """Start a new session from a copy of this session's history (``--fork ID``)."""
+    images: tuple[Path, ...] = ()
+    """Image files sent with the task (``--image``)."""
 
     @property
     def conversation(self) -> bool:
@@ -105,6 +109,8 @@ def run_task(request: RunRequest) -> int:
         raise UserError("--plan shows its steps as text: use it with --output-format text")
     if request.plan and request.conversation:
         raise UserError("--plan and --input-format stream-json do not go together: a plan runs one task")
+    if request.plan and request.images:
+        raise UserError("--plan and --image do not go together: a plan's steps are written without the images")
     if request.plan and request.output_schema is not None:
         raise UserError("--plan and --output-schema do not go together: a plan's steps have no single final answer")
     schema = _output_schema(request)
@@ -188,6 +194,8 @@ async def _run(
         )
         renderer = make_renderer(request.output_format, info)
         _say_trust_on_stderr(config, request.output_format)
+        notes = await attach_files(session, request.images, config.cwd, allow_asks=request.yes)
+        request = replace(request, task=request.task + notes) if notes else request
         if request.plan:
             from hive_cli.run_plan import drive_plan
 

@@ -85,7 +85,7 @@ class HookedToolset(WrapperToolset):
         notes = [f"[{o.hook.label} notes: {o.note}]" for o in outcomes if o.failure is None and o.note]
         if not notes:
             return result
-        return ToolResult(result.output.rstrip("\n") + "\n\n" + "\n".join(notes), result.success)
+        return ToolResult(result.output.rstrip("\n") + "\n\n" + "\n".join(notes), result.success, images=result.images)
 
 
 def hook_wrapper(hooks: Hooks | None, approver: Approver | None, modes: ModeManager) -> tuple[ToolsetWrapper, ...]:

@@ -77,7 +77,7 @@ async def apply_guards(guards: Sequence[ResultGuard], call: ToolCall, result: To
         if isinstance(verdict, Withhold):
             return ToolResult.error(WITHHELD_PREFIX + verdict.reason)
         if isinstance(verdict, Replace):
-            current = ToolResult(verdict.text, current.success)
+            current = ToolResult(verdict.text, current.success, images=current.images)
     return current
 
 

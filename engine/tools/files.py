@@ -13,6 +13,7 @@ from typing import Annotated
 
 from msgspec import Meta
 
+from engine.images import ImageError, load_image, looks_like_image
 from engine.safe_read import UnsafeFile, open_checked
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, FileToolOptions, ToolContext, ToolResult, run_blocking
@@ -165,7 +166,8 @@ class ReadFileTool(ArgsTool[ReadFileArgs]):
         "Read a text file. Lines come numbered like `cat -n`: the line number, a tab, then the line. "
         f"Returns up to {READ_LINE_LIMIT} lines starting at `offset` (1-based); when the file is longer the "
         "result ends with a note saying which offset reads the rest. Read a file before you edit it, and copy "
-        "text for edit_file from this output without the number-and-tab prefix. Binary files are not shown. "
+        "text for edit_file from this output without the number-and-tab prefix. An image file (PNG, JPEG, GIF, "
+        "WebP, BMP, TIFF) comes back as the image itself when the model takes images. Other binary files are not shown. "
         "For directories use list_directory; to find where something is, use grep_files or glob_files."
     )
     args_model = ReadFileArgs
@@ -182,6 +184,8 @@ def _read(path: Path, shown: str, args: ReadFileArgs, options: FileToolOptions) 
         return ToolResult.error(f"{shown} is a directory, not a file; use list_directory to see its entries.")
     if not os.path.lexists(path):
         return ToolResult.error(missing_file_message(path, shown))
+    if looks_like_image(path.name):
+        return _read_image(path, shown)
     try:
         handle = open_checked(path)
     except UnsafeFile as refused:
@@ -201,6 +205,15 @@ def _read(path: Path, shown: str, args: ReadFileArgs, options: FileToolOptions) 
         handle.seek(0)
         window = read_window(handle, size, args.offset, args.limit)
     return _window_result(window, shown, size)
+
+
+def _read_image(path: Path, shown: str) -> ToolResult:
+    """An image file as an image for the model (downscaled; the loop leaves it out for a model without vision)."""
+    try:
+        image = load_image(path)
+    except ImageError as problem:
+        return ToolResult.error(f"{shown} was not read as an image: {problem}.")
+    return ToolResult(f"{shown}: an image, {image.describe()}.", images=(image.part(),))
 
 
 def _window_result(window: Window | NotText, shown: str, size: int) -> ToolResult:

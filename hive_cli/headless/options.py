@@ -11,7 +11,7 @@ from hive_cli.cli_base import exit_with, options
 from hive_cli.terminal_text import echo
 
 INPUT_FORMATS = ("text", "stream-json")
-HEADLESS_NAMES = ("output_schema", "input_format", "approval_timeout_s", "approval_tool")
+HEADLESS_NAMES = ("output_schema", "input_format", "approval_timeout_s", "approval_tool", "images")
 
 headless_options = options(
     click.option(
@@ -35,6 +35,15 @@ headless_options = options(
         type=click.FloatRange(min=0, min_open=True),
         help="With stream-json input: how long an approval question waits for its answer before it is denied "
         "(default 300).",
+    ),
+    click.option(
+        "--image",
+        "images",
+        metavar="FILE",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="Attach this image to the task (repeatable): PNG, JPEG, GIF, WebP, BMP or TIFF, downscaled to "
+        "1568 px. The model must take images (exit 2 if not).",
     ),
     click.option(
         "--approval-tool",

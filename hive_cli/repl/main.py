@@ -21,7 +21,9 @@ from rich.text import Text
 
 from engine import __version__
 from engine.errors import HiveError, NoModelError
+from engine.model.vision import no_vision_message
 from hive_cli import collection
+from hive_cli.image_files import pasted_image
 from hive_cli.interrupts import Ending
 from hive_cli.repl.commands import ExitRepl, run_command
 from hive_cli.repl.custom_commands import command_choices, find_command
@@ -345,7 +347,8 @@ class Repl:
             )
 
     async def _with_attachments(self, line: str, session: Session) -> str:
-        """``line`` with the ``@`` files the read rules let through (an ask is asked); says what was left out."""
+        """``line`` with the ``@`` files the read rules let through (an ask is asked), its images attached to the
+        session's next prompt; says what was left out."""
 
         async def may_attach(name: str) -> str | None:
             judgement = session.judge_read(name)
@@ -361,10 +364,15 @@ class Repl:
             found = resource_mention(name, session)
             return None if found is None else resource_block(*found)
 
-        prompt, refused = await attach_mentions(line, self.state.cwd, may_attach, resources)
-        for note in refused:
+        pasted = pasted_image(line, self.state.cwd)  # a whole line that names an image file: that image
+        no_images = None if session.accepts_images() else no_vision_message(session.model)
+        attached = await attach_mentions(
+            line if pasted is None else f'@"{pasted}"', self.state.cwd, may_attach, resources, no_images=no_images
+        )
+        for note in attached.refused:
             self.view.print(Text("  " + note, style="yellow"))
-        return prompt
+        session.attach(attached.images)
+        return attached.text
 
     async def _ask_to_attach(self, name: str, reason: str) -> str | None:
         from engine.events import ToolCall
