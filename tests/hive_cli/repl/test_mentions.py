@@ -20,6 +20,6 @@ async def _no_objection(name: str) -> str | None:
 def test_a_quoted_name_is_attached_and_a_missing_one_is_said_as_written(tmp_path: Path) -> None:
     (tmp_path / "my file ü.txt").write_text("UMLAUT-CONTENT\n", encoding="utf-8")
     text = 'read @"my file ü.txt" and @"no such.txt"'
-    prompt, refused = asyncio.run(attach_mentions(text, tmp_path, _no_objection))
+    prompt, refused, _ = asyncio.run(attach_mentions(text, tmp_path, _no_objection))
     assert '<file path="my file ü.txt">\nUMLAUT-CONTENT\n' in prompt
     assert refused == ['@"no such.txt": no such file, not attached']
