@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,9 +117,14 @@ def image_from_bytes(data: bytes) -> LoadedImage:
 def _decoded(data: bytes) -> tuple[PillowImage, str]:
     from PIL import Image, UnidentifiedImageError
 
-    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow refuses twice as many when it opens the file; hive, this many
     try:
-        with Image.open(io.BytesIO(data)) as opened:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            opened = Image.open(io.BytesIO(data))
+        with opened:
+            if opened.width * opened.height > MAX_PIXELS:
+                raise Image.DecompressionBombError("too many pixels")
             source_format = opened.format or ""
             opened.seek(0)  # an animation: its first frame
             picture = opened.copy()

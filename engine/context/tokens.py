@@ -164,9 +164,13 @@ def _content_text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content]
+        texts = [str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content if _has_text(p)]
         return "\n".join(texts)
     return str(content)
+
+
+def _has_text(part: object) -> bool:
+    return not isinstance(part, dict) or part.get("type") != "image_url"
 
 
 def _images_in(content: object) -> int:
