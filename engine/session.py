@@ -59,7 +59,7 @@ class Session(SessionReadouts):
     def attach(self, images: Sequence[dict[str, Any]]) -> None:
         """Send ``images`` (OpenAI ``image_url`` parts, ``engine.images``) with the next prompt; check
         ``accepts_images`` first."""
-        self.agent.loop.attach(images)
+        self.agent.loop.attached = tuple(images)
 
     def accepts_images(self) -> bool:
         """Whether the model in use takes images (the ``images.vision`` setting, then the model table)."""

@@ -105,6 +105,8 @@ def _type(kind: schema.Type) -> str:
         return f"list of {_type(kind.item_type)}"
     if isinstance(kind, schema.StructType):
         return "mapping"
+    if isinstance(kind, schema.DictType):
+        return f"mapping of {_type(kind.key_type)} to {_type(kind.value_type)}"
     if isinstance(kind, schema.CustomType):
         return "path" if issubclass(kind.cls, Path) else kind.cls.__name__
     name = _SCALARS.get(type(kind), type(kind).__name__)

@@ -12,7 +12,6 @@ import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
 
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -39,6 +38,7 @@ from engine.model.providers import key_env_for
 from engine.model.slot import ModelSlot
 from engine.model.types import (
     CallOptions,
+    Message,
     ModelClient,
     ModelReply,
     ModelRequest,
@@ -64,7 +64,6 @@ class LoopOptions(Struct, frozen=True, kw_only=True):
     call_options: CallOptions = field(default_factory=CallOptions)
     limits: UsageLimits = field(default_factory=UsageLimits)
     vision: dict[str, bool] = field(default_factory=dict)
-    """Which models take images (``images.vision``), over the model table."""
 
 
 class ToolEnvironment(Struct, frozen=True, kw_only=True):
@@ -116,19 +115,16 @@ class AgentLoop:
         """Usage of every run of this loop so far (the session total), and of the run in progress."""
         self._task: asyncio.Task[object] | None = None
         self._cancel_requested = False
-        self._attached: tuple[dict[str, Any], ...] = ()
+        self.attached: tuple[Message, ...] = ()
+        """Images (``image_url`` parts) for the next prompt, set by ``Session.attach`` once it checked the model."""
 
     # --- entry points -------------------------------------------------------------------
 
     def run_streaming(self, prompt: str, override: CallOptions | None = None) -> AsyncGenerator[Event, None]:
         """Add ``prompt`` (and the images ``attach`` gave) as a user message and run; yields events, ``RunFinished`` last."""
-        images, self._attached = self._attached, ()
+        images, self.attached = self.attached, ()
         self.conversation.append({"role": "user", "content": user_content(prompt, images)})
         return self._run(override, continuation=False)
-
-    def attach(self, images: Sequence[dict[str, Any]]) -> None:
-        """Send ``images`` (OpenAI ``image_url`` parts) with the next prompt: the host checked the model takes them."""
-        self._attached = tuple(images)
 
     def continue_streaming(self, override: CallOptions | None = None) -> AsyncGenerator[Event, None]:
         """Run again from the history as it is; raises ``HistoryError`` if it cannot be continued."""

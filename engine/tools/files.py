@@ -166,8 +166,8 @@ class ReadFileTool(ArgsTool[ReadFileArgs]):
         "Read a text file. Lines come numbered like `cat -n`: the line number, a tab, then the line. "
         f"Returns up to {READ_LINE_LIMIT} lines starting at `offset` (1-based); when the file is longer the "
         "result ends with a note saying which offset reads the rest. Read a file before you edit it, and copy "
-        "text for edit_file from this output without the number-and-tab prefix. An image file (PNG, JPEG, GIF, "
-        "WebP, BMP, TIFF) comes back as the image itself when the model takes images. Other binary files are not shown. "
+        "text for edit_file from this output without the number-and-tab prefix. Binary files are not shown; "
+        "images come back as images. "
         "For directories use list_directory; to find where something is, use grep_files or glob_files."
     )
     args_model = ReadFileArgs

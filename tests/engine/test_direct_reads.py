@@ -41,6 +41,7 @@ ALLOWED: dict[str, str] = {
     "context/bundled_tokenizer.py:cl100k_counter": "the tokenizer ranks packaged with hive",
     "model/litellm_data.py:litellm_json": "the data files packaged with litellm (providers, credential fields)",
     "sandbox/probe.py:_userns_hint": "kernel settings under /proc/sys, read by hive about the machine",
+    "images.py:_decoded": "Pillow opens the bytes read_bounded read (a buffer in memory, not a file)",
 }
 """``module:function`` (or ``module:*``) relative to engine/, and why it may read without engine.safe_read."""
 
