@@ -18,11 +18,12 @@ from tests.support.local_http import LocalServer
 # (and so atexit) once litellm is loaded, so a missing file means litellm was imported. The task runs
 # no shell command, and nothing configures MCP servers, hooks, webhooks, permission files or result
 # guards: hive's own code for those stays unloaded too, and so do the commands it does not run. hive's
-# settings and tool arguments are msgspec records, so pydantic is not loaded either.
+# settings and tool arguments are msgspec records, so pydantic is not loaded either; no image is attached, so
+# neither is Pillow.
 PROBE = """
 import atexit, json, os, sys
 out = os.environ["HIVE_TEST_MODULES_OUT"]
-heavy = ("litellm", "openai", "tiktoken", "mcp", "pydantic")
+heavy = ("litellm", "openai", "tiktoken", "mcp", "pydantic", "PIL")
 unused = (
     "engine.mcp.manager", "engine.mcp.entries", "engine.hooks.runner", "engine.webhooks.payloads",
     "engine.sandbox.profile", "engine.policy.permission_files", "engine.policy.injection", "engine.policy.shell",
