@@ -38,7 +38,7 @@ def show_transcript(view: ReplView, loaded: LoadedSession) -> None:
 
 def _show(view: ReplView, message: dict[str, object], loaded: LoadedSession, results: dict[str, str]) -> None:
     role = message.get("role")
-    content = str(message.get("content") or "")
+    content = _text_of(message.get("content"))
     if role == "user":
         view.print(Text("› " + visible(content, keep_newlines=True, keep_tabs=True), style="bold cyan"))
     elif role == "assistant":
@@ -46,6 +46,14 @@ def _show(view: ReplView, message: dict[str, object], loaded: LoadedSession, res
             view.print(Markdown(visible_markdown(content)))
         for raw in message.get("tool_calls") or ():  # type: ignore[attr-defined]
             view.print(_call_row(raw, loaded, results))
+
+
+def _text_of(content: object) -> str:
+    """A message's text; an image part is shown as ``[image]``, never as its base64."""
+    if not isinstance(content, list):
+        return str(content or "")
+    parts = [p for p in content if isinstance(p, dict)]
+    return "\n".join(str(p.get("text", "")) if p.get("type") != "image_url" else "[image]" for p in parts)
 
 
 def _call_row(raw: dict[str, object], loaded: LoadedSession, results: dict[str, str]) -> Text:

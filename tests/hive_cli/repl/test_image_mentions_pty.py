@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 from PIL import Image
 
 from tests.support.llm_server import LLMServer, text
-from tests.support.terminal import PROMPT, leave_repl, send_line, spawn_repl
+from tests.support.terminal import PROMPT, leave_repl, model_args, send_line, spawn_hive, spawn_repl
 
 
 def allow_vision() -> None:
@@ -57,3 +58,24 @@ def test_a_model_without_vision_is_told_and_the_text_goes_without_the_image(
     child.expect(PROMPT)
     assert leave_repl(child) == 0
     assert llm_server.chat_requests[0].messages[-1]["content"] == "look at @shot.png"
+
+
+def test_a_resumed_session_shows_an_image_as_a_marker_not_its_data(llm_server: LLMServer, tmp_path: Path) -> None:
+    allow_vision()
+    Image.new("RGB", (40, 30), (0, 200, 0)).save(tmp_path / "green.png")
+    llm_server.script(text("Green it is."))
+    child = spawn_repl(llm_server, tmp_path)
+    send_line(child, "what colour is @green.png")
+    child.expect("Green it is.")
+    child.expect(PROMPT)
+    assert leave_repl(child) == 0
+
+    resumed = spawn_hive(*model_args(llm_server, tmp_path), "--continue")
+    shown = io.StringIO()
+    resumed.logfile_read = shown
+    resumed.expect(r"\[image\]")
+    resumed.expect("Green it is.")
+    resumed.expect(PROMPT)
+    assert leave_repl(resumed) == 0
+    assert "what colour is @green.png" in shown.getvalue()
+    assert "base64" not in shown.getvalue() and "image_url" not in shown.getvalue()
