@@ -144,7 +144,7 @@ def _scaled(picture: PillowImage, side: int) -> PillowImage:
 
     ratio = side / max(picture.size)
     size = (max(1, round(picture.width * ratio)), max(1, round(picture.height * ratio)))
-    return picture.resize(size, Image.Resampling.LANCZOS)
+    return picture.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
 
 
 def _encoded(picture: PillowImage, source_format: str) -> tuple[str, bytes]:
@@ -154,7 +154,7 @@ def _encoded(picture: PillowImage, source_format: str) -> tuple[str, bytes]:
     if picture.mode not in ("1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"):
         picture = picture.convert("RGBA")
     out = io.BytesIO()
-    picture.save(out, format="PNG", optimize=True)
+    picture.save(out, format="PNG")
     return "image/png", out.getvalue()
 
 

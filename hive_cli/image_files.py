@@ -7,6 +7,7 @@ an image does.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -40,7 +41,7 @@ async def attach_image(name: str, cwd: Path, may_read: Gatekeeper) -> Attached:
     problem = await may_read(name)
     if problem is not None:
         raise ImageError(problem)
-    image = load_image(path)
+    image = await asyncio.to_thread(load_image, path)  # decoding and scaling take a moment: the REPL stays live
     return Attached(part=image.part(), note=f"[{name} is attached as an image: {image.describe()}]")
 
 
