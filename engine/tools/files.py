@@ -163,12 +163,11 @@ class ReadFileTool(ArgsTool[ReadFileArgs]):
 
     name = "read_file"
     description = (
-        "Read a text file. Lines come numbered like `cat -n`: the line number, a tab, then the line. "
+        "Read a text file or image. Lines come numbered like `cat -n`: the line number, a tab, then the line. "
         f"Returns up to {READ_LINE_LIMIT} lines starting at `offset` (1-based); when the file is longer the "
         "result ends with a note saying which offset reads the rest. Read a file before you edit it, and copy "
-        "text for edit_file from this output without the number-and-tab prefix. Binary files are not shown; "
-        "images come back as images. "
-        "For directories use list_directory; to find where something is, use grep_files or glob_files."
+        "text for edit_file from this output without the number-and-tab prefix. Other binary files are not shown. "
+        "For directories use list_directory; to search, grep_files or glob_files."
     )
     args_model = ReadFileArgs
     read_only = True
