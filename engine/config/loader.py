@@ -27,6 +27,7 @@ from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
 from engine.policy.config import PermissionConfig, load_permissions
 from engine.records import hiding
+from engine.repomap.options import RepoMapOptions
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode
@@ -85,6 +86,7 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
+    repo_map: RepoMapOptions = field(default_factory=RepoMapOptions)
     sandbox: SandboxStatus
     """The sandbox asked for and whether it can start here (the permission defaults depend on it)."""
     sources: tuple[Path, ...] = ()
@@ -143,6 +145,7 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         webhooks=settings.webhooks,
         memory=settings.memory,
         tool_retrieval=settings.tool_retrieval,
+        repo_map=settings.repo_map,
         sandbox=sandbox,
         sources=layers.sources,
         hooks=(*layers.user.hooks, *layers.project.hooks),

@@ -24,6 +24,7 @@ from engine.hooks.options import HookSpec
 from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
 from engine.paths import user_config_dir
+from engine.repomap.options import RepoMapOptions
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options, sandbox_section
@@ -78,6 +79,7 @@ class SettingsFile(StrictRecord, frozen=True):
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
+    repo_map: RepoMapOptions = field(default_factory=RepoMapOptions)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """How shell commands are confined (``--sandbox`` wins over the mode)."""
     hooks: tuple[HookSpec, ...] = ()
