@@ -41,6 +41,8 @@ class RepoMap(Struct, frozen=True, kw_only=True):
     """Definitions shown."""
     total: int
     """Definitions found."""
+    files: int
+    """Files the definitions were looked for in."""
 
 
 def map_files(
@@ -88,4 +90,4 @@ def render_map(mapped: MappedFiles, budget: int, tokens: TokenCount, hidden: Ite
     files = {path: tags for path, tags in mapped.tags.items() if path not in left_out}
     ranked = rank_definitions(files)
     text, shown = fitting_outline(ranked, budget, tokens)
-    return RepoMap(text=text, shown=shown, total=len(ranked))
+    return RepoMap(text=text, shown=shown, total=len(ranked), files=len(files))

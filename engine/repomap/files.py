@@ -14,7 +14,7 @@ from pathlib import Path
 
 from engine.repomap.languages import LanguageSpec, language_of
 from engine.safe_read import read_bounded
-from engine.secret_files import is_secret_file
+from engine.secret_files import is_secret_file, is_secret_folder
 from engine.tools.ignore import walk_files
 
 MAX_FILE_BYTES = 512 * 1024
@@ -31,12 +31,19 @@ def source_files(root: Path, readable: Readable, limit: int) -> Iterator[tuple[s
     count = 0
     for relative in walk_files(root):
         spec = language_of(relative)
-        if spec is None or is_secret_file(relative) or not readable(relative):
+        if spec is None or _secret(relative) or not readable(relative):
             continue
         if count >= limit:
             return
         count += 1
         yield relative, spec
+
+
+def _secret(relative: str) -> bool:
+    """Whether the built-in secret list names the file or a folder it is in."""
+    parts = relative.split("/")
+    folders = ("/".join(parts[:end]) for end in range(1, len(parts)))
+    return is_secret_file(relative) or any(is_secret_folder(folder) for folder in folders)
 
 
 def read_source(root: Path, relative: str) -> bytes | None:

@@ -81,7 +81,7 @@ def _text(mapped: MappedFiles, repo_map: RepoMap, shown: str, prefix: str) -> st
     if not repo_map.total:
         return f"No definitions found in {shown} (no {LANGUAGES_SHOWN} files, or none the map could read)."
     body = "\n".join(prefix + line if not line.startswith(" ") else line for line in repo_map.text.splitlines())
-    notes = [f"({repo_map.shown} of {repo_map.total} definitions in {len(mapped.tags)} files, most used first"]
+    notes = [f"({repo_map.shown} of {repo_map.total} definitions in {repo_map.files} files, most used first"]
     if mapped.skipped:
         notes.append(f"; {mapped.skipped} files skipped: too large, binary or unreadable")
     if mapped.limited:
