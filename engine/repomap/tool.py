@@ -13,8 +13,6 @@ from typing import Annotated
 from msgspec import Meta
 
 from engine.repomap.build import MappedFiles, RepoMap, map_files, render_map
-from engine.repomap.files import MAX_FILE_BYTES
-from engine.safe_read import describe_size
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ShownFiles, ToolContext, ToolResult
 from engine.tools.paths import describe_os_error, display_path, resolve_path
@@ -33,10 +31,8 @@ class RepoMapTool(ArgsTool[RepoMapArgs]):
 
     name = "repo_map"
     description = (
-        f"Outline a folder's code: its {LANGUAGES_SHOWN} files' classes, functions, methods and types, the ones "
-        "other files use most first, each as 'line: signature' under its file. Use it first on an unfamiliar "
-        "repository or folder to see where things are defined, then read_file with an offset near a line. "
-        f"Files ignored by .gitignore, binary files and files over {describe_size(MAX_FILE_BYTES)} are skipped."
+        "Outline a folder's code: the classes, functions, methods and types of its source files, those other "
+        "files use most first, as 'line: signature' under each file. Use it first in an unfamiliar repository."
     )
     args_model = RepoMapArgs
     read_only = True

@@ -113,7 +113,9 @@ def test_the_first_request_has_no_map_by_default_for_a_model_of_unknown_window(
     assert SECTION not in system_prompt(llm_server)
 
 
-def test_a_large_known_window_turns_the_map_on_and_the_setting_turns_it_off(llm_server: LLMServer, tmp_path: Path) -> None:
+def test_a_large_known_window_turns_the_map_on_and_the_setting_turns_it_off(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
     project = write_project(tmp_path / "project")
     user_settings("context:\n  context_window: 128000\n")
     llm_server.script(text("Map."), text("No map."))

@@ -19,10 +19,7 @@ FILES = {
         "    return str(load_orders('x'))\n"
     ),
     "store/cli.py": (
-        "from store.models import OrderBook\n\n\n"
-        "def main() -> None:\n"
-        "    book = OrderBook()\n"
-        "    book.add_order(1)\n"
+        "from store.models import OrderBook\n\n\ndef main() -> None:\n    book = OrderBook()\n    book.add_order(1)\n"
     ),
     "web/api.ts": (
         "import { OrderBook } from './types';\n"

@@ -22,7 +22,13 @@ def test_the_map_names_the_main_definitions_of_each_language_within_budget(tmp_p
     repo_map = render_map(mapped, 1024, TOKENS)
 
     assert set(mapped.tags) == set(FILES)
-    for name in ("class OrderBook", "def load_orders", "interface PriceQuote", "function fetchQuote", "class QuoteView"):
+    for name in (
+        "class OrderBook",
+        "def load_orders",
+        "interface PriceQuote",
+        "function fetchQuote",
+        "class QuoteView",
+    ):
         assert name in repo_map.text
     assert "type OrderServer struct" in repo_map.text and "func NewOrderServer()" in repo_map.text
     assert repo_map.shown == repo_map.total and TOKENS(repo_map.text) <= 1024
@@ -34,7 +40,9 @@ def test_the_most_used_definition_comes_first(tmp_path: Path) -> None:
     lines = repo_map.text.splitlines()
 
     assert lines[:2] == ["store/models.py:", "  1: class OrderBook:"]
-    assert lines.index("  3: export function fetchQuote(book: OrderBook): PriceQuote {") < lines.index("  2: export class QuoteView {")
+    assert lines.index("  3: export function fetchQuote(book: OrderBook): PriceQuote {") < lines.index(
+        "  2: export class QuoteView {"
+    )
 
 
 def test_a_small_budget_keeps_the_best_ranked_definitions_only(tmp_path: Path) -> None:
