@@ -25,4 +25,5 @@ class RepoMapOptions(StrictRecord, frozen=True):
     """Put the map into the system prompt of a session in a git repository: ``true``, ``false``, or unset
     for on when the model's window is known and at least 64k tokens."""
     max_files: Annotated[int, Meta(gt=0)] = 5000
-    """Files a map reads at most (the first ones in path order): a bound on the first session's start."""
+    """Files the map in the first request reads at most (the first ones in path order): a bound on a session's
+    start (the ``repo_map`` tool reads at most 5,000)."""
