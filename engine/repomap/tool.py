@@ -11,6 +11,7 @@ import asyncio
 from typing import Annotated
 
 from msgspec import Meta
+from msgspec.structs import replace
 
 from engine.repomap.build import MappedFiles, RepoMap, map_files, render_map
 from engine.tools.args import ToolArgs
@@ -59,13 +60,12 @@ class RepoMapTool(ArgsTool[RepoMapArgs]):
 
         tokens = counter_for("").text
         prefix = "" if shown == "." else shown.rstrip("/") + "/"
+        named = replace(mapped, tags={prefix + path: tags for path, tags in mapped.tags.items()})
 
         def render(hidden: frozenset[str]) -> str:
-            left_out = {path for path in mapped.tags if prefix + path in hidden}
-            return _text(mapped, render_map(mapped, self.budget_tokens, tokens, left_out), shown, prefix)
+            return _text(named, render_map(named, self.budget_tokens, tokens, hidden), shown)
 
-        paths = tuple(prefix + path for path in mapped.tags)
-        return ToolResult(render(frozenset()), shown_files=ShownFiles(paths, render))
+        return ToolResult(render(frozenset()), shown_files=ShownFiles(tuple(named.tags), render))
 
 
 def _everything(relative: str) -> bool:
@@ -73,13 +73,12 @@ def _everything(relative: str) -> bool:
     return True
 
 
-def _text(mapped: MappedFiles, repo_map: RepoMap, shown: str, prefix: str) -> str:
+def _text(mapped: MappedFiles, repo_map: RepoMap, shown: str) -> str:
     if not repo_map.total:
         return f"No definitions found in {shown} (no {LANGUAGES_SHOWN} files, or none the map could read)."
-    body = "\n".join(prefix + line if not line.startswith(" ") else line for line in repo_map.text.splitlines())
     notes = [f"({repo_map.shown} of {repo_map.total} definitions in {repo_map.files} files, most used first"]
     if mapped.skipped:
         notes.append(f"; {mapped.skipped} files skipped: too large, binary or unreadable")
     if mapped.limited:
         notes.append("; the folder has more files than one map reads: map a subfolder for the rest")
-    return body + "\n" + "".join(notes) + ")"
+    return repo_map.text + "\n" + "".join(notes) + ")"
