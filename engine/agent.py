@@ -84,6 +84,7 @@ def configured_capabilities(config: SessionConfig) -> list[Capability]:
     capabilities: list[Capability] = [ProjectGuard(config.cwd), Instructions(*default_contributors())]
     capabilities += map(Tools, providers)
     capabilities += [ToolRetrieval(), ContextManagement()]
+    capabilities += _repo_map_section(config)
     if config.webhooks.endpoints:
         from engine.webhooks.capability import webhooks_for  # httpx only for sessions that send webhooks
 
@@ -93,6 +94,15 @@ def configured_capabilities(config: SessionConfig) -> list[Capability]:
 
         capabilities.append(HooksCapability())
     return capabilities
+
+
+def _repo_map_section(config: SessionConfig) -> list[Capability]:
+    """The repository map in the first request, when the settings or the model's window want it."""
+    from engine.context.repo_map_section import RepoMapSection, wants_repo_map
+
+    if not wants_repo_map(config):
+        return []
+    return [RepoMapSection(config, agent_policy(config))]
 
 
 class Agent(Struct, kw_only=True):

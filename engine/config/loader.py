@@ -28,6 +28,7 @@ from engine.model.failures import RetryPolicy
 from engine.model.resolve import ModelChoice, resolve_model
 from engine.policy.config import PermissionConfig, load_permissions
 from engine.records import hiding
+from engine.repomap.options import RepoMapOptions
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode
@@ -87,6 +88,7 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     images: ImagesOptions = field(default_factory=ImagesOptions)
     tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
+    repo_map: RepoMapOptions = field(default_factory=RepoMapOptions)
     sandbox: SandboxStatus
     """The sandbox asked for and whether it can start here (the permission defaults depend on it)."""
     sources: tuple[Path, ...] = ()
@@ -146,6 +148,7 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         memory=settings.memory,
         images=settings.images,
         tool_retrieval=settings.tool_retrieval,
+        repo_map=settings.repo_map,
         sandbox=sandbox,
         sources=layers.sources,
         hooks=(*layers.user.hooks, *layers.project.hooks),

@@ -25,6 +25,7 @@ from engine.image_options import ImagesOptions
 from engine.mcp.options import McpOptions
 from engine.memory.options import MemoryOptions
 from engine.paths import user_config_dir
+from engine.repomap.options import RepoMapOptions
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options, sandbox_section
@@ -80,6 +81,7 @@ class SettingsFile(StrictRecord, frozen=True):
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     images: ImagesOptions = field(default_factory=ImagesOptions)
     tool_retrieval: ToolRetrievalOptions = field(default_factory=ToolRetrievalOptions)
+    repo_map: RepoMapOptions = field(default_factory=RepoMapOptions)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """How shell commands are confined (``--sandbox`` wins over the mode)."""
     hooks: tuple[HookSpec, ...] = ()

@@ -20,6 +20,7 @@ READ_ONLY_BUILTINS = (
     "list_directory",
     "glob_files",
     "grep_files",
+    "repo_map",
     "todo_write",
     "load_skill",
     "recall_result",

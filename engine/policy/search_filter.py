@@ -1,6 +1,6 @@
 """Results that show files answer to the read rules too: what a file's rules keep from the model, no result shows.
 
-The gate judges the folder ``grep_files`` and ``glob_files`` search, but a file below it may be
+The gate judges the folder ``grep_files``, ``glob_files`` and ``repo_map`` search, but a file below it may be
 denied (``**/secrets/**``) or need approval (``.env*``); ``load_skill`` is allowed, but the file it
 reads may be a secret. These tools say which file is behind each entry of their result
 (``ToolResult.shown_files``, built from structured matches such as ``rg --json``, never parsed
@@ -23,7 +23,7 @@ from engine.policy.subjects import SKILL_FILE_PROBE
 from engine.tools.base import ShownFiles, ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.registry import WrapperToolset
 
-FILTERED_TOOLS = frozenset({"grep_files", "glob_files", "load_skill"})
+FILTERED_TOOLS = frozenset({"grep_files", "glob_files", "repo_map", "load_skill"})
 _READ_SPEC = ToolSpec(name="read_file", description="", parameters={}, read_only=True)
 _SKILL_SPEC = ToolSpec(name=SKILL_FILE_PROBE, description="", parameters={}, read_only=True)
 

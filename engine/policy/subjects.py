@@ -69,6 +69,7 @@ _FILE_TOOLS: dict[str, PathArgument] = {
     "list_directory": _path_argument("read", "."),
     "grep_files": _search_targets,
     "glob_files": _search_targets,
+    "repo_map": _path_argument("read", "."),
 }
 
 

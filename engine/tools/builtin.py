@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.repomap.tool import RepoMapTool
 from engine.tools.base import Tool
 from engine.tools.edit import EditFileTool
 from engine.tools.files import ListDirectoryTool, ReadFileTool, WriteFileTool
@@ -22,8 +23,8 @@ def builtin_tools(
 ) -> list[Tool]:
     """Fresh instances of every built-in tool.
 
-    Order: read_file, write_file, edit_file, list_directory, glob_files, grep_files, execute_command,
-    todo_write. ``todo_store`` receives the todo list (a new store when omitted); the search tools use
+    Order: read_file, write_file, edit_file, list_directory, glob_files, grep_files, repo_map,
+    execute_command, todo_write. ``todo_store`` receives the todo list (a new store when omitted); the search tools use
     ripgrep when it is installed (never one in ``unsafe_dirs``, the folders sandboxed commands can write);
     ``sandbox`` confines execute_command (None: no sandbox).
     """
@@ -35,6 +36,7 @@ def builtin_tools(
         ListDirectoryTool(),
         GlobFilesTool(backend),
         GrepFilesTool(backend),
+        RepoMapTool(),
         ExecuteCommandTool(sandbox=sandbox),
         TodoWriteTool(todo_store),
     ]

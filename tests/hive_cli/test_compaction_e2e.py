@@ -19,7 +19,7 @@ def test_an_overflow_compacts_into_a_ledger_that_keeps_the_goal_and_the_run_goes
     rounds = [tool_calls(call("read_file", {"path": "src/util.py"}, id=f"r{i}")) for i in range(4)]
     llm_server.script(
         *rounds,
-        context_overflow(),
+        context_overflow(limit=16_384, used=16_419),  # a window the fixed part fits in: the conversation is compacted
         text("Decisions made:\n- read src/util.py four times\nState of the work: about to rename."),
         text("Renamed."),
     )

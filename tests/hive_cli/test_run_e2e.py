@@ -209,7 +209,16 @@ def test_plan_mode_offers_only_read_only_tools(llm_server: LLMServer, tmp_path: 
     done = run_hive("run", "plan it", "--mode", "plan", "--yes", "-o", "json", *model_args(llm_server, tmp_path))
     assert done.returncode == 0, done.stderr
     offered = {t["function"]["name"] for t in llm_server.chat_requests[0].json["tools"]}
-    read_only = {"read_file", "list_directory", "glob_files", "grep_files", "todo_write", "load_skill", "recall_result"}
+    read_only = {
+        "read_file",
+        "list_directory",
+        "glob_files",
+        "grep_files",
+        "repo_map",
+        "todo_write",
+        "load_skill",
+        "recall_result",
+    }
     delegation = {"agent_explore", "agent_general"}  # offered too: plan mode holds inside the agents they run
     assert offered == read_only | delegation
     assert not (tmp_path / "x").exists()

@@ -15,10 +15,11 @@ PARAMETERS = {
     "list_directory": (["path"], []),
     "glob_files": (["pattern", "path"], ["pattern"]),
     "grep_files": (["pattern", "path", "glob", "ignore_case"], ["pattern"]),
+    "repo_map": (["path"], []),
     "execute_command": (["command", "timeout_seconds"], ["command"]),
     "todo_write": (["todos"], ["todos"]),
 }
-READ_ONLY = {"read_file", "list_directory", "glob_files", "grep_files", "todo_write"}
+READ_ONLY = {"read_file", "list_directory", "glob_files", "grep_files", "repo_map", "todo_write"}
 
 
 def test_builtin_tools_are_offered_in_the_documented_order() -> None:
