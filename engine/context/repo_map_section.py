@@ -4,8 +4,8 @@ The section is the map of the working directory within ``repo_map.budget_tokens`
 model's tokenizer), built when the agent is built, so every request of the session carries the same
 prompt (and a provider's prompt cache keeps it). Only files the read rules let ``read_file`` read
 without asking are mapped: a file they deny or ask about is not parsed, and not named. Whether a session
-gets it: ``repo_map.in_first_request``, or when unset, a model whose window is known and at least
-:data:`engine.repomap.options.AUTO_MIN_WINDOW` tokens.
+gets it: ``repo_map.in_first_request`` (off by default: the map is built before the first request is sent),
+with ``auto`` a model whose window is known and at least :data:`engine.repomap.options.AUTO_MIN_WINDOW` tokens.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ _READ_SPEC = ToolSpec(name="read_file", description="", parameters={}, read_only
 
 
 def wants_repo_map(config: SessionConfig) -> bool:
-    """Whether the session's first request carries the map: the setting, else a large enough known window."""
+    """Whether the session's first request carries the map: the setting; with ``auto``, a large enough known window."""
     chosen = config.repo_map.in_first_request
-    if chosen is not None:
+    if chosen != "auto":
         return chosen
     window = window_for(config.model.model, config.context.context_window)
     return window.known and window.tokens >= AUTO_MIN_WINDOW

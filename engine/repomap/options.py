@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from msgspec import Meta
 
 from engine.config.validation import StrictRecord
 
 AUTO_MIN_WINDOW = 64_000
-"""Unless ``in_first_request`` says otherwise, the map joins the first request only for a model whose
+"""With ``in_first_request: auto``, the map joins the first request only for a model whose
 context window is known and at least this many tokens. At 32k (hive's guess for an unknown model, and the
 window many local models are served with) the system prompt and the tool schemas already take a quarter
 of it, and a small model follows a long prompt less well; at 64k and above a map of the default budget
@@ -21,9 +21,10 @@ class RepoMapOptions(StrictRecord, frozen=True):
 
     budget_tokens: Annotated[int, Meta(ge=64, le=32_768)] = 1024
     """Tokens the map in the first request takes at most (counted with the model's tokenizer)."""
-    in_first_request: bool | None = None
-    """Put the map into the system prompt of a session in a git repository: ``true``, ``false``, or unset
-    for on when the model's window is known and at least 64k tokens."""
+    in_first_request: bool | Literal["auto"] = False
+    """Put the map into the system prompt of a session in a git repository: ``true``, ``false`` (the default:
+    building it is on the path of every session's first request), or ``auto`` for on when the model's window
+    is known and at least 64k tokens."""
     max_files: Annotated[int, Meta(gt=0)] = 5000
     """Files the map in the first request reads at most (the first ones in path order): a bound on a session's
     start (the ``repo_map`` tool reads at most 5,000)."""

@@ -102,10 +102,9 @@ def test_the_first_request_carries_the_map_when_the_settings_turn_it_on(llm_serv
     assert SECRET_DEFINITION not in prompt
 
 
-def test_the_first_request_has_no_map_by_default_for_a_model_of_unknown_window(
-    llm_server: LLMServer, tmp_path: Path
-) -> None:
+def test_the_first_request_has_no_map_by_default_even_for_a_large_window(llm_server: LLMServer, tmp_path: Path) -> None:
     project = write_project(tmp_path / "project")
+    user_settings("context:\n  context_window: 128000\n")
     llm_server.script(text("No map."))
 
     run_task(llm_server, project)
@@ -113,11 +112,21 @@ def test_the_first_request_has_no_map_by_default_for_a_model_of_unknown_window(
     assert SECTION not in system_prompt(llm_server)
 
 
-def test_a_large_known_window_turns_the_map_on_and_the_setting_turns_it_off(
+def test_auto_leaves_the_map_out_for_a_model_of_unknown_window(llm_server: LLMServer, tmp_path: Path) -> None:
+    project = write_project(tmp_path / "project")
+    user_settings("repo_map:\n  in_first_request: auto\n")
+    llm_server.script(text("No map."))
+
+    run_task(llm_server, project)
+
+    assert SECTION not in system_prompt(llm_server)
+
+
+def test_auto_with_a_large_known_window_turns_the_map_on_and_false_turns_it_off(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     project = write_project(tmp_path / "project")
-    user_settings("context:\n  context_window: 128000\n")
+    user_settings("context:\n  context_window: 128000\nrepo_map:\n  in_first_request: auto\n")
     llm_server.script(text("Map."), text("No map."))
 
     run_task(llm_server, project)
