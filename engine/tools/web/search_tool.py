@@ -15,8 +15,6 @@ from msgspec import Meta
 from msgspec.structs import replace
 
 from engine.events import ToolCall
-from engine.research.fallback import FallbackSearch
-from engine.research.providers import ResearchConfigError, build_providers
 from engine.research.sources import SearchError, SearchHit
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult
@@ -53,6 +51,10 @@ class WebSearchTool(ArgsTool[WebSearchArgs]):
         self._env = env
 
     async def execute(self, args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
+        # imported at the first search: the providers' modules cost ~9 ms, not worth paying at every start
+        from engine.research.fallback import FallbackSearch
+        from engine.research.providers import ResearchConfigError, build_providers
+
         query = " ".join(args.query.split())
         research = self.options.research
         if research.provider == "docs":  # local documents are research's own provider, not a web search
