@@ -19,7 +19,7 @@ def test_an_overflow_compacts_into_a_ledger_that_keeps_the_goal_and_the_run_goes
     rounds = [tool_calls(call("read_file", {"path": "src/util.py"}, id=f"r{i}")) for i in range(4)]
     llm_server.script(
         *rounds,
-        context_overflow(),
+        context_overflow(limit=16384, used=16400),  # a window where the instructions and tools fit their share
         text("Decisions made:\n- read src/util.py four times\nState of the work: about to rename."),
         text("Renamed."),
     )
@@ -47,7 +47,7 @@ def test_a_request_past_compact_at_is_compacted_before_it_is_sent(llm_server: LL
     (tmp_path / "big.txt").write_text("word " * 3000)
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text(
-        "context:\n  context_window: 8000\n  compact_at: 0.5\n  fixed_part_share: 0.9\n"
+        "context:\n  context_window: 9000\n  compact_at: 0.5\n  fixed_part_share: 0.9\n"
     )
     rounds = [tool_calls(call("read_file", {"path": "big.txt"}, id=f"b{i}")) for i in range(3)]
     llm_server.script(*rounds, text("Files touched:\n- big.txt read three times"), text("Done."))

@@ -210,6 +210,7 @@ def test_plan_mode_offers_only_read_only_tools(llm_server: LLMServer, tmp_path: 
     assert done.returncode == 0, done.stderr
     offered = {t["function"]["name"] for t in llm_server.chat_requests[0].json["tools"]}
     read_only = {"read_file", "list_directory", "glob_files", "grep_files", "todo_write", "load_skill", "recall_result"}
+    read_only |= {"web_fetch", "web_search"}
     delegation = {"agent_explore", "agent_general"}  # offered too: plan mode holds inside the agents they run
     assert offered == read_only | delegation
     assert not (tmp_path / "x").exists()

@@ -103,7 +103,7 @@ def test_a_second_overflow_after_compacting_ends_the_run_with_the_error(llm_serv
 def test_without_a_policy_that_can_shrink_an_overflow_ends_the_run(llm_server: LLMServer, tmp_path: Path) -> None:
     overrides = Overrides(model="openai/test-model", api_base=llm_server.base_url, api_key="sk-test")
     session = asyncio.run(open_session(load_config(tmp_path, overrides, persist=False), approver=None))
-    llm_server.script(context_overflow())
+    llm_server.script(context_overflow(limit=16384, used=16400))  # the instructions and tools fit their share
     final = run(session, "hi")[-1]
     assert isinstance(final, RunFinished) and final.result.exit_reason == "error"
     assert len(llm_server.chat_requests) == 1

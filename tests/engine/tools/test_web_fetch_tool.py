@@ -197,3 +197,11 @@ def test_a_private_address_is_refused_before_any_request_unless_the_setting_allo
 def test_what_is_not_an_http_url_with_a_host_is_refused(tmp_path: Path, url: str) -> None:
     result = fetch(WebFetchTool(LOCAL), tmp_path, url)
     assert not result.success and result.output.startswith("web_fetch: ")
+
+
+def test_a_download_over_the_cap_is_refused_and_reading_stops_there(server: SearchServer, tmp_path: Path) -> None:
+    url = server.add_page("/huge.txt", Page(b"x" * 3_000_000, "text/plain", chunked=True))
+    tool = WebFetchTool(WebToolOptions(research=LOCAL.research, download_bytes=1_000_000))
+    result = fetch(tool, tmp_path, url)
+    assert not result.success
+    assert result.output == f"web_fetch could not read {url}: larger than 1000000 bytes"
