@@ -74,3 +74,15 @@ def test_an_untrusted_projects_allow_rule_does_not_open_a_domain(tmp_path: Path)
 def test_plan_mode_offers_both_as_reads() -> None:
     specs = {tool.spec.name: tool.spec for tool in builtin_tools()}
     assert is_read_only(specs["web_fetch"]) and is_read_only(specs["web_search"])
+
+
+@pytest.mark.parametrize(
+    ("url", "domain"),
+    [
+        ("https://docs.python.org@evil.example/", "evil.example"),  # user info is not the host
+        ("https://evil.example#@docs.python.org/", "evil.example"),
+        ("http://[::1]:8080/x", "[::1]"),
+    ],
+)
+def test_the_domain_judged_is_the_host_hive_connects_to(tmp_path: Path, url: str, domain: str) -> None:
+    assert judge(tmp_path, "web_fetch", url=url)[1] == f"web_fetch: {domain}"
