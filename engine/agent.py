@@ -52,15 +52,17 @@ from engine.tools.compose import CombinedToolset
 from engine.tools.registry import ToolRegistry
 from engine.tools.result_cap import ResultCap, result_limit
 from engine.tools.todo import TodoStore
+from engine.tools.web.options import web_tool_options
 from engine.tracking import Tracker
 
 
 class BuiltinTools:
-    """The built-in tools (files, search, shell, todos)."""
+    """The built-in tools (files, search, shell, todos, web)."""
 
     def toolset(self, context: BuildContext) -> Toolset | None:
         unsafe = commands_can_write(context.config.sandbox.options, context.config.cwd)
-        return ToolRegistry(builtin_tools(context.todos, sandbox=context.sandbox, unsafe_dirs=unsafe))
+        web = web_tool_options(context.config)
+        return ToolRegistry(builtin_tools(context.todos, sandbox=context.sandbox, unsafe_dirs=unsafe, web=web))
 
 
 def default_providers() -> list[ToolProvider]:

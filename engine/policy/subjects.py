@@ -2,7 +2,8 @@
 
 Paths are judged as the tools will open them (see :mod:`engine.policy.subject_paths`), shell command
 lines part by part (see :mod:`engine.policy.shell_subjects`), MCP tools by name and, when their
-server marks them read-only, by ``mcp_read_only``. A ``remember`` call that keeps a note for every
+server marks them read-only, by ``mcp_read_only``; a ``web_fetch`` call by the domain it reads
+(``web_fetch: docs.python.org``, see :mod:`engine.tools.web.domains`). A ``remember`` call that keeps a note for every
 project adds the subject ``remember (user scope)``, which the built-in defaults ask about.
 """
 
@@ -18,6 +19,7 @@ from engine.tools.base import ToolContext, ToolSpec
 from engine.tools.globs import split_base
 from engine.tools.paths import working_directory
 from engine.tools.search import _glob_root
+from engine.tools.web.domains import FETCH_TOOL, NotFetchable, domain_of, fetch_subject
 
 __all__ = ["SKILL_FILE_PROBE", "USER_SCOPE_NOTE", "CallSubjects", "resolve_for_rules", "subjects_for"]
 
@@ -83,6 +85,8 @@ def subjects_for(call: ToolCall, ctx: ToolContext, spec: ToolSpec | None = None)
         return _skill_file_subjects(call, ctx)
     if call.name == REMEMBER_TOOL:
         return _remember_subjects(call)
+    if call.name == FETCH_TOOL:
+        return _fetch_subjects(call)
     out = CallSubjects(remember=call.name)
     if call.name.startswith(MCP_PREFIX):
         read_only = spec is not None and spec.kind == "mcp" and spec.read_only
@@ -102,6 +106,24 @@ def _remember_subjects(call: ToolCall) -> CallSubjects:
     if call.arguments.get("scope", "project") != "project":  # a scope the tool would refuse counts as user scope
         out.subjects.append(Subject(category="tools", value=USER_SCOPE_NOTE, shown=USER_SCOPE_NOTE))
         out.remember = USER_SCOPE_NOTE
+    return out
+
+
+def _fetch_subjects(call: ToolCall) -> CallSubjects:
+    """``web_fetch: <domain>``, decisive, and the tool's name, which counts only when a rule names it."""
+    out = CallSubjects()
+    out.subjects.append(Subject(category="tools", value=call.name, shown=call.name, decisive=False))
+    url = call.arguments.get("url")
+    if not isinstance(url, str):
+        out.invalid = "web_fetch needs a 'url' argument that is a string"
+        return out
+    try:
+        subject = fetch_subject(domain_of(url))
+    except NotFetchable as exc:
+        out.invalid = str(exc)
+        return out
+    out.subjects.append(Subject(category="tools", value=subject, shown=subject))
+    out.remember = subject
     return out
 
 

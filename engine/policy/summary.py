@@ -27,6 +27,10 @@ def summarize_call(call: ToolCall) -> str:
         return f"write {args.get('path', '?')} ({count} line{'' if count == 1 else 's'})"
     if call.name == "edit_file":
         return f"edit {args.get('path', '?')}"
+    if call.name == "web_fetch":
+        return f"fetch {args.get('url', '?')}"
+    if call.name == "web_search":
+        return f"search the web for {json.dumps(args.get('query', ''), ensure_ascii=False)[:300]}"
     return f"{call.name} {json.dumps(args, ensure_ascii=False)[:500]}"
 
 

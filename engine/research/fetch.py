@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import ipaddress
 import socket
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -40,6 +40,8 @@ _KINDS: dict[str, PageKind] = {
     "application/pdf": "pdf",
 }
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+PAGE_KINDS: Mapping[str, PageKind] = _KINDS
+"""The content types research reads, and how each is extracted."""
 
 
 class FetchLimits(Struct, frozen=True, kw_only=True):
@@ -60,10 +62,24 @@ class _Hop(Struct, frozen=True):
     extensions: dict[str, Any] = field(default_factory=dict)
 
 
-class _Download(Struct, frozen=True):
+class Download(Struct, frozen=True, kw_only=True):
+    """A page as downloaded, before extraction: where it ended up, what it is and how large."""
+
     body: bytes
     kind: PageKind
     charset: str | None
+    final_url: str
+    """The URL the last redirect led to (the URL asked for when there was none)."""
+    content_type: str
+    """The media type the server declared, without its parameters (``text/html``)."""
+
+
+class RedirectedAway(FetchError):
+    """A redirect to another host, not followed because the fetcher was told to stay on the host asked for."""
+
+    def __init__(self, url: str, location: str) -> None:
+        super().__init__(url, f"redirected to another host: {location}")
+        self.location = location
 
 
 class WebFetcher:
@@ -76,22 +92,32 @@ class WebFetcher:
         allowed_networks: Sequence[IPNetwork] = (),
         limits: FetchLimits | None = None,
         user_agent: str = USER_AGENT,
+        kinds: Mapping[str, PageKind] = PAGE_KINDS,
+        stay_on_host: bool = False,
     ) -> None:
         self.allow_private_urls = allow_private_urls
         self.allowed_networks = tuple(allowed_networks)
         """Networks fetched from although private (say an intranet's), with private URLs otherwise refused."""
         self.limits = limits or FetchLimits()
+        self.kinds = dict(kinds)
+        """The content types read (``PAGE_KINDS`` unless given); any other is refused."""
+        self.stay_on_host = stay_on_host
+        """Raise ``RedirectedAway`` instead of following a redirect to another host (or port or scheme)."""
         self._headers = {"User-Agent": user_agent, "Accept": _ACCEPT}
         self._slots = asyncio.Semaphore(self.limits.max_concurrency)
 
     async def fetch(self, url: str) -> FetchedPage:
         """The extracted text of ``url`` (the page keeps the URL asked for); raises ``FetchError``."""
-        async with self._slots:
-            download = await self._download(url)
+        download = await self.download(url)
         page = await extract(download.body, download.kind, url=url, charset=download.charset)
         return FetchedPage(url=url, title=page.title, text=page.text, accessed=datetime.now(UTC))
 
-    async def _download(self, url: str) -> _Download:
+    async def download(self, url: str) -> Download:
+        """The body of ``url`` after its redirects, not yet extracted; raises ``FetchError``."""
+        async with self._slots:
+            return await self._download(url)
+
+    async def _download(self, url: str) -> Download:
         import httpx2 as httpx
 
         timeout = self.limits.timeout_s
@@ -109,7 +135,7 @@ class WebFetcher:
                 raise
             raise FetchError(url, f"redirected to {exc}") from exc
 
-    async def _follow(self, client: Any, url: str) -> _Download:
+    async def _follow(self, client: Any, url: str) -> Download:
         current = url
         for _ in range(self.limits.max_redirects + 1):
             response = await self._send(client, await self._hops(current))
@@ -119,7 +145,10 @@ class WebFetcher:
                     return await self._read(current, response)
             finally:
                 await response.aclose()
-            current = urljoin(current, location)
+            following = urljoin(current, location)
+            if self.stay_on_host and _origin(following) != _origin(current):
+                raise RedirectedAway(url, following)
+            current = following
         raise FetchError(url, f"more than {self.limits.max_redirects} redirects")
 
     async def _send(self, client: Any, hops: list[_Hop]) -> Any:
@@ -163,18 +192,20 @@ class WebFetcher:
             return True
         return address.is_global and not address.is_multicast
 
-    async def _read(self, url: str, response: Any) -> _Download:
+    async def _read(self, url: str, response: Any) -> Download:
         if response.status_code >= 400:
             raise FetchError(url, f"HTTP {response.status_code}")
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        kind = _KINDS.get(content_type)
+        kind = self.kinds.get(content_type)
         if kind is None:
             raise FetchError(url, f"not a text page ({content_type or 'no content type'})")
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.limits.max_bytes:
             raise FetchError(url, f"larger than {self.limits.max_bytes} bytes ({declared} declared)")
         body = await self._body(url, response)
-        return _Download(body=body, kind=kind, charset=response.charset_encoding)
+        return Download(
+            body=body, kind=kind, charset=response.charset_encoding, final_url=url, content_type=content_type
+        )
 
     async def _body(self, url: str, response: Any) -> bytes:
         chunks: list[bytes] = []
@@ -185,6 +216,19 @@ class WebFetcher:
                 raise FetchError(url, f"larger than {self.limits.max_bytes} bytes")
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """The scheme, host and port of ``url`` (an http to https upgrade on the same host counts as the same)."""
+    parts = urlsplit(url)
+    scheme = "https" if parts.scheme == "http" else parts.scheme
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port in (80, 443):
+        port = None
+    return scheme, (parts.hostname or "").lower().rstrip("."), port
 
 
 async def _resolve(url: str, host: str, port: int) -> list[IPAddress]:

@@ -13,20 +13,28 @@ from engine.tools.files import ListDirectoryTool, ReadFileTool, WriteFileTool
 from engine.tools.search import GlobFilesTool, GrepFilesTool, default_search_backend
 from engine.tools.shell import ExecuteCommandTool
 from engine.tools.todo import TodoStore, TodoWriteTool
+from engine.tools.web.fetch_tool import WebFetchTool
+from engine.tools.web.options import WebToolOptions
+from engine.tools.web.search_tool import WebSearchTool
 
 if TYPE_CHECKING:
     from engine.sandbox.base import Sandbox
 
 
 def builtin_tools(
-    todo_store: TodoStore | None = None, *, sandbox: Sandbox | None = None, unsafe_dirs: Sequence[Path] = ()
+    todo_store: TodoStore | None = None,
+    *,
+    sandbox: Sandbox | None = None,
+    unsafe_dirs: Sequence[Path] = (),
+    web: WebToolOptions | None = None,
 ) -> list[Tool]:
     """Fresh instances of every built-in tool.
 
     Order: read_file, write_file, edit_file, list_directory, glob_files, grep_files, repo_map,
-    execute_command, todo_write. ``todo_store`` receives the todo list (a new store when omitted); the search tools use
-    ripgrep when it is installed (never one in ``unsafe_dirs``, the folders sandboxed commands can write);
-    ``sandbox`` confines execute_command (None: no sandbox).
+    execute_command, todo_write, web_fetch, web_search. ``todo_store`` receives the todo list (a new store when
+    omitted); the search tools use ripgrep when it is installed (never one in ``unsafe_dirs``, the folders
+    sandboxed commands can write); ``sandbox`` confines execute_command (None: no sandbox); ``web`` configures
+    the web tools (defaults when omitted).
     """
     backend = default_search_backend(unsafe_dirs)
     return [
@@ -39,4 +47,6 @@ def builtin_tools(
         RepoMapTool(),
         ExecuteCommandTool(sandbox=sandbox),
         TodoWriteTool(todo_store),
+        WebFetchTool(web),
+        WebSearchTool(web),
     ]

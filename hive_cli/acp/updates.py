@@ -81,6 +81,7 @@ KINDS: dict[str, ToolKind] = {
     "ripgrep": "search",
     "todo_write": "think",
     "web_fetch": "fetch",
+    "web_search": "search",
 }
 LONGEST_OUTPUT = 20_000
 """A tool's output beyond this many characters is cut in what the editor is sent (the model got it whole)."""

@@ -9,7 +9,7 @@ from hive_cli.terminal_text import visible
 if TYPE_CHECKING:  # annotations only: the REPL's status line uses these helpers before the prompt is up
     from engine.events import RunResult, ToolCall, ToolOutcome, Usage
 
-KEY_ARGUMENTS = ("command", "path", "pattern", "name", "task")
+KEY_ARGUMENTS = ("command", "path", "pattern", "name", "task", "url", "query")
 MAX_KEY_CHARS = 80
 SHOWN_WAIT_S = 0.05
 """Waits for a person shorter than this are not worth a word."""
@@ -23,6 +23,15 @@ def key_argument(call: ToolCall) -> str:
             value = visible(value, keep_newlines=True).replace("\n", " ⏎ ")
             return value if len(value) <= MAX_KEY_CHARS else value[: MAX_KEY_CHARS - 1] + "…"
     return ""
+
+
+def size_note(outcome: ToolOutcome) -> str:
+    """How much a ``web_fetch`` downloaded ("12.3 KB"), from its result's header; "" for other calls."""
+    if outcome.call.name != "web_fetch" or not outcome.success:
+        return ""
+    from engine.tools.web.page import fetched_size
+
+    return fetched_size(outcome.output) or ""
 
 
 def timing(outcome: ToolOutcome) -> str:

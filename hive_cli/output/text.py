@@ -29,7 +29,7 @@ from engine.events import (
 )
 from engine.redaction.marker import redaction_note
 from hive_cli.output import RunInfo
-from hive_cli.output.summaries import key_argument, timing, usage_line
+from hive_cli.output.summaries import key_argument, size_note, timing, usage_line
 from hive_cli.terminal_text import VisibleStream, visible, write_shown
 
 PREVIEW_CHARS = 160
@@ -56,8 +56,8 @@ class TextRenderer:
             case ToolCallFinished(outcome=outcome, scope=scope):
                 mark = {True: "✓", False: "✗", None: "?"}[outcome.success]
                 detail = "" if outcome.success else f": {_first_line(outcome.output)}"
-                note = redaction_note(outcome.output)
-                took = f"{timing(outcome)}, {note}" if note else timing(outcome)
+                notes = [timing(outcome), size_note(outcome), redaction_note(outcome.output)]
+                took = ", ".join(note for note in notes if note)
                 self._log(f"{_indent(scope)}  {mark} {_shown(outcome.call.name, scope)} ({took}){detail}")
             case ToolProgress(status=status, scope=scope):
                 if status:

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from engine.events import ToolCall, ToolOutcome, ToolProgress
 from engine.redaction.marker import redaction_note
-from hive_cli.output.summaries import key_argument, timing
+from hive_cli.output.summaries import key_argument, size_note, timing
 from hive_cli.terminal_text import visible
 
 PREVIEW_LINES = 2
@@ -77,7 +77,8 @@ class Timeline:
         depth = running.depth if running else 1
         detail = running.detail if running else key_argument(outcome.call)
         name = running.name if running else outcome.call.name
-        return finished_line(name, detail, outcome.success, timing(outcome), outcome.output, depth)
+        took = ", ".join(part for part in (timing(outcome), size_note(outcome)) if part)
+        return finished_line(name, detail, outcome.success, took, outcome.output, depth)
 
     def live(self) -> RenderableType | None:
         """The running calls, for the live region."""

@@ -74,7 +74,10 @@ def test_flags_beat_the_project_which_beats_the_user_key_by_key_inside_sections(
     ("text", "expected"),
     [
         ("mcp:\n  startup_timout: 5\n", "settings.yaml:2: mcp.startup_timout: unknown key"),
-        ("webhooks:\n  endpoints:\n    - url: ftp://x\n", "settings.yaml:3: webhooks.endpoints.0: 'ftp://x' is not a URL"),
+        (
+            "webhooks:\n  endpoints:\n    - url: ftp://x\n",
+            "settings.yaml:3: webhooks.endpoints.0: 'ftp://x' is not a URL",
+        ),
         ("mode: dance\n", "settings.yaml:1: mode: should be 'plan' or 'work', not 'dance'"),
         ("research:\n  depth: bottomless\n", "settings.yaml:2: research.depth"),
         ("checkpoints:\n  enabled: maybe\n", "settings.yaml:2: checkpoints.enabled"),
@@ -91,7 +94,9 @@ def test_a_bad_key_or_value_in_any_section_is_an_error_naming_the_file_and_line(
 
 
 def test_values_read_as_the_types_they_stand_for(tmp_path: Path) -> None:
-    project_settings(tmp_path, "memory:\n  path: ~/notes.db\nsandbox: read-only\ntool_retrieval:\n  always_include: [a, b]\n")
+    project_settings(
+        tmp_path, "memory:\n  path: ~/notes.db\nsandbox: read-only\ntool_retrieval:\n  always_include: [a, b]\n"
+    )
     trust(tmp_path)
     config = load_config(tmp_path, MODEL)
     assert config.memory.path == Path("~/notes.db")

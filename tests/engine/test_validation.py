@@ -40,7 +40,11 @@ class Plan(StrictRecord, frozen=True):
         ({"title": "t", "rounds": 0}, "rounds", "should be an integer >= 1"),
         ({"title": "t", "share": 2}, "share", "should be a number <= 1.0"),
         ({"title": "t", "steps": "all"}, "steps", "should be a list, not a string"),
-        ({"title": "t", "steps": [{}, {"status": "gone"}]}, "steps.1.status", "should be 'done' or 'pending', not 'gone'"),
+        (
+            {"title": "t", "steps": [{}, {"status": "gone"}]},
+            "steps.1.status",
+            "should be 'done' or 'pending', not 'gone'",
+        ),
         ({"title": "t", "steps": [{"state": "done"}]}, "steps.0.state", "unknown key"),
         ({"title": "t", "mode": "dance"}, "mode", "should be 'plan' or 'work', not 'dance'"),
         ({"title": "t", "folder": 3}, "folder", "should be a path (a string)"),

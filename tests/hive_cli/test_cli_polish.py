@@ -19,8 +19,10 @@ def test_help_names_arguments_and_values_as_people_write_them() -> None:
         assert option in shown
     for typer_word in ("{", "<str>", "<int", "x>=1"):
         assert typer_word not in shown
-    assert run_hive("permissions", "check", "--help").stdout.splitlines()[0].endswith(
-        "permissions check [OPTIONS] TOOL [KEY=VALUE]..."
+    assert (
+        run_hive("permissions", "check", "--help")
+        .stdout.splitlines()[0]
+        .endswith("permissions check [OPTIONS] TOOL [KEY=VALUE]...")
     )
 
 

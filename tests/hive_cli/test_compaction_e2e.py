@@ -47,7 +47,7 @@ def test_a_request_past_compact_at_is_compacted_before_it_is_sent(llm_server: LL
     (tmp_path / "big.txt").write_text("word " * 3000)
     (tmp_path / ".ironhive").mkdir()
     (tmp_path / ".ironhive" / "settings.yaml").write_text(
-        "context:\n  context_window: 8000\n  compact_at: 0.5\n  fixed_part_share: 0.9\n"
+        "context:\n  context_window: 9000\n  compact_at: 0.5\n  fixed_part_share: 0.9\n"
     )
     rounds = [tool_calls(call("read_file", {"path": "big.txt"}, id=f"b{i}")) for i in range(3)]
     llm_server.script(*rounds, text("Files touched:\n- big.txt read three times"), text("Done."))

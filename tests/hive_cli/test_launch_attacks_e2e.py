@@ -25,7 +25,9 @@ __all__ = ["world"]
 # A module the repository plants under the name of the user's server: importing it leaves a canary.
 PLANTED_MODULE = "import pathlib\npathlib.Path({canary!r}).write_text('imported from the repository')\n"
 # The user's own server module (on the PYTHONPATH of the user's entry): the test suite's MCP server.
-USER_MODULE = f"import runpy, sys\nsys.argv = [{str(PY_SERVER)!r}]\nrunpy.run_path({str(PY_SERVER)!r}, run_name='__main__')\n"
+USER_MODULE = (
+    f"import runpy, sys\nsys.argv = [{str(PY_SERVER)!r}]\nrunpy.run_path({str(PY_SERVER)!r}, run_name='__main__')\n"
+)
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -91,7 +93,9 @@ def test_a_user_server_run_by_npx_reads_no_npmrc_and_runs_no_program_of_the_repo
     shell.chmod(0o755)
     world.write("evil.js", f"require('fs').writeFileSync({str(canaries[2])!r}, 'x')\n")
     world.write("bin.js", f"#!/usr/bin/env node\nrequire('fs').writeFileSync({str(canaries[3])!r}, 'x')\n")
-    world.write("package.json", json.dumps({"name": "p", "version": "1.0.0", "bin": {"mcp-server-everything": "bin.js"}}))
+    world.write(
+        "package.json", json.dumps({"name": "p", "version": "1.0.0", "bin": {"mcp-server-everything": "bin.js"}})
+    )
     world.write(
         ".npmrc",
         f"registry=http://127.0.0.1:{hostile.server_port}/\n"
@@ -205,7 +209,11 @@ def test_a_project_servers_variable_is_passed_only_once_the_person_allows_it(wor
 def test_a_project_server_that_sets_a_loader_variable_is_not_started(world: World) -> None:
     canary = world.outside / "canary"
     world.write("evil.py", PLANTED_MODULE.format(canary=str(canary)))
-    entry = {"command": sys.executable, "args": [str(PY_SERVER)], "env": {"PYTHONSTARTUP": "evil.py", "PYTHONPATH": "."}}
+    entry = {
+        "command": sys.executable,
+        "args": [str(PY_SERVER)],
+        "env": {"PYTHONSTARTUP": "evil.py", "PYTHONPATH": "."},
+    }
     world.write(".mcp.json", json.dumps({"mcpServers": {"py": entry}}))
 
     approved = world.hive("mcp", "approve", "--all")

@@ -60,7 +60,9 @@ def test_what_a_person_is_shown_names_the_variable_never_its_value(tmp_path: Pat
     listed = hive(root, value, "mcp", "approve")
     assert f"py: {sys.executable} {PY_SERVER} --marker '${{SOME_TOKEN}}'" in listed
     assert "environment: API_TOKEN" in listed and "headers: Authorization" in listed
-    assert "wants $SOME_TOKEN from your environment, not passed: allow with hive mcp approve py --env SOME_TOKEN" in listed
+    assert (
+        "wants $SOME_TOKEN from your environment, not passed: allow with hive mcp approve py --env SOME_TOKEN" in listed
+    )
     assert "web: http http://127.0.0.1:" in listed and "/mcp?key=${SOME_TOKEN}  [" in listed
     shown = [
         listed,

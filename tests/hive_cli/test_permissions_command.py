@@ -118,7 +118,11 @@ def test_show_lists_the_rules_in_force_with_their_sources(tmp_path: Path, isolat
 
 def test_check_says_what_the_sandbox_changes(tmp_path: Path) -> None:
     contained = check(tmp_path, "bash", "pytest -q")
-    assert (contained["verdict"], contained["sandbox"], contained["sandbox_active"]) == ("allow", "workspace-write", True)
+    assert (contained["verdict"], contained["sandbox"], contained["sandbox_active"]) == (
+        "allow",
+        "workspace-write",
+        True,
+    )
     off = check(tmp_path, "bash", "pytest -q", "--sandbox", "off")
     assert (off["verdict"], off["sandbox"], off["sandbox_active"]) == ("ask", "off", False)
     settings = tmp_path / ".ironhive" / "settings.yaml"

@@ -218,6 +218,8 @@ def test_plan_mode_offers_only_read_only_tools(llm_server: LLMServer, tmp_path: 
         "todo_write",
         "load_skill",
         "recall_result",
+        "web_fetch",
+        "web_search",
     }
     delegation = {"agent_explore", "agent_general"}  # offered too: plan mode holds inside the agents they run
     assert offered == read_only | delegation

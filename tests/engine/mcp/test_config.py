@@ -92,7 +92,9 @@ def test_a_project_entry_gets_only_the_variables_allowed_for_it(tmp_path: Path) 
     assert "s3cret" not in repr(allowed)
 
 
-@pytest.mark.parametrize("variable", ["NODE_OPTIONS", "LD_PRELOAD", "PYTHONPATH", "BASH_ENV", "npm_config_registry", "PATH"])
+@pytest.mark.parametrize(
+    "variable", ["NODE_OPTIONS", "LD_PRELOAD", "PYTHONPATH", "BASH_ENV", "npm_config_registry", "PATH"]
+)
 def test_a_project_entry_that_sets_a_loader_variable_is_refused(tmp_path: Path, variable: str) -> None:
     entry = f"plugins:\n  a:\n    command: srv\n    env: {{{variable}: x, PYTHONUNBUFFERED: '1'}}\n"
     (user_config_dir()).mkdir(parents=True, exist_ok=True)

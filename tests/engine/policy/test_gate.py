@@ -216,7 +216,16 @@ def test_plan_mode_offers_read_only_tools_and_switching_mode_is_announced(ctx: T
     modes.listen(announced.append)
     toolset = make_toolset(ApproveEverything(), modes)
     names = {s.name for s in toolset.specs()}
-    assert names == {"read_file", "list_directory", "glob_files", "grep_files", "repo_map", "todo_write"}
+    assert names == {
+        "read_file",
+        "list_directory",
+        "glob_files",
+        "grep_files",
+        "repo_map",
+        "todo_write",
+        "web_fetch",
+        "web_search",
+    }
     refused = run(toolset, ctx, "write_file", path="src/a.py", content="x")
     assert "not available in plan mode" in refused.output and not (ctx.cwd / "src" / "a.py").exists()
     assert "denied by policy" in run(toolset, ctx, "read_file", path="secrets/key.txt").output

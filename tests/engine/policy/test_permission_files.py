@@ -210,7 +210,9 @@ def test_a_broken_file_is_an_error_naming_the_file_and_line(project: Path, text:
 
 
 def test_every_top_level_key_with_a_problem_is_named_and_none_without(project: Path) -> None:
-    text = "permissions:\n  bash:\n    - {pattern: 'git *', action: permit}\nguards:\n  prompt_injection: {action: hide}\n"
+    text = (
+        "permissions:\n  bash:\n    - {pattern: 'git *', action: permit}\nguards:\n  prompt_injection: {action: hide}\n"
+    )
     path = project_rules(project, text)
     assert load_error(project).splitlines() == [
         f"{path}:3: permissions.bash.0.action: should be 'allow', 'ask' or 'deny', not 'permit'",

@@ -77,13 +77,18 @@ def test_an_allow_all_project_file_changes_no_verdict_until_trusted(
     assert verdicts(project, ctx, home) == before
     ignored = load_permissions(project).ignored
     assert "allow read: ** (.ironhive/permissions.yaml:6)" in ignored
-    assert {"default_action: allow (.ironhive/permissions.yaml)", "read_only_tools: * (.ironhive/permissions.yaml)"} <= set(ignored)
+    assert {
+        "default_action: allow (.ironhive/permissions.yaml)",
+        "read_only_tools: * (.ironhive/permissions.yaml)",
+    } <= set(ignored)
     assert "ask_before_delete: false (.ironhive/permissions.yaml)" in ignored
     trust(project)
     assert verdicts(project, ctx, home) != before  # trusted, the same file does what it says
 
 
-def test_the_projects_deny_and_ask_rules_and_a_stricter_default_count_untrusted(project: Path, ctx: ToolContext) -> None:
+def test_the_projects_deny_and_ask_rules_and_a_stricter_default_count_untrusted(
+    project: Path, ctx: ToolContext
+) -> None:
     write(
         project / ".ironhive" / "permissions.yaml",
         "permissions:\n  include_defaults: true\n  default_action: deny\n  bash:\n    - {pattern: 'git status', action: deny}\n"

@@ -674,4 +674,3 @@ def test_mcp_tools_are_asked_whatever_their_servers_read_only_mark_or_their_name
 ) -> None:
     spec = ToolSpec(name=tool, description="", parameters={}, read_only=read_only, kind=kind)
     assert make_judge(default_permissions(), ctx, spec)(tool).verdict == expected
-

@@ -18,8 +18,19 @@ PARAMETERS = {
     "repo_map": (["path"], []),
     "execute_command": (["command", "timeout_seconds"], ["command"]),
     "todo_write": (["todos"], ["todos"]),
+    "web_fetch": (["url", "prompt", "offset"], ["url"]),
+    "web_search": (["query"], ["query"]),
 }
-READ_ONLY = {"read_file", "list_directory", "glob_files", "grep_files", "repo_map", "todo_write"}
+READ_ONLY = {
+    "read_file",
+    "list_directory",
+    "glob_files",
+    "grep_files",
+    "repo_map",
+    "todo_write",
+    "web_fetch",
+    "web_search",
+}
 
 
 def test_builtin_tools_are_offered_in_the_documented_order() -> None:
@@ -46,7 +57,7 @@ def test_only_tools_that_change_nothing_are_read_only() -> None:
 
 def test_the_todo_store_given_receives_the_list(tmp_path: Path) -> None:
     store = TodoStore()
-    todo = builtin_tools(store)[-1]
+    todo = next(tool for tool in builtin_tools(store) if tool.spec.name == "todo_write")
     ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path / "data")
     asyncio.run(todo.run({"todos": [{"content": "step", "status": "pending"}]}, ctx))
     assert [item.content for item in store.items] == ["step"]

@@ -35,7 +35,10 @@ def test_the_root_is_the_nearest_git_and_a_nested_ironhive_never_makes_one(repo:
     workspace = open_workspace(repo / "src" / "deep")
     assert workspace.root == repo.resolve() and workspace.cwd == (repo / "src" / "deep").resolve()
     assert workspace.trust == "no-config"  # the planted src/.ironhive is not the project's configuration
-    assert workspace.root_notice() == f"project root: {repo.resolve()} (the nearest folder above {workspace.cwd} holding .git)"
+    assert (
+        workspace.root_notice()
+        == f"project root: {repo.resolve()} (the nearest folder above {workspace.cwd} holding .git)"
+    )
     assert open_workspace(repo).root_notice() is None
 
 

@@ -56,7 +56,8 @@ def test_research_reads_hive_s_own_docs_and_withholds_the_planted_attacks(
 
     assert done.returncode == 0, done.stderr
     read = {Path(source["url"]).relative_to(docs).as_posix() for source in json.loads(done.stdout)["sources"]}
-    assert {"docs/permissions.md", "docs/architecture.md"} <= read  # where the guard and its phrases are described
+    assert "docs/permissions.md" in read  # where the guard and its phrases are described, and one more that does
+    assert read & {"docs/architecture.md", "docs/web.md"}
     withheld = {
         line.split()[2].rstrip(":") for line in done.stderr.splitlines() if line.startswith("research: withheld")
     }
