@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Literal, TextIO
@@ -53,6 +54,20 @@ def open_private_bytes(path: Path, mode: Literal["a", "w", "x"] = "a") -> Binary
     if mode == "a":
         return os.fdopen(descriptor, "ab")
     return os.fdopen(descriptor, "wb")  # the file is new or emptied already: only appending differs
+
+
+def replace_private_bytes(path: Path, data: bytes) -> None:
+    """Make ``data`` the whole of ``path`` (0600) at once: written under a temporary name beside it, then renamed
+    over it; its folder is made private first. ``OSError`` when it cannot be written (nothing is left behind)."""
+    private_dir(path.parent)
+    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open_private_bytes(partial, "x") as out:
+            out.write(data)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _private_descriptor(path: Path, mode: Literal["a", "w", "x"]) -> int:

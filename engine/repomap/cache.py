@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 from pathlib import Path
 
 import msgspec
 from msgspec import Struct
 
 from engine.paths import user_cache_dir
-from engine.private_files import open_private_bytes, private_dir
+from engine.private_files import replace_private_bytes
 from engine.repomap.tags import FileTags
 from engine.safe_read import read_bounded
 
@@ -68,12 +67,4 @@ def save_tags(path: Path, folder: Path, entries: dict[str, FileTags]) -> None:
         raise OSError("a folder name is not valid UTF-8") from None
     if len(data) > MAX_KEPT_BYTES:
         raise OSError(f"the tags would take {len(data):,} bytes, more than is kept")
-    private_dir(path.parent)
-    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open_private_bytes(partial, "x") as out:
-            out.write(data)
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    replace_private_bytes(path, data)

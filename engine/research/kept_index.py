@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 from pathlib import Path
 
 import msgspec
@@ -20,7 +19,7 @@ import numpy as np
 from msgspec import Struct
 
 from engine.paths import user_cache_dir
-from engine.private_files import open_private_bytes, private_dir
+from engine.private_files import replace_private_bytes
 from engine.research.bm25 import PassageIndex
 from engine.safe_read import read_bounded
 
@@ -126,15 +125,7 @@ def save(path: Path, folder: Path, docs: IndexedDocs) -> None:
         raise OSError("a file or folder name is not valid UTF-8") from None
     if len(data) > MAX_KEPT_BYTES:
         raise OSError(f"the index would take {len(data):,} bytes, more than is kept")
-    private_dir(path.parent)
-    partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open_private_bytes(partial, "x") as out:
-            out.write(data)
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    replace_private_bytes(path, data)
 
 
 def _docs(record: _Record) -> IndexedDocs:

@@ -46,6 +46,7 @@ class EditorFilesOverAcp:
         self.writes = bool(offered and offered.write_text_file)
         self.client = client
         self.loop = loop
+        self._loop_thread = threading.get_ident()  # built on the loop (the agent's session/new or load)
         self.session_id = ""
         """Set once the session is open (the tools are built before it)."""
 
@@ -58,7 +59,7 @@ class EditorFilesOverAcp:
         self._wait(self.client.write_text_file(session_id=self.session_id, path=str(path), content=content))
 
     def _wait(self, request: Coroutine[Any, Any, T]) -> T:
-        if threading.get_ident() == getattr(self.loop, "_thread_id", None):
+        if threading.get_ident() == self._loop_thread:
             request.close()
             raise EditorFileError("asked from the event loop itself")  # waiting here would never end
         future = asyncio.run_coroutine_threadsafe(request, self.loop)
