@@ -26,7 +26,7 @@ from engine.conversation import Conversation
 from engine.delegate.advisor import AdvisorProvider
 from engine.delegate.provider import AgentsProvider, SharedProvider
 from engine.events import ROOT_AGENT
-from engine.instructions import BASE_INSTRUCTIONS, build_instructions, default_contributors
+from engine.instructions import BASE_INSTRUCTIONS, InstructionContext, build_instructions, default_contributors
 from engine.mcp.provider import McpProvider
 from engine.model.client_settings import ModelSettings
 from engine.model.model_check import check_api_key
@@ -105,6 +105,12 @@ def _repo_map_section(config: SessionConfig) -> list[Capability]:
     if not wants_repo_map(config):
         return []
     return [RepoMapSection(config, agent_policy(config))]
+
+
+def prepare_repo_map(config: SessionConfig) -> None:
+    """Build and keep the session's repository map ahead of its first request (nothing when it has none)."""
+    for section in _repo_map_section(config):
+        section.contribute(InstructionContext(cwd=config.cwd))
 
 
 class Agent(Struct, kw_only=True):

@@ -4,12 +4,15 @@ The section is the map of the working directory within ``repo_map.budget_tokens`
 model's tokenizer), built when the agent is built, so every request of the session carries the same
 prompt (and a provider's prompt cache keeps it). Only files the read rules let ``read_file`` read
 without asking are mapped: a file they deny or ask about is not parsed, and not named. Whether a session
-gets it: ``repo_map.in_first_request`` (off by default: the map is built before the first request is sent),
-with ``auto`` a model whose window is known and at least :data:`engine.repomap.options.AUTO_MIN_WINDOW` tokens.
+gets it: ``repo_map.in_first_request``, by default (``auto``) a model whose window is known and at least
+:data:`engine.repomap.options.AUTO_MIN_WINDOW` tokens. The section is kept between sessions
+(:mod:`engine.repomap.section_cache`), so only a session after a change builds it; the REPL builds it while
+the person types the first message (:func:`engine.agent.prepare_repo_map`).
 """
 
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
 
 from engine.capabilities import Capability
@@ -21,11 +24,16 @@ from engine.instructions import InstructionContext
 from engine.paths import repository_root
 from engine.policy.gate import Policy
 from engine.repomap.build import map_files, render_map
+from engine.repomap.files import candidate_files
+from engine.repomap.languages import LanguageSpec
 from engine.repomap.options import AUTO_MIN_WINDOW
+from engine.repomap.section_cache import load_section, save_section, section_key, section_path
 from engine.tools.base import ToolContext, ToolSpec
 
 SECTION_HEADER = "# Repository map"
 _READ_SPEC = ToolSpec(name="read_file", description="", parameters={}, read_only=True)
+CANDIDATES_PER_FILE_READ = 2
+"""The map looks at most this many times ``max_files`` files (before the read rules leave some out)."""
 
 
 def wants_repo_map(config: SessionConfig) -> bool:
@@ -49,16 +57,32 @@ class RepoMapSection(Capability):
         if repository_root(root) is None:
             return None
         options = self.config.repo_map
+        candidates = list(islice(candidate_files(root), CANDIDATES_PER_FILE_READ * options.max_files))
+        key = section_key(root, candidates, self._settings())
+        kept_at = section_path(root)
+        text = load_section(kept_at, root, key)
+        if text is None:
+            text = self._build(root, candidates)
+            save_section(kept_at, root, key, text)
+        return text or None
+
+    def _settings(self) -> object:
+        """What the map depends on besides the files: the read rules' inputs, the options and the tokenizer."""
+        config = self.config
+        return [config.permissions, config.sandbox, config.repo_map, config.model.model]
+
+    def _build(self, root: Path, candidates: list[tuple[str, LanguageSpec]]) -> str:
+        options = self.config.repo_map
         probe = ToolContext(cwd=root, data_dir=root)
 
         def readable(relative: str) -> bool:
             call = ToolCall(id="repo-map", name="read_file", arguments={"path": relative})
             return self.policy.judge(_READ_SPEC, call, probe).verdict == "allow"
 
-        mapped = map_files(root, readable, max_files=options.max_files)
+        mapped = map_files(root, readable, max_files=options.max_files, candidates=candidates)
         repo_map = render_map(mapped, options.budget_tokens, counter_for(self.config.model.model).text)
         if not repo_map.shown:
-            return None
+            return ""
         return _section(repo_map.text, repo_map.shown, repo_map.total, root)
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from msgspec import Struct
 
 from engine.repomap.cache import cache_path, content_key, load_tags, save_tags
-from engine.repomap.files import Readable, read_source, source_files
-from engine.repomap.languages import GrammarMissing
+from engine.repomap.files import Readable, candidate_files, read_source, readable_files
+from engine.repomap.languages import GrammarMissing, LanguageSpec
 from engine.repomap.rank import rank_definitions
 from engine.repomap.render import TokenCount, fitting_outline
 from engine.repomap.tags import FileTags, extract_tags
@@ -46,12 +46,18 @@ class RepoMap(Struct, frozen=True, kw_only=True):
 
 
 def map_files(
-    root: Path, readable: Readable, *, cache_dir: Path | None = None, max_files: int = DEFAULT_MAX_FILES
+    root: Path,
+    readable: Readable,
+    *,
+    cache_dir: Path | None = None,
+    max_files: int = DEFAULT_MAX_FILES,
+    candidates: Iterable[tuple[str, LanguageSpec]] | None = None,
 ) -> MappedFiles:
     """The tags of every file under ``root`` (a real path) the map reads and ``readable`` allows.
 
-    Tags come from the cache when the file's content is there; the cache is written back (without the
-    entries this run did not use) when anything was parsed or dropped. A cache that cannot be written
+    ``candidates`` is :func:`~engine.repomap.files.candidate_files` of ``root`` when the caller listed them
+    already. Tags come from the cache when the file's content is there; the cache is written back (without
+    the entries this run did not use) when anything was parsed or dropped. A cache that cannot be written
     only costs the next run its parsing.
     """
     kept_at = cache_path(root, cache_dir)
@@ -59,7 +65,8 @@ def map_files(
     used: dict[str, FileTags] = {}
     tags: dict[str, FileTags] = {}
     parsed = skipped = 0
-    listed = list(source_files(root, readable, max_files + 1))
+    listing = candidate_files(root) if candidates is None else candidates
+    listed = list(readable_files(listing, readable, max_files + 1))
     for relative, spec in listed[:max_files]:
         data = read_source(root, relative)
         if data is None:

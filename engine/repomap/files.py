@@ -9,7 +9,7 @@ and one that is too large or binary is skipped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from engine.repomap.languages import LanguageSpec, language_of
@@ -26,12 +26,25 @@ Readable = Callable[[str], bool]
 """Whether the read rules let the model see the file at a root-relative path."""
 
 
-def source_files(root: Path, readable: Readable, limit: int) -> Iterator[tuple[str, LanguageSpec]]:
-    """The files under ``root`` to map, root-relative and ``/``-separated, with their language; at most ``limit``."""
-    count = 0
+def candidate_files(root: Path) -> Iterator[tuple[str, LanguageSpec]]:
+    """The files under ``root`` in a language the map reads and not on the secret list, with their language.
+
+    Root-relative and ``/``-separated, in :func:`engine.tools.ignore.walk_files` order; the read rules are not
+    asked yet (see :func:`readable_files`).
+    """
     for relative in walk_files(root):
         spec = language_of(relative)
-        if spec is None or _secret(relative) or not readable(relative):
+        if spec is not None and not _secret(relative):
+            yield relative, spec
+
+
+def readable_files(
+    candidates: Iterable[tuple[str, LanguageSpec]], readable: Readable, limit: int
+) -> Iterator[tuple[str, LanguageSpec]]:
+    """The ``candidates`` the read rules let the model see; at most ``limit``."""
+    count = 0
+    for relative, spec in candidates:
+        if not readable(relative):
             continue
         if count >= limit:
             return

@@ -21,10 +21,10 @@ class RepoMapOptions(StrictRecord, frozen=True):
 
     budget_tokens: Annotated[int, Meta(ge=64, le=32_768)] = 1024
     """Tokens the map in the first request takes at most (counted with the model's tokenizer)."""
-    in_first_request: bool | Literal["auto"] = False
-    """Put the map into the system prompt of a session in a git repository: ``true``, ``false`` (the default:
-    building it is on the path of every session's first request), or ``auto`` for on when the model's window
-    is known and at least 64k tokens."""
+    in_first_request: bool | Literal["auto"] = "auto"
+    """Put the map into the system prompt of a session in a git repository: ``auto`` (the default) when the
+    model's window is known and at least 64k tokens, or ``true`` / ``false`` always. The map is kept between
+    sessions (rebuilt only when a mapped file, the read rules or these options change)."""
     max_files: Annotated[int, Meta(gt=0)] = 5000
     """Files the map in the first request reads at most (the first ones in path order): a bound on a session's
     start (the ``repo_map`` tool reads at most 5,000)."""

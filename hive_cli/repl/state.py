@@ -74,7 +74,7 @@ class ReplState:
 
     def _load(self, model: str | None = None) -> SessionConfig:
         # The session machinery is imported here too, in the background, to spare the first request that wait.
-        from engine.agent import check_model_keys, needs_litellm
+        from engine.agent import check_model_keys, needs_litellm, prepare_repo_map
         from engine.config.loader import Overrides, load_config
         from engine.model.model_check import check_provider_named
         from engine.session_open import open_session  # noqa: F401
@@ -92,6 +92,7 @@ class ReplState:
         check_model_keys(config)  # said at start-up, not at the first request
         if needs_litellm(config):
             litellm_import.preload()
+        prepare_repo_map(config)  # kept for the session's first request, built while the person types
         return config
 
     def reload(self) -> None:

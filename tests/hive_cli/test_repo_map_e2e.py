@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine.paths import user_config_dir
+from engine.paths import user_cache_dir, user_config_dir
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, call, text, tool_calls
 from tests.support.repo_map_fixture import SECRET_DEFINITION, write_project
@@ -102,14 +102,40 @@ def test_the_first_request_carries_the_map_when_the_settings_turn_it_on(llm_serv
     assert SECRET_DEFINITION not in prompt
 
 
-def test_the_first_request_has_no_map_by_default_even_for_a_large_window(llm_server: LLMServer, tmp_path: Path) -> None:
+def test_by_default_a_large_window_gets_the_map_kept_between_sessions_until_a_file_changes(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
     project = write_project(tmp_path / "project")
     user_settings("context:\n  context_window: 128000\n")
-    llm_server.script(text("No map."))
+    llm_server.script(text("Map."), text("The same map."), text("A new map."))
+    kept = user_cache_dir() / "repomap"
 
     run_task(llm_server, project)
+    (tags,) = kept.glob("tags-*.msgpack")
+    tags.unlink()  # a session that builds the map writes the files' tags again; one that reuses the map does not
+    run_task(llm_server, project)
+    reused = not tags.exists()
+    with (project / "store" / "models.py").open("a") as models:
+        models.write("\n\ndef archive_orders(book):\n    return book\n")
+    run_task(llm_server, project)
 
-    assert SECTION not in system_prompt(llm_server)
+    first, second, third = (str(request.messages[0]["content"]) for request in llm_server.chat_requests)
+    assert SECTION in first and "store/models.py:\n  1: class OrderBook:" in first
+    assert second == first and reused
+    assert tags.exists() and "archive_orders" in third and "archive_orders" not in first
+
+
+def test_a_kept_map_is_not_reused_once_the_rules_deny_a_file_it_showed(llm_server: LLMServer, tmp_path: Path) -> None:
+    project = write_project(tmp_path / "project", secret=True)
+    user_settings("repo_map:\n  in_first_request: true\n")
+    llm_server.script(text("Map."), text("Map without the vault."))
+
+    run_task(llm_server, project)
+    deny_vault(project)
+    run_task(llm_server, project)
+
+    assert SECRET_DEFINITION in str(llm_server.chat_requests[0].messages[0]["content"])
+    assert SECRET_DEFINITION not in str(llm_server.chat_requests[1].messages[0]["content"])
 
 
 def test_auto_leaves_the_map_out_for_a_model_of_unknown_window(llm_server: LLMServer, tmp_path: Path) -> None:
