@@ -281,6 +281,20 @@ def test_a_login_whose_derived_port_is_taken_listens_on_a_free_one(tmp_path: Pat
     assert oauth_server.grants() == ["authorization_code"]
 
 
+def test_a_client_metadata_url_the_server_does_not_use_leaves_a_taken_port_free_to_move(
+    tmp_path: Path, oauth_server: OAuthServer
+) -> None:
+    metadata = "    oauth:\n      client_metadata_url: https://client.example/hive.json\n"
+    project = configure(tmp_path, oauth_server.url, extra=metadata)
+    derived = callback_port("svc", oauth_server.url, OAuthEntry())
+    with holding(derived):
+        login = run_hive("mcp", "login", "svc", "--open-with", opener(), cwd=project, timeout=60)
+
+    assert login.returncode == 0, login.stderr
+    [port] = registered_ports(oauth_server)
+    assert port != derived and oauth_server.grants() == ["authorization_code"]
+
+
 def test_a_configured_callback_port_that_is_taken_fails_the_login_naming_it(
     tmp_path: Path, oauth_server: OAuthServer
 ) -> None:

@@ -127,9 +127,10 @@ class HiveOAuthProvider(OAuthClientProvider):
         self.store = store
         self.port = port
         self.configured_scopes = " ".join(settings.scopes) if settings.scopes else None
-        self.port_pinned = any(
-            value is not None for value in (settings.callback_port, settings.client_id, settings.client_metadata_url)
-        )
+        self.port_pinned = settings.callback_port is not None or settings.client_id is not None
+        """A configured port, or a client registered by hand with its redirect: the login never moves it. (A
+        ``client_metadata_url`` does not pin it: the server may not take metadata documents, and one that does
+        must let a loopback redirect change its port, RFC 8252 7.3.)"""
         self._fresh = fresh
         self._listener: LoopbackListener | None = None
         self._reserved: socket.socket | None = None
