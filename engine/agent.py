@@ -192,7 +192,12 @@ def agent_loop(context: BuildContext, toolset: Toolset, tracker: Tracker, instru
         toolset=toolset,
         environment=ToolEnvironment(cwd=config.cwd, data_dir=context.data_dir, file_options=config.file_options),
         instructions=instructions,
-        options=LoopOptions(max_turns=config.max_turns, limits=config.limits, vision=dict(config.images.vision)),
+        options=LoopOptions(
+            max_turns=config.max_turns,
+            limits=config.limits,
+            vision=dict(config.images.vision),
+            recoveries=config.recoveries,
+        ),
         conversation=context.conversation,
         turn_observers=[o for c in context.capabilities for o in c.turn_observers()],
         hooks=tracker,
@@ -306,7 +311,7 @@ def model_settings(config: SessionConfig, model: str | None = None) -> ModelSett
         api_key=choice.api_key,
         model_source=choice.source,
         timeout_s=config.request_timeout_s,
-        retry=config.retry,
+        retry=replace(config.retry, recoveries=config.recoveries),
     )
 
 

@@ -31,6 +31,7 @@ from engine.records import hiding
 from engine.repomap.options import RepoMapOptions
 from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
+from engine.run.recovery import HIVE_RECOVERIES, Recoveries
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.skills.options import SkillOptions, skill_options
@@ -67,6 +68,8 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     limits: UsageLimits = field(default_factory=UsageLimits)
     request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    recoveries: Recoveries = HIVE_RECOVERIES
+    """What the model layer and the loop do about each kind of failure: hive's table, or a host's own."""
     provider_client: str = "auto"
     """``litellm`` sends every model through litellm; ``auto`` uses hive's own client where it can."""
     tool_calls_in_text: bool = True

@@ -19,6 +19,7 @@ from engine.events import ToolCall
 from engine.policy.patterns import name_matches
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 from engine.tools.compose import CombinedToolset
+from engine.tools.hints import unknown_tool
 from engine.tools.registry import ToolRegistry, WrapperToolset
 
 if TYPE_CHECKING:
@@ -211,6 +212,5 @@ class NamedTools(WrapperToolset):
 
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         if not self.allowed(call.name):
-            offered = ", ".join(sorted(spec.name for spec in self.specs())) or "none"
-            return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {offered}.")
+            return unknown_tool(call.name, (spec.name for spec in self.specs()), ctx)
         return await self.inner.call(call, ctx)

@@ -18,7 +18,7 @@ from typing import Any
 from msgspec import Struct
 
 from engine.errors import ContextOverflowError, ErrorCategory, ProviderError
-from engine.run.recovery import recovery_for, retried_by_model_layer
+from engine.run.recovery import HIVE_RECOVERIES, Recoveries, recovery_for
 
 _OVERFLOW_PHRASES = (
     "context length",
@@ -288,7 +288,7 @@ def _parse_retry_after(value: str) -> float | None:
 class RetryPolicy(Struct, frozen=True, kw_only=True):
     """How hive retries model calls that failed before producing output.
 
-    ``engine.run.recovery`` decides what is retried: rate limits wait for the provider's Retry-After
+    ``recoveries`` (``engine.run.recovery``) decides what is retried: by default rate limits wait for the provider's Retry-After
     (capped), transient failures back off exponentially with jitter. Nothing else is retried here.
     """
 
@@ -296,10 +296,12 @@ class RetryPolicy(Struct, frozen=True, kw_only=True):
     base_delay_s: float = 1.0
     max_delay_s: float = 20.0
     retry_after_cap_s: float = 60.0
+    recoveries: Recoveries = HIVE_RECOVERIES
+    """Which categories are retried here (``backoff`` and ``retry_after``): hive's table or the host's."""
 
     def delay_for(self, error: ProviderError, attempt: int) -> float | None:
         """Seconds to wait before attempt ``attempt + 1``, or None to give up."""
-        if not retried_by_model_layer(error) or attempt >= self.max_attempts:
+        if not self.recoveries.retried_by_model_layer(error) or attempt >= self.max_attempts:
             return None
         if error.retry_after_s is not None:
             return min(error.retry_after_s, self.retry_after_cap_s)

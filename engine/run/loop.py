@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
-from pathlib import Path
 
-from msgspec import Struct, field
 from msgspec.structs import replace
 
-from engine.config.defaults import DEFAULT_MAX_TURNS
 from engine.context.policy import ContextPolicy, PassThrough, PreparedRequest
 from engine.conversation import Conversation
 from engine.errors import ContextOverflowError, ProviderError
@@ -45,50 +42,25 @@ from engine.model.types import (
 )
 from engine.run.attached_images import round_messages, user_content
 from engine.run.cut_replies import close_cancelled_request, cut_usage, resume_after_cut
-from engine.run.recovery import MAX_RESUMES_PER_RUN, fix_it, strategy_for
+from engine.run.loop_setup import LoopOptions, ToolEnvironment, TurnObserver, chat_environment
 from engine.run.state import Account, CallInProgress, Received, RoundInProgress, RunState, stream_event
 from engine.run.tool_round import run_tool_round
 from engine.run.trace import NoHooks, RunHooks, RunTrace
-from engine.tools.base import FileToolOptions, ToolContext, Toolset
-from engine.usage import UsageLimits
+from engine.tools.base import ToolContext, Toolset
+from engine.tools.compose import CombinedToolset
 
-TurnObserver = Callable[[TurnRecord], "str | None | Awaitable[str | None]"]
-"""Sees every finished turn; may return an addendum for the caller (never added to the history)."""
-
-
-class LoopOptions(Struct, frozen=True, kw_only=True):
-    """Defaults for every run of a loop."""
-
-    max_turns: int = DEFAULT_MAX_TURNS
-    """Model turns per run before the loop stops with ``max_turns``."""
-    call_options: CallOptions = field(default_factory=CallOptions)
-    limits: UsageLimits = field(default_factory=UsageLimits)
-    vision: dict[str, bool] = field(default_factory=dict)
-
-
-class ToolEnvironment(Struct, frozen=True, kw_only=True):
-    """Where tools run."""
-
-    cwd: Path
-    data_dir: Path
-    file_options: FileToolOptions = field(default_factory=FileToolOptions)
-
-    def context(self, call: ToolCall, agent_id: str = ROOT_AGENT) -> ToolContext:
-        """A fresh context for one call."""
-        return ToolContext(
-            cwd=self.cwd, data_dir=self.data_dir, file_options=self.file_options, call_id=call.id, agent_id=agent_id
-        )
+__all__ = ["AgentLoop", "LoopOptions", "ToolEnvironment", "TurnObserver"]
 
 
 class AgentLoop:
-    """One agent: a model, a toolset, instructions and a conversation."""
+    """One agent: a model, its tools and where they run, instructions and a conversation; only the model is needed."""
 
     def __init__(
         self,
         *,
         client: ModelClient | ModelSlot,
-        toolset: Toolset,
-        environment: ToolEnvironment,
+        toolset: Toolset | None = None,
+        environment: ToolEnvironment | None = None,
         instructions: str = "",
         options: LoopOptions | None = None,
         conversation: Conversation | None = None,
@@ -100,8 +72,9 @@ class AgentLoop:
     ) -> None:
         self.model = client if isinstance(client, ModelSlot) else ModelSlot(client)
         """The model requests go to (the session's ``switch_model`` switches it)."""
-        self.toolset = toolset
-        self.environment = environment
+        self.toolset: Toolset = toolset if toolset is not None else CombinedToolset(())
+        """The tools offered (none: a plain chat)."""
+        self.environment = environment or chat_environment()
         self.instructions = instructions
         self.options = options or LoopOptions()
         self.conversation = conversation if conversation is not None else Conversation()
@@ -115,6 +88,8 @@ class AgentLoop:
         """Usage of every run of this loop so far (the session total), and of the run in progress."""
         self._task: asyncio.Task[object] | None = None
         self._cancel_requested = False
+        self._offered: frozenset[str] | None = None
+        """The tools of the last request sent: the calls of its reply see them (``ToolContext.offered``)."""
         self.attached: tuple[Message, ...] = ()
         """Images (``image_url`` parts) for the next prompt, set by ``Session.attach`` once it checked the model."""
 
@@ -169,7 +144,7 @@ class AgentLoop:
             self._keep_what_was_cancelled(state, trace)
             state.ending = state.result("cancelled")
         except ProviderError as error:
-            fix = fix_it(error.category, key_env_for(self.model.name))
+            fix = self.options.recoveries.fix_it(error.category, key_env_for(self.model.name))
             yield ErrorEvent(category=error.category, message=str(error), fix=fix, agent=self.agent_id)
             state.ending = state.result("error", error=str(error), fix=fix)
         except BaseException:  # the consumer left (GeneratorExit) or something unexpected broke the run
@@ -186,8 +161,10 @@ class AgentLoop:
             self._task = asyncio.current_task()
             refusal = self.options.limits.check(self.account.total)
             if refusal:
-                yield ErrorEvent(category="limit", message=refusal, fix=fix_it("limit"), agent=self.agent_id)
-                state.ending = state.result("usage_limit", error=refusal, fix=fix_it("limit"))
+                yield ErrorEvent(
+                    category="limit", message=refusal, fix=self.options.recoveries.fix_it("limit"), agent=self.agent_id
+                )
+                state.ending = state.result("usage_limit", error=refusal, fix=self.options.recoveries.fix_it("limit"))
                 return
             turn = ModelTurnStarted(index=index, model=self.model.name, scope=trace.scope, agent=self.agent_id)
             trace.observe(turn)
@@ -215,8 +192,10 @@ class AgentLoop:
                 return
         turns = self.options.max_turns
         message = f"stopped after {turns} model turn{'' if turns == 1 else 's'} (raise --max-turns to allow more)"
-        yield ErrorEvent(category="limit", message=message, fix=fix_it("limit"), agent=self.agent_id)
-        state.ending = state.result("max_turns", error=message, fix=fix_it("limit"))
+        yield ErrorEvent(
+            category="limit", message=message, fix=self.options.recoveries.fix_it("limit"), agent=self.agent_id
+        )
+        state.ending = state.result("max_turns", error=message, fix=self.options.recoveries.fix_it("limit"))
 
     async def _model_call(
         self, options: CallOptions, request: ModelRequest, state: RunState, trace: RunTrace
@@ -244,7 +223,8 @@ class AgentLoop:
                             yield stream_event(item, self.agent_id)
                 return
             except ContextOverflowError as overflow:
-                retry_allowed = not overflow_retried and not received.any
+                compacts = self.options.recoveries.strategy_for(overflow) == "compact"
+                retry_allowed = compacts and not overflow_retried and not received.any
                 shrunk = await self._shrunk(overflow, request, retry_allowed=retry_allowed)
                 overflow_retried = True
                 self._pay_for(shrunk, state, trace)
@@ -253,7 +233,7 @@ class AgentLoop:
                 state.broke_off(cut_text + received.text)
                 if error.after_output:
                     self._pay_for_cut(request, received, state, trace)
-                if resumed or state.resumes >= MAX_RESUMES_PER_RUN or strategy_for(error) != "resume":
+                if resumed or not self._resumable(error, state):
                     raise
                 resumed = True
                 state.resumes += 1
@@ -353,11 +333,17 @@ class AgentLoop:
 
     # --- helpers ------------------------------------------------------------------------
 
+    def _resumable(self, error: ProviderError, state: RunState) -> bool:
+        """Whether the recovery table resumes ``error`` and the run has resumes left."""
+        recoveries = self.options.recoveries
+        return state.resumes < recoveries.max_resumes_per_run and recoveries.strategy_for(error) == "resume"
+
     def _tool_context(self, call: ToolCall) -> ToolContext:
-        return self.environment.context(call, self.agent_id)
+        return self.environment.context(call, self.agent_id, self._offered)
 
     def _request(self, options: CallOptions) -> ModelRequest:
         prepared = self.context.prepare(self._history(), self._offered_tools(options))
+        self._offered = offered_names(prepared.tools)
         return ModelRequest(messages=prepared.messages, tools=prepared.tools, options=options)
 
     def _history(self) -> tuple[dict[str, object], ...]:
@@ -383,6 +369,13 @@ class AgentLoop:
             if addendum:
                 parts.append(addendum)
         return "\n".join(parts) or None
+
+
+def offered_names(tools: Sequence[dict[str, object]]) -> frozenset[str]:
+    """The names of the tools in a request (OpenAI's ``{"type": "function", "function": {"name": ...}}``)."""
+    functions = (tool.get("function") for tool in tools)
+    names = (function.get("name") for function in functions if isinstance(function, dict))
+    return frozenset(name for name in names if isinstance(name, str))
 
 
 async def _final_result(events: AsyncIterator[Event]) -> RunResult:

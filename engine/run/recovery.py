@@ -3,14 +3,16 @@
 The model layer retries what may succeed when sent again before any output arrived (rate limits wait
 for Retry-After, transient failures back off). The loop compacts and retries a refused overflow, and
 resumes a reply cut after output as a new turn. Everything else stops the run, with a fix-it line that
-names the key or the setting to change. Standard library only.
+names the key or the setting to change. A host may pass its own table (:class:`Recoveries`) through
+``SessionConfig.recoveries``: each category's strategies, words and the number of cut replies a run resumes.
+Standard library only.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from engine.errors import ErrorCategory, ProviderError
 
@@ -118,22 +120,44 @@ RECOVERY: dict[ErrorCategory, Recovery] = {
 }
 
 
+class Recoveries(Struct, frozen=True, kw_only=True):
+    """What the model layer and the loop do about each category of failure: hive's table, or a host's own."""
+
+    rows: dict[ErrorCategory, Recovery] = field(default_factory=lambda: dict(RECOVERY))
+    """One row per category; a category the table leaves out is handled as hive's table says."""
+    max_resumes_per_run: int = MAX_RESUMES_PER_RUN
+
+    def row(self, category: ErrorCategory) -> Recovery:
+        """The row for ``category``."""
+        return self.rows.get(category) or RECOVERY[category]
+
+    def strategy_for(self, error: ProviderError) -> Strategy:
+        """What to do about ``error``, depending on whether output had already arrived."""
+        row = self.row(error.category)
+        return row.after_output if error.after_output else row.before_output
+
+    def retried_by_model_layer(self, error: ProviderError) -> bool:
+        """Whether sending the same request again is the remedy (the model layer's retries)."""
+        return self.strategy_for(error) in ("backoff", "retry_after")
+
+    def fix_it(self, category: ErrorCategory, key_env: str | None = None) -> str:
+        """The fix-it line for a stop of ``category``; ``key_env`` names the provider's key variable."""
+        return self.row(category).fix.format(key_env=key_env or "the provider's API key variable")
+
+    def with_row(self, category: ErrorCategory, recovery: Recovery) -> Recoveries:
+        """This table with ``category`` handled by ``recovery``."""
+        return Recoveries(rows={**self.rows, category: recovery}, max_resumes_per_run=self.max_resumes_per_run)
+
+
+HIVE_RECOVERIES = Recoveries()
+"""hive's own table."""
+
+
 def recovery_for(category: ErrorCategory) -> Recovery:
-    """The table's row for ``category``."""
-    return RECOVERY[category]
-
-
-def strategy_for(error: ProviderError) -> Strategy:
-    """What to do about ``error``, depending on whether output had already arrived."""
-    row = recovery_for(error.category)
-    return row.after_output if error.after_output else row.before_output
-
-
-def retried_by_model_layer(error: ProviderError) -> bool:
-    """Whether sending the same request again is the remedy (the model layer's retries)."""
-    return strategy_for(error) in ("backoff", "retry_after")
+    """hive's row for ``category``."""
+    return HIVE_RECOVERIES.row(category)
 
 
 def fix_it(category: ErrorCategory, key_env: str | None = None) -> str:
-    """The fix-it line for a stop of ``category``; ``key_env`` names the provider's key variable."""
-    return recovery_for(category).fix.format(key_env=key_env or "the provider's API key variable")
+    """hive's fix-it line for a stop of ``category``; ``key_env`` names the provider's key variable."""
+    return HIVE_RECOVERIES.fix_it(category, key_env)

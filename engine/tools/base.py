@@ -124,6 +124,9 @@ class ToolContext(Struct, kw_only=True):
     """Run shell commands without the sandbox: set only by the approval gate, for one call a person let out."""
     waits: DecisionWaits = field(default_factory=DecisionWaits)
     """The call's time waiting for a person's decision (the approval gate counts it), not part of its run time."""
+    offered: frozenset[str] | None = None
+    """The tools the model was offered in the round that made this call (after the mode filter and the tool
+    retriever), for hints that name another tool (:mod:`engine.tools.hints`); None when not known."""
 
 
 @runtime_checkable

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from engine.events import ToolCall
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec, start_toolset, stop_toolset
+from engine.tools.hints import unknown_tool
 
 ToolsetWrapper = Callable[[Toolset], Toolset]
 """Puts a toolset behind some behaviour (a gate, a guard, a checkpoint) and returns the wrapped one."""
@@ -42,8 +43,7 @@ class CombinedToolset:
         for member in self.members:
             if any(spec.name == call.name for spec in member.specs()):
                 return await member.call(call, ctx)
-        names = ", ".join(sorted(spec.name for spec in self.specs())) or "none"
-        return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {names}.")
+        return unknown_tool(call.name, (spec.name for spec in self.specs()), ctx)
 
     async def start(self) -> None:
         """Start every member that has a lifecycle, in order; on a failure, stop those already started."""

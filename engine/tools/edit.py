@@ -22,6 +22,7 @@ from engine.tools.files import (
     plural,
     write_text_atomic,
 )
+from engine.tools.hints import hint
 from engine.tools.paths import with_path
 
 MAX_EDIT_BYTES = 10 * 1024 * 1024
@@ -86,7 +87,8 @@ def _edit(path: Path, shown: str, args: EditFileArgs, ctx: ToolContext) -> ToolR
         return ToolResult.error(f"{shown} is a directory, not a file.")
     if not path.exists():
         if args.old_string:
-            return ToolResult.error(missing_file_message(path, shown) + ". To create a file, use write_file.")
+            creating = hint(ctx, "write_file", ". To create a file, use write_file")
+            return ToolResult.error(missing_file_message(path, shown) + creating + ".")
         return _write(
             path, shown, args.new_string, ctx, f"Created {shown} ({plural(count_lines(args.new_string), 'line')})."
         )

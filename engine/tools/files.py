@@ -18,6 +18,7 @@ from engine.safe_read import UnsafeFile, open_checked
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, FileToolOptions, ToolContext, ToolResult, run_blocking
 from engine.tools.editor_files import EditorFileError, EditorFiles
+from engine.tools.hints import hint
 from engine.tools.ignore import IgnoreRules
 from engine.tools.paths import with_path, working_directory
 from engine.tools.read_window import NotText, Window, read_window
@@ -173,14 +174,13 @@ class ReadFileTool(ArgsTool[ReadFileArgs]):
     read_only = True
 
     async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
-        return await run_blocking(
-            lambda: with_path(args.path, ctx, lambda path, shown: _read(path, shown, args, ctx.file_options))
-        )
+        return await run_blocking(lambda: with_path(args.path, ctx, lambda path, shown: _read(path, shown, args, ctx)))
 
 
-def _read(path: Path, shown: str, args: ReadFileArgs, options: FileToolOptions) -> ToolResult:
+def _read(path: Path, shown: str, args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     if path.is_dir():
-        return ToolResult.error(f"{shown} is a directory, not a file; use list_directory to see its entries.")
+        listing = hint(ctx, "list_directory", "; use list_directory to see its entries")
+        return ToolResult.error(f"{shown} is a directory, not a file{listing}.")
     if not os.path.lexists(path):
         return ToolResult.error(missing_file_message(path, shown))
     if looks_like_image(path.name):
@@ -192,18 +192,20 @@ def _read(path: Path, shown: str, args: ReadFileArgs, options: FileToolOptions) 
     with handle:
         size = os.fstat(handle.fileno()).st_size
         if b"\0" in handle.read(_SNIFF_BYTES):
-            return ToolResult.error(f"{shown} is a binary file ({size} bytes); its content is not shown.")
+            return ToolResult.error(
+                f"{shown} is a binary file ({size} bytes); its content is not shown.{_inspect(ctx)}"
+            )
         try:
-            in_editor = editor_text(path, options)
+            in_editor = editor_text(path, ctx.file_options)
         except EditorFileError as exc:
             return ToolResult.error(f"{shown} was not read: the editor could not give it ({exc}).")
         if in_editor is not None:
             data = in_editor.encode("utf-8", "surrogatepass")
             size = len(data)
-            return _window_result(read_window(io.BytesIO(data), size, args.offset, args.limit), shown, size)
+            return _window_result(read_window(io.BytesIO(data), size, args.offset, args.limit), shown, size, ctx)
         handle.seek(0)
         window = read_window(handle, size, args.offset, args.limit)
-    return _window_result(window, shown, size)
+    return _window_result(window, shown, size, ctx)
 
 
 def _read_image(path: Path, shown: str) -> ToolResult:
@@ -215,11 +217,16 @@ def _read_image(path: Path, shown: str) -> ToolResult:
     return ToolResult(f"{shown}: an image, {image.describe()}.", images=(image.part(),))
 
 
-def _window_result(window: Window | NotText, shown: str, size: int) -> ToolResult:
+def _inspect(ctx: ToolContext) -> str:
+    return hint(ctx, "execute_command", " execute_command can look into it (e.g. `file`, `xxd | head`).")
+
+
+def _window_result(window: Window | NotText, shown: str, size: int, ctx: ToolContext) -> ToolResult:
     if isinstance(window, NotText):
         if window.reason == "binary":
             return ToolResult.error(
-                f"{shown} is a binary file ({size} bytes, a NUL byte on line {window.line}); its content is not shown."
+                f"{shown} is a binary file ({size} bytes, a NUL byte on line {window.line}); its content is not "
+                f"shown.{_inspect(ctx)}"
             )
         return ToolResult.error(
             f"{shown} is not UTF-8 text (invalid bytes on line {window.line}); it is treated as binary "
@@ -311,14 +318,15 @@ class ListDirectoryTool(ArgsTool[ListDirectoryArgs]):
     read_only = True
 
     async def execute(self, args: ListDirectoryArgs, ctx: ToolContext) -> ToolResult:
-        return await run_blocking(lambda: with_path(args.path, ctx, _list))
+        return await run_blocking(lambda: with_path(args.path, ctx, lambda path, shown: _list(path, shown, ctx)))
 
 
-def _list(path: Path, shown: str) -> ToolResult:
+def _list(path: Path, shown: str, ctx: ToolContext) -> ToolResult:
     if not path.exists():
         return ToolResult.error(missing_file_message(path, shown, "Directory"))
     if not path.is_dir():
-        return ToolResult.error(f"{shown} is a file, not a directory; use read_file to read it.")
+        reading = hint(ctx, "read_file", "; use read_file to read it")
+        return ToolResult.error(f"{shown} is a file, not a directory{reading}.")
     rules = IgnoreRules()
     directories: list[str] = []
     files: list[str] = []

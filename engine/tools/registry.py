@@ -8,6 +8,7 @@ from msgspec.structs import replace
 
 from engine.events import ToolCall
 from engine.tools.base import Tool, ToolContext, ToolResult, Toolset, ToolSpec, start_toolset, stop_toolset
+from engine.tools.hints import unknown_tool
 
 ToolsChanged = Callable[[Sequence[ToolSpec]], None]
 """Told the new specs when a registry's tools are replaced."""
@@ -53,8 +54,7 @@ class ToolRegistry:
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         tool = self._tools.get(call.name)
         if tool is None:
-            names = ", ".join(sorted(self._tools)) or "none"
-            return ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {names}.")
+            return unknown_tool(call.name, self._tools, ctx)
         return await tool.run(call.arguments, ctx)
 
 

@@ -57,8 +57,8 @@ def test_a_window_reaching_the_sparse_part_is_refused_as_binary_without_reading_
     result, peak = _peak_bytes(lambda: call(ReadFileTool(), path="huge.log", offset=1999, limit=5))
 
     assert result.success is False
-    assert (
-        result.output == f"huge.log is a binary file ({GB} bytes, a NUL byte on line 2001); its content is not shown."
+    assert result.output.startswith(
+        f"huge.log is a binary file ({GB} bytes, a NUL byte on line 2001); its content is not shown."
     )
     assert peak < 5 * 1024 * 1024
 
