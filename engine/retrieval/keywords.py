@@ -42,8 +42,8 @@ def tokens(text: str) -> list[str]:
 
 
 def name_tokens(name: str) -> frozenset[str]:
-    """The distinct tokens of a tool name, without the ``mcp__`` prefix every MCP tool shares."""
-    return frozenset(tokens(name.removeprefix("mcp__")))
+    """The distinct tokens of a tool name, without the ``mcp__`` or ``agent_`` prefix its kind shares."""
+    return frozenset(tokens(name.removeprefix("mcp__").removeprefix("agent_")))
 
 
 def description_tokens(description: str) -> frozenset[str]:

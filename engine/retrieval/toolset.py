@@ -1,7 +1,8 @@
-"""The retrieving toolset: offers each request the MCP tools that fit the user's latest request.
+"""The retrieving toolset: offers each request the MCP tools and agents that fit the user's latest request.
 
-Only MCP tools are candidates (the built-in tools, skills, agents and memory are always offered),
-and only when there are more than ``max_tools`` of them. The query is the latest user message of
+Only MCP tools and the agents of agent files are candidates (the built-in tools and agents, skills and
+memory are always offered), and only when there are more than ``max_tools`` of them. Whatever is
+offered, a request never carries more tools than the provider accepts (:mod:`engine.retrieval.tool_cap`). The query is the latest user message of
 the conversation; tools the conversation already called stay offered. A call to a tool that was
 not offered this request still runs: the model may know it from earlier, and filtering is about
 what the request carries, not what is allowed (the policy decides that).
@@ -13,11 +14,17 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from engine.capabilities import BuildContext, Capability
+from engine.delegate.definitions import BUILTIN_AGENTS
+from engine.delegate.provider import TOOL_PREFIX
 from engine.model.types import Message
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.retrieval.select import SelectionRule, select_tools
+from engine.retrieval.tool_cap import ToolCap, tool_limit
 from engine.tools.base import Toolset, ToolSpec
 from engine.tools.registry import WrapperToolset
+
+RETRIEVED_KINDS = frozenset({"mcp", "agent"})
+"""The tools retrieval chooses among: MCP tools and agents (the built-in tools and skills are always offered)."""
 
 
 class Retriever(Protocol):
@@ -27,7 +34,7 @@ class Retriever(Protocol):
 
 
 class RetrievingToolset(WrapperToolset):
-    """``inner`` with its MCP tools narrowed to those ``retriever`` rates relevant to the latest request."""
+    """``inner`` with its MCP tools and agents narrowed to those ``retriever`` rates relevant to the latest request."""
 
     def __init__(
         self,
@@ -35,9 +42,12 @@ class RetrievingToolset(WrapperToolset):
         options: ToolRetrievalOptions,
         history: Callable[[], Sequence[Message]],
         retriever: Retriever,
+        always: Sequence[str] = (),
     ) -> None:
         super().__init__(inner)
         self.options = options
+        self.always = tuple(always)
+        """Candidates offered on every request (hive's built-in agents), before the settings' ``always_include``."""
         self.rule = SelectionRule(
             max_tools=options.max_tools,
             min_relevance_score=options.min_relevance_score,
@@ -48,14 +58,14 @@ class RetrievingToolset(WrapperToolset):
 
     def specs(self) -> Sequence[ToolSpec]:
         specs = self.inner.specs()
-        candidates = [spec for spec in specs if spec.kind == "mcp"]
+        candidates = [spec for spec in specs if spec.kind in RETRIEVED_KINDS]
         if len(candidates) <= self.options.max_tools:
             return specs
         messages = self._history()
         scores = self._retriever.scores(latest_request(messages), candidates)
-        pinned = [*self.options.always_include, *used_tools(messages)]
+        pinned = [*self.always, *self.options.always_include, *used_tools(messages)]
         chosen = set(select_tools([spec.name for spec in candidates], scores, pinned, self.rule))
-        return [spec for spec in specs if spec.kind != "mcp" or spec.name in chosen]
+        return [spec for spec in specs if spec.kind not in RETRIEVED_KINDS or spec.name in chosen]
 
 
 def latest_request(messages: Sequence[Message]) -> str:
@@ -108,11 +118,14 @@ class ToolRetrieval(Capability):
 
     def offered_tools(self, tools: Toolset, context: BuildContext) -> Toolset:
         options = context.config.tool_retrieval
+        limit = tool_limit(context.config.model.model)
         if not options.enabled:
-            return tools
+            return ToolCap(tools, limit)
         conversation = context.conversation
         retriever = retriever_for(options, context.config.model.api_base, context.config.model.api_key)
-        return RetrievingToolset(tools, options, lambda: conversation.messages, retriever)
+        always = [TOOL_PREFIX + name for name in BUILTIN_AGENTS]
+        narrowed = RetrievingToolset(tools, options, lambda: conversation.messages, retriever, always)
+        return ToolCap(narrowed, limit)
 
     def for_child(self) -> Capability | None:
         return self  # a sub-agent's MCP tools are narrowed the same way
