@@ -65,6 +65,8 @@ class SessionListing(Struct, frozen=True, kw_only=True):
     skipped: tuple[Path, ...] = ()
     unplaced: tuple[SessionInfo, ...] = ()
     """Sessions whose first line is damaged, left out of one project's listing: where they began is unknown."""
+    more: bool = False
+    """The listing stopped at its limit: older sessions were not read."""
 
 
 class LoadedSession(Struct, frozen=True, kw_only=True):
@@ -209,12 +211,21 @@ class SessionStore:
         """Let go of a :meth:`claim` (nothing when the id names no session)."""
         release(self.root / f"{session_id}.jsonl")
 
-    def scan(self, cwd: Path | None = None) -> SessionListing:
-        """Sessions, the one used last first (only those started in ``cwd`` when given), and the unreadable files."""
-        if not self.root.is_dir():
-            return SessionListing(sessions=())
-        infos, skipped, unplaced = [], [], []
-        for path in sorted(self.root.glob("*.jsonl")):
+    def scan(self, cwd: Path | None = None, limit: int | None = None) -> SessionListing:
+        """Sessions, the one used last first (only those started in ``cwd`` when given), and the unreadable files.
+
+        Files are read newest first (by modification time, which every append moves) and reading stops
+        once ``limit`` sessions are found, so the latest few cost the same however many are kept.
+        """
+        infos: list[SessionInfo] = []
+        skipped: list[Path] = []
+        unplaced: list[SessionInfo] = []
+        newest_first = _newest_first(self.root)
+        for path in newest_first:
+            if limit is not None and len(infos) >= limit:
+                return SessionListing(
+                    sessions=tuple(infos), skipped=tuple(skipped), unplaced=tuple(unplaced), more=True
+                )
             info = _read_info(path)
             if info is None:
                 skipped.append(path)
@@ -222,16 +233,20 @@ class SessionStore:
                 infos.append(info)
             elif info.damaged_header:
                 unplaced.append(info)
-        infos.sort(key=lambda i: (i.updated, i.created, i.id), reverse=True)
         return SessionListing(sessions=tuple(infos), skipped=tuple(skipped), unplaced=tuple(unplaced))
 
     def info(self, path: Path) -> SessionInfo | None:
         """What the session file ``path`` says about itself; None when it is not one."""
         return _read_info(path)
 
-    def list(self, cwd: Path | None = None) -> list[SessionInfo]:
+    def list(self, cwd: Path | None = None, limit: int | None = None) -> list[SessionInfo]:
         """Sessions, the one used last first; only those started in ``cwd`` when given (unreadable files skipped)."""
-        return list(self.scan(cwd).sessions)
+        return list(self.scan(cwd, limit).sessions)
+
+    def latest(self, cwd: Path) -> SessionInfo | None:
+        """The session last used in ``cwd`` (what ``--continue`` continues); None when there is none."""
+        found = self.scan(cwd, limit=1).sessions
+        return found[0] if found else None
 
     def load(self, session_id: str) -> LoadedSession:
         """Read a session back from its intact records: damaged lines are skipped and named, tool rounds
@@ -258,6 +273,23 @@ class SessionStore:
         if not SESSION_ID.fullmatch(session_id) or not path.is_file():
             raise UserError(f"no session {session_id!r} in {self.root} (hive sessions list shows them)")
         return path
+
+
+def _newest_first(root: Path) -> list[Path]:
+    """The ``*.jsonl`` files of ``root``, the last modified first (then by name, newest id first)."""
+    stamped: list[tuple[int, str, Path]] = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:  # no folder yet, or unreadable
+        return []
+    for entry in entries:
+        if entry.name.endswith(".jsonl"):
+            try:
+                stamped.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.name, Path(entry.path)))
+            except OSError:
+                continue
+    stamped.sort(reverse=True)
+    return [path for _, _, path in stamped]
 
 
 def new_session_id() -> str:

@@ -164,10 +164,10 @@ def saved_session(request: RunRequest, cwd: Path) -> LoadedSession | None:
         return None
     session_id = request.resume
     if session_id is None:
-        recent = store.list(cwd)
-        if not recent:
+        latest = store.latest(cwd)
+        if latest is None:
             raise UserError(f"no saved session for {cwd} to continue (hive sessions list --all shows them all)")
-        session_id = recent[0].id
+        session_id = latest.id
     return store.claim(session_id)  # held until the process ends: another one is refused (exit 2)
 
 

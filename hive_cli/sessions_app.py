@@ -19,12 +19,19 @@ def sessions_app() -> None:
 @sessions_app.command("list")
 @cwd_option
 @click.option("--all", "all_projects", is_flag=True, help="Sessions of every directory, not just this one.")
-def sessions_list(cwd: Path | None, all_projects: bool) -> None:
-    """List saved sessions, newest first."""
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="Show the latest N sessions (0: all of them).",
+)
+def sessions_list(cwd: Path | None, all_projects: bool, limit: int) -> None:
+    """List saved sessions, newest first (the latest 20 unless --limit says otherwise)."""
     with exit_on_error(False):
         from hive_cli.sessions_command import list_sessions
 
-        list_sessions(cwd, all_projects)
+        list_sessions(cwd, all_projects, limit or None)
 
 
 @sessions_app.command("search")

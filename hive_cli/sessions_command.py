@@ -26,9 +26,10 @@ def _store() -> SessionStore:
     return SessionStore(user_data_dir() / "sessions")
 
 
-def list_sessions(cwd: Path | None, all_projects: bool) -> None:
-    """Print this directory's sessions (or all of them), the one used last first; damaged ones marked."""
-    listing = _store().scan(None if all_projects else resolve_cwd(cwd))
+def list_sessions(cwd: Path | None, all_projects: bool, limit: int | None = None) -> None:
+    """Print this directory's sessions (or every directory's), the one used last first, at most ``limit``;
+    damaged ones marked."""
+    listing = _store().scan(None if all_projects else resolve_cwd(cwd), limit)
     if listing.skipped:
         names = ", ".join(str(path) for path in listing.skipped[:5]) + (" ..." if len(listing.skipped) > 5 else "")
         echo(f"hive: skipped {len(listing.skipped)} unreadable session file(s): {names}", err=True)
@@ -41,6 +42,8 @@ def list_sessions(cwd: Path | None, all_projects: bool) -> None:
         return
     for info in listing.sessions:
         echo(_row(info, all_projects))
+    if listing.more:
+        echo(f"hive: the latest {len(listing.sessions)} shown; --limit N shows more, --limit 0 all", err=True)
 
 
 def _row(info: SessionInfo, all_projects: bool) -> str:

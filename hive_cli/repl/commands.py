@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -168,8 +169,12 @@ async def _clear(state: ReplState, view: ReplView, arg: str) -> None:
     view.print(Text("New conversation.", style="dim"))
 
 
+SESSIONS_SHOWN = 20
+"""Sessions ``/sessions`` lists (and ``/resume`` numbers): the latest ones; older ones by id."""
+
+
 async def _sessions(state: ReplState, view: ReplView, arg: str) -> None:
-    listing = state.store.scan(state.cwd)
+    listing = await asyncio.to_thread(state.store.scan, state.cwd, SESSIONS_SHOWN)  # file reads off the event loop
     if listing.skipped:
         view.print(Text(f"{len(listing.skipped)} unreadable session file(s) skipped", style="yellow"))
     infos = listing.sessions
@@ -181,14 +186,14 @@ async def _sessions(state: ReplState, view: ReplView, arg: str) -> None:
     table = Table(box=None, padding=(0, 2))
     for column in ("#", "id", "last used", "first message"):
         table.add_column(column, style="bold" if column == "#" else "")
-    for number, info in enumerate(infos[:20], start=1):
+    for number, info in enumerate(infos, start=1):
         when = datetime.datetime.fromtimestamp(info.updated or info.created).strftime("%Y-%m-%d %H:%M")
         table.add_row(str(number), info.id, when, visible(info.title[:60]))
     view.print(table)
 
 
 async def _resume(state: ReplState, view: ReplView, arg: str) -> None:
-    infos = state.store.list(state.cwd)
+    infos = await asyncio.to_thread(state.store.list, state.cwd, SESSIONS_SHOWN)
     target = arg.strip()
     if not target:
         await _sessions(state, view, "")

@@ -177,11 +177,11 @@ class Repl:
         """Reopen a saved session (this directory's last one without an id) and show it; False if none."""
         store = self.state.store
         if session_id is None:
-            recent = store.list(self.state.cwd)
-            if not recent:
+            latest = await asyncio.to_thread(store.latest, self.state.cwd)
+            if latest is None:
                 self.console.print(Text("No saved session for this directory; starting a new one.", style="dim"))
                 return False
-            session_id = recent[0].id
+            session_id = latest.id
         from hive_cli.repl.transcript import show_transcript
 
         loaded = store.claim(session_id)  # SessionBusy (exit 2) when another process is writing it

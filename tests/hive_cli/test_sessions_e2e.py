@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+from engine.session_store import SessionStore
+from engine.sessions.copies import default_scrub
 from tests.support.cli import run_hive
 from tests.support.llm_server import LLMServer, text
 
@@ -57,3 +60,39 @@ def test_a_damaged_session_file_does_not_break_the_list(
     listed = run_hive("sessions", "list", "--all")
     assert listed.returncode == 0, listed.stderr
     assert "hello" in listed.stdout and "skipped 1 unreadable session file" in listed.stderr
+
+
+def make_sessions(root: Path, cwd: Path, count: int, first_second: int) -> list[str]:
+    """``count`` saved sessions of ``cwd``, each written (as hive writes them) and dated a second after the last."""
+    store = SessionStore(root)
+    made = []
+    for number in range(count):
+        writer = store.create(cwd=cwd, model="openai/test-model", scrub=default_scrub(), title=f"task {number}")
+        writer.append_message({"role": "user", "content": f"task {number}"})
+        writer.close()
+        os.utime(writer.path, (first_second + number, first_second + number))
+        made.append(writer.path.stem)
+    return made
+
+
+def test_the_list_shows_the_latest_twenty_unless_asked_and_continue_takes_the_newest(
+    llm_server: LLMServer, tmp_path: Path, isolated_hive: Path
+) -> None:
+    root = isolated_hive / "data" / "sessions"
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    mine = make_sessions(root, here, 25, first_second=1_700_000_000)
+    make_sessions(root, elsewhere, 10, first_second=1_800_000_000)  # newer, of another directory
+    llm_server.script(text("Going on."))
+
+    default = run_hive("sessions", "list", "-C", str(here))
+    everything = run_hive("sessions", "list", "--limit", "0", "-C", str(here))
+    three = run_hive("sessions", "list", "--limit", "3", "--all")
+    continued = run_hive("run", "go on", "--continue", "-o", "json", *args(llm_server, here))
+
+    shown = [line.split()[0] for line in default.stdout.splitlines()]
+    assert shown == mine[::-1][:20] and "the latest 20 shown" in default.stderr
+    assert len(everything.stdout.splitlines()) == 25 and "shown" not in everything.stderr
+    assert [line.split()[-1] for line in three.stdout.splitlines()] == [str(elsewhere)] * 3
+    assert continued.returncode == 0, continued.stderr
+    assert session_id(continued.stdout) == mine[-1]
