@@ -79,6 +79,8 @@ class TurnRecord(Struct, frozen=True, kw_only=True):
     finish_reason: str | None = None
     model: str = ""
     usage: Usage = field(default_factory=Usage)
+    response_id: str | None = None
+    """The provider's id of the model's response, when it gave one."""
 
 
 ExitReason = Literal[

@@ -262,7 +262,7 @@ class AgentLoop:
             request = self._request(options)
 
     def _add_reply(self, reply: ModelReply, state: RunState, trace: RunTrace) -> None:
-        trace.replied(reply.usage, reply.model)
+        trace.replied(reply.usage, reply.model, reply.response_id)
         self.account.count(reply.usage)
         self.conversation.append(reply.to_message())
 
@@ -349,6 +349,7 @@ class AgentLoop:
             finish_reason=reply.finish_reason,
             model=reply.model or self.model.name,
             usage=reply.usage,
+            response_id=reply.response_id,
         )
 
     # --- helpers ------------------------------------------------------------------------

@@ -252,6 +252,7 @@ class Request:
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.turns: list[Usage] = []
+        self.response_ids: list[str | None] = []
         self.by_model: dict[str, Usage] = {}
         self.report: UsageReport | None = None
         self.reported_model = ""
@@ -285,10 +286,11 @@ class Request:
             scope.emit(event)
         scope.request.forward(event)
 
-    def record_turn(self, usage: Usage, model: str, reported_model: str = "") -> None:
+    def record_turn(self, usage: Usage, model: str, reported_model: str = "", response_id: str | None = None) -> None:
         """Count one model turn's usage against ``model`` (the model string hive was configured with)."""
         with self.lock:
             self.turns.append(usage)
+            self.response_ids.append(response_id)
             self.by_model[model] = self.by_model.get(model, Usage()) + usage
             if reported_model and not self.reported_model:
                 self.reported_model = reported_model
@@ -299,6 +301,7 @@ class Request:
             return self.report
         with self.lock:
             turns = tuple(self.turns)
+            response_ids = tuple(self.response_ids)
             by_model = dict(self.by_model)
         report = UsageReport(
             model=self.model,
@@ -306,6 +309,7 @@ class Request:
             provider=provider_of(self.model),
             assistant=sum(turns, Usage()),
             turns=turns,
+            response_ids=response_ids,
             tool_calls=tuple(self.root.children or ()),
             by_model=tuple(by_model.items()),
             duration_s=time.monotonic() - self.started,

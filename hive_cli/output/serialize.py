@@ -71,6 +71,7 @@ def turn_dict(turn: TurnRecord) -> dict[str, Any]:
         "tool_calls": [outcome_dict(o) for o in turn.outcomes],
         "pending_calls": [call_dict(c) for c in turn.pending_calls],
         "usage": turn.usage.to_dict(),
+        "response_id": turn.response_id,
     }
 
 
@@ -81,7 +82,7 @@ def usage_report(result: RunResult, duration_s: float, model: str) -> dict[str, 
     return {
         "model": model,
         "total": result.usage.to_dict(),
-        "turns": [t.usage.to_dict() for t in result.turns],
+        "turns": [t.usage.to_dict() | {"response_id": t.response_id} for t in result.turns],
         "tool_calls": [],
         "duration_s": round(duration_s, 3),
     }
