@@ -195,6 +195,9 @@ class ToolCallStarted(_AgentEvent, frozen=True, kw_only=True):
     read_only: bool = False
     scope: ScopeInfo | None = None
     """The call's place in the scope tree, when the run is tracked (depth 1 for the run's own calls)."""
+    host_run: bool = False
+    """A call of a declared-only tool: the host runs it, so no ``ToolCallFinished`` follows in this run (the
+    call is in the run's ``pending_calls``)."""
 
 
 class ToolProgress(_AgentEvent, frozen=True, kw_only=True):

@@ -318,12 +318,12 @@ class AgentLoop:
     ) -> AsyncGenerator[Event, None]:
         host_run = frozenset(s.name for s in self.toolset.specs() if s.declared_only)
         state.round = current = RoundInProgress(index=index, reply=reply, host_run=host_run)
-        runnable = [c for c in reply.tool_calls if c.name not in host_run]
-        if runnable:
-            round_events = run_tool_round(runnable, self.toolset, self._tool_context, trace, current.outcomes)
-            async with aclosing(round_events) as events:
-                async for event in events:
-                    yield event
+        round_events = run_tool_round(
+            reply.tool_calls, self.toolset, self._tool_context, trace, current.outcomes, host_run
+        )
+        async with aclosing(round_events) as events:
+            async for event in events:
+                yield event
         state.round = None
         record = self._record_round(current)
         state.turns.append(record)

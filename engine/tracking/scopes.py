@@ -56,6 +56,12 @@ class TrackingOptions(Struct, frozen=True, kw_only=True):
 
     include_tool_arguments: bool = False
     """Let observers see tool-call arguments (off: the calls they see have none)."""
+    completion_events: bool = True
+    """Tell observers each tool call's end (its ``ToolCallFinished``, without the result); off: they hear calls
+    start and progress only. The run's own stream (and an enclosing run's) always has every event."""
+    report: bool = True
+    """Hand the usage report to observers' ``on_report`` and put it on ``RunFinished.result.report``; off: neither
+    (a nested run still rolls its usage into the tool that ran it)."""
 
 
 Emit = Callable[[Event], None]
@@ -265,7 +271,8 @@ class Request:
             return
         if self.parent is not None and isinstance(event, FORWARDED):
             self.forward(event)
-        self.notify(private_parts_removed(event, self.options.include_tool_arguments))
+        if self.options.completion_events or not isinstance(event, ToolCallFinished):
+            self.notify(private_parts_removed(event, self.options.include_tool_arguments))
 
     def notify(self, event: Event) -> None:
         """Tell the observers (and a parent request's observers) about an event; observer errors are ignored."""
@@ -316,7 +323,7 @@ class Request:
             outcome=outcome,
         )
         self.report = report
-        for observer in self.observers:
+        for observer in self.observers if self.options.report else ():
             try:
                 observer.on_report(report)
             except Exception:  # an observer must never break the run it watches

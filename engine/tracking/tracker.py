@@ -73,7 +73,7 @@ class _RunTracking:
     def finished(self, result: RunResult) -> RunResult:
         report = self.request.finish(_OUTCOMES[result.exit_reason])
         self._reset()
-        return replace(result, report=report)
+        return replace(result, report=report) if self.request.options.report else result
 
     def abandoned(self) -> None:
         if self.request.report is None:

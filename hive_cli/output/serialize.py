@@ -105,7 +105,8 @@ def _record(event: Event) -> dict[str, Any] | None:
         case TextDelta(text=text) | ReasoningDelta(text=text):
             return {"type": event.kind, "text": text}
         case ToolCallStarted(call=call, read_only=read_only, scope=scope):
-            return {"type": "tool_call_started", **call_dict(call), "read_only": read_only, **scope_dict(scope)}
+            record = {"type": "tool_call_started", **call_dict(call), "read_only": read_only, **scope_dict(scope)}
+            return record | {"host_run": True} if event.host_run else record
         case ToolProgress():
             return {
                 "type": "tool_progress",
