@@ -113,6 +113,13 @@ class RunResult(Struct, frozen=True, kw_only=True):
     """The usage report, when the run was tracked."""
 
     @property
+    def content(self) -> str:
+        """``text`` followed by the turn observers' ``addenda``, a blank line apart: the buffered answer with what
+        the observers added, for a caller that shows one text. ``text`` stays the model's words alone (an answer
+        checked against ``--output-schema`` must parse as the model wrote it)."""
+        return "\n\n".join(part for part in (self.text, *self.addenda) if part)
+
+    @property
     def tool_outcomes(self) -> tuple[ToolOutcome, ...]:
         """Every tool outcome of the run, in order."""
         return tuple(o for t in self.turns for o in t.outcomes)
