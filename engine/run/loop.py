@@ -318,9 +318,7 @@ class AgentLoop:
     ) -> AsyncGenerator[Event, None]:
         host_run = frozenset(s.name for s in self.toolset.specs() if s.declared_only)
         state.round = current = RoundInProgress(index=index, reply=reply, host_run=host_run)
-        round_events = run_tool_round(
-            reply.tool_calls, self.toolset, self._tool_context, trace, current.outcomes, host_run
-        )
+        round_events = run_tool_round(current, self.toolset, self._tool_context, trace)
         async with aclosing(round_events) as events:
             async for event in events:
                 yield event
