@@ -230,7 +230,9 @@ def build_context(
         model=slot,
         account=Account(),
         conversation=conversation if conversation is not None else Conversation(),
-        windows=Windows(config.context.context_window, ServedWindows(config.model.api_base)),
+        windows=Windows(
+            config.context.context_window, ServedWindows(config.model.api_base), config.context.guessed_window
+        ),
         compactor=Compactor(lambda: slot.client),
         build_child=child_builder(approver, data_dir, modes),
         capabilities=caps,

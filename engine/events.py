@@ -79,6 +79,8 @@ class TurnRecord(Struct, frozen=True, kw_only=True):
     finish_reason: str | None = None
     model: str = ""
     usage: Usage = field(default_factory=Usage)
+    response_id: str | None = None
+    """The provider's id of the model's response, when it gave one."""
 
 
 ExitReason = Literal[
@@ -109,6 +111,13 @@ class RunResult(Struct, frozen=True, kw_only=True):
     """What the person can change so that a run that stopped goes through (the key, the setting)."""
     report: UsageReport | None = None
     """The usage report, when the run was tracked."""
+
+    @property
+    def content(self) -> str:
+        """``text`` followed by the turn observers' ``addenda``, a blank line apart: the buffered answer with what
+        the observers added, for a caller that shows one text. ``text`` stays the model's words alone (an answer
+        checked against ``--output-schema`` must parse as the model wrote it)."""
+        return "\n\n".join(part for part in (self.text, *self.addenda) if part)
 
     @property
     def tool_outcomes(self) -> tuple[ToolOutcome, ...]:
@@ -193,6 +202,9 @@ class ToolCallStarted(_AgentEvent, frozen=True, kw_only=True):
     read_only: bool = False
     scope: ScopeInfo | None = None
     """The call's place in the scope tree, when the run is tracked (depth 1 for the run's own calls)."""
+    host_run: bool = False
+    """A call of a declared-only tool: the host runs it, so no ``ToolCallFinished`` follows in this run (the
+    call is in the run's ``pending_calls``)."""
 
 
 class ToolProgress(_AgentEvent, frozen=True, kw_only=True):

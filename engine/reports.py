@@ -61,12 +61,24 @@ class UsageReport(Struct, frozen=True, kw_only=True):
     """Model turns only."""
     turns: tuple[Usage, ...] = ()
     """One entry per model turn."""
+    response_ids: tuple[str | None, ...] = ()
+    """The provider's id of each model turn's response, in the order of ``turns`` (None where it gave none)."""
     tool_calls: tuple[ToolCallReport, ...] = ()
     """Top-level tool calls, each with its nested calls as children."""
     by_model: tuple[tuple[str, Usage], ...] = ()
     """Usage (with cost where the model is priced) per model, model turns and tool rollups alike."""
     duration_s: float = 0.0
     outcome: RequestOutcome = "completed"
+
+    @property
+    def response_id(self) -> str | None:
+        """The provider's id of the request's last response that had one (the answer, for a completed run)."""
+        return next((rid for rid in reversed(self.response_ids) if rid), None)
+
+    def _turn_ids(self) -> tuple[str | None, ...]:
+        """``response_ids``, one per turn (a report built without them has None for each)."""
+        missing = len(self.turns) - len(self.response_ids)
+        return self.response_ids[: len(self.turns)] + (None,) * max(0, missing)
 
     @property
     def total(self) -> Usage:
@@ -86,7 +98,10 @@ class UsageReport(Struct, frozen=True, kw_only=True):
             "duration_s": round(self.duration_s, 3),
             "total": self.total.to_dict(),
             "assistant": self.assistant.to_dict(),
-            "turns": [turn.to_dict() for turn in self.turns],
+            "response_id": self.response_id,
+            "turns": [
+                turn.to_dict() | {"response_id": rid} for turn, rid in zip(self.turns, self._turn_ids(), strict=True)
+            ],
             "tool_calls": [call.to_dict() for call in self.tool_calls],
             "by_model": {model: usage.to_dict() for model, usage in self.by_model},
         }

@@ -42,12 +42,16 @@ hive quotes them itself. Write only the ledger."""
 
 
 class CompactionLimit:
-    """When a request fills ``share`` of the model's known window (a guessed window waits for an overflow)."""
+    """When a request fills ``share`` of the model's known window (a guessed window waits for an overflow, unless
+    ``at_guess``: then the guess counts as known)."""
 
-    def __init__(self, model: Callable[[], str], share: float, windows: Windows | None = None) -> None:
+    def __init__(
+        self, model: Callable[[], str], share: float, windows: Windows | None = None, *, at_guess: bool = False
+    ) -> None:
         self.model = model
         self.share = share
         self.windows = windows or Windows()
+        self.at_guess = at_guess
         self._sizes: dict[int, tuple[Message, int]] = {}
         """The JSON size of each message of the last request, by identity (the message is kept, so its id is not reused)."""
 
@@ -55,7 +59,7 @@ class CompactionLimit:
         """Whether ``request`` is at or over the limit."""
         model = self.model()
         window = self.windows.of(model)
-        if not window.known:
+        if not window.known and not self.at_guess:
             return False
         limit = window.tokens * self.share
         if self._characters(request) < limit * MIN_CHARS_PER_TOKEN:

@@ -59,9 +59,14 @@ def default_context_policy(
 ) -> ContextPolicy:
     """The fixed part fitted to the window, then observation masking with compaction ahead of time and on overflow,
     cache breakpoints, goal reminders."""
-    limit = CompactionLimit(model, options.compact_at, windows)
+    at_guess = options.unknown_window_compaction == "at_guess"
+    limit = CompactionLimit(model, options.compact_at, windows, at_guess=at_guess)
     policy: ContextPolicy = ObservationMasking(
-        options.observation_masking_protected_rounds, compactor, limit, options.observation_masking_batch_rounds
+        options.observation_masking_protected_rounds,
+        compactor,
+        limit,
+        options.observation_masking_batch_rounds,
+        options.observation_masking_min_chars,
     )
     if options.prompt_caching:
         policy = PromptCaching(policy, model)

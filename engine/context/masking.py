@@ -47,7 +47,8 @@ def is_masked(message: Message) -> bool:
 
 
 class ObservationMasking:
-    """A ``ContextPolicy``: results of tool rounds older than the latest ``protected_rounds`` are masked."""
+    """A ``ContextPolicy``: results of tool rounds older than the latest ``protected_rounds`` are masked, round by
+    round as the rounds pass (``batch_rounds`` at a time), when longer than ``min_chars``."""
 
     def __init__(
         self,
@@ -55,8 +56,12 @@ class ObservationMasking:
         compactor: Compactor | None = None,
         limit: CompactionLimit | None = None,
         batch_rounds: int = 1,
+        min_chars: int = 0,
     ) -> None:
         self.protected_rounds = protected_rounds
+        self.min_chars = min_chars
+        """Results of at most this many characters are always sent whole: masking them saves little, and the model
+        would spend a round bringing one back."""
         self.batch_rounds = max(1, batch_rounds)
         """Rounds are masked this many at a time, so the prefix a provider cached stays the same between batches."""
         self.compactor = compactor
@@ -99,6 +104,8 @@ class ObservationMasking:
         call_id = message.get("tool_call_id")
         content = message.get("content")
         if message.get("role") != "tool" or call_id not in calls or not isinstance(content, str):
+            return message
+        if len(content) <= self.min_chars:
             return message
         key = (str(call_id), len(content))
         if key not in self._masked:

@@ -62,8 +62,8 @@ def context_window(model: str) -> int | None:
     return int(window)
 
 
-def window_for(model: str, configured: int | None = None) -> Window:
-    """The window of ``model``: the ``context_window`` setting, else litellm's model info, else a guess.
+def window_for(model: str, configured: int | None = None, guess: int = GUESSED_WINDOW) -> Window:
+    """The window of ``model``: the ``context_window`` setting, else litellm's model info, else ``guess``.
 
     Never blocks on importing litellm: before it is loaded a model without a setting gets the guess.
     """
@@ -72,15 +72,19 @@ def window_for(model: str, configured: int | None = None) -> Window:
     known = context_window(model)
     if known:
         return Window(tokens=known, source="model info")
-    return Window(tokens=GUESSED_WINDOW, source="guess")
+    return Window(tokens=guess, source="guess")
 
 
 class Windows:
     """The windows one agent works with: what a provider said in an overflow error wins over the setting, what
     the model's server says it serves (``served``) and ``window_for``."""
 
-    def __init__(self, configured: int | None = None, served: ServedWindows | None = None) -> None:
+    def __init__(
+        self, configured: int | None = None, served: ServedWindows | None = None, guess: int = GUESSED_WINDOW
+    ) -> None:
         self.configured = configured
+        self.guess = guess
+        """The window assumed when nothing says (the ``guessed_window`` setting)."""
         """The ``context_window`` setting."""
         self.served = served
         """The local server's windows (asked once per server and model); None: not asked."""
@@ -103,7 +107,7 @@ class Windows:
             fact = self.served.of(model)
             if fact is not None:
                 return Window(tokens=fact.tokens, source="server", where=fact.source)
-        return window_for(model, self.configured)
+        return window_for(model, self.configured, self.guess)
 
 
 def percent_used(model: str, prompt_tokens: int | None, window: Window) -> float | None:

@@ -41,7 +41,7 @@ class AnthropicEvents:
         if kind == "message_start":
             message = event.get("message") or {}
             self._take_usage(message.get("usage"))
-            return {"model": message.get("model"), "choices": [], "usage": self.usage()}
+            return {"id": message.get("id"), "model": message.get("model"), "choices": [], "usage": self.usage()}
         if kind == "content_block_start":
             return self._block_start(_index(event), event.get("content_block") or {})
         if kind == "content_block_delta":

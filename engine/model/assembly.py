@@ -92,6 +92,8 @@ class StreamAssembler:
         self.finish_reason: str | None = None
         self.usage_source: Any = None
         self.received_output = False
+        self.response_id: str | None = None
+        """The first response id a chunk carried."""
 
     def feed(self, chunk: Any) -> list[StreamItem]:
         """Take one chunk; return the text and reasoning deltas it carried."""
@@ -102,6 +104,9 @@ class StreamAssembler:
         model = field_of(chunk, "model")
         if model and not self.model:
             self.model = model
+        response_id = field_of(chunk, "id")
+        if response_id and isinstance(response_id, str) and self.response_id is None:
+            self.response_id = response_id
         for choice in field_of(chunk, "choices") or ():
             self._feed_choice(choice, items)
         return items
@@ -154,6 +159,7 @@ class StreamAssembler:
             finish_reason=self.finish_reason or ("tool_calls" if calls else "stop"),
             usage=usage,
             model=self.model,
+            response_id=self.response_id,
             provider_fields=provider_fields,
         )
 
@@ -205,4 +211,9 @@ def whole_reply_as_chunk(response: Any) -> dict[str, Any]:
             {"index": i, "id": field_of(c, "id"), "function": field_of(c, "function")} for i, c in enumerate(calls)
         ]
         choices.append({"delta": delta, "finish_reason": field_of(choice, "finish_reason")})
-    return {"choices": choices, "usage": field_of(response, "usage"), "model": field_of(response, "model")}
+    return {
+        "id": field_of(response, "id"),
+        "choices": choices,
+        "usage": field_of(response, "usage"),
+        "model": field_of(response, "model"),
+    }

@@ -38,7 +38,8 @@ class ResponsesEvents:
         kind = str(event.get("type") or "")
         index = _index(event)
         if kind in ("response.created", "response.in_progress"):
-            return [{"model": (event.get("response") or {}).get("model"), "choices": []}]
+            response = event.get("response") or {}
+            return [{"id": response.get("id"), "model": response.get("model"), "choices": []}]
         if kind == "response.output_item.added":
             return self._item_started(index, event.get("item") or {})
         if kind in ("response.output_text.delta", "response.refusal.delta"):
@@ -105,6 +106,7 @@ class ResponsesEvents:
             finish = "tool_calls" if self._calls else "stop"
         usage = response.get("usage")
         chunk: Chunk = {"choices": [{"delta": {}, "finish_reason": finish}], "model": response.get("model")}
+        chunk["id"] = response.get("id")
         chunk["usage"] = openai_usage(usage) if isinstance(usage, dict) else None
         return chunk
 

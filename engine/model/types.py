@@ -60,6 +60,8 @@ class ModelReply(Struct, frozen=True, kw_only=True):
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    response_id: str | None = None
+    """The provider's id of this response (chat ``id``, Responses ``id``, Anthropic ``message.id``), when it gave one."""
     provider_fields: tuple[tuple[str, Any], ...] = ()
     """Extra assistant-message fields that must be sent back unchanged (e.g. signed thinking blocks)."""
 

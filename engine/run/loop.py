@@ -242,7 +242,7 @@ class AgentLoop:
             request = self._request(options)
 
     def _add_reply(self, reply: ModelReply, state: RunState, trace: RunTrace) -> None:
-        trace.replied(reply.usage, reply.model)
+        trace.replied(reply.usage, reply.model, reply.response_id)
         self.account.count(reply.usage)
         self.conversation.append(reply.to_message())
 
@@ -298,12 +298,10 @@ class AgentLoop:
     ) -> AsyncGenerator[Event, None]:
         host_run = frozenset(s.name for s in self.toolset.specs() if s.declared_only)
         state.round = current = RoundInProgress(index=index, reply=reply, host_run=host_run)
-        runnable = [c for c in reply.tool_calls if c.name not in host_run]
-        if runnable:
-            round_events = run_tool_round(runnable, self.toolset, self._tool_context, trace, current.outcomes)
-            async with aclosing(round_events) as events:
-                async for event in events:
-                    yield event
+        round_events = run_tool_round(current, self.toolset, self._tool_context, trace)
+        async with aclosing(round_events) as events:
+            async for event in events:
+                yield event
         state.round = None
         record = self._record_round(current)
         state.turns.append(record)
@@ -329,6 +327,7 @@ class AgentLoop:
             finish_reason=reply.finish_reason,
             model=reply.model or self.model.name,
             usage=reply.usage,
+            response_id=reply.response_id,
         )
 
     # --- helpers ------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from msgspec.structs import replace
 
 from engine.events import Event, ToolCall, ToolCallFinished, ToolCallStarted, ToolOutcome
+from engine.run.state import RoundInProgress
 from engine.run.trace import CallTrace, RunTrace
 from engine.tools.base import ToolContext, ToolResult, Toolset, ToolSpec
 
@@ -37,18 +38,22 @@ def plan_batches(calls: Sequence[ToolCall], specs: dict[str, ToolSpec]) -> list[
 
 
 async def run_tool_round(
-    calls: Sequence[ToolCall],
-    toolset: Toolset,
-    make_context: ContextFactory,
-    trace: RunTrace,
-    outcomes: dict[str, ToolOutcome],
+    current: RoundInProgress, toolset: Toolset, make_context: ContextFactory, trace: RunTrace
 ) -> AsyncGenerator[Event, None]:
-    """Run ``calls`` and yield their events; every call ends with exactly one ``ToolCallFinished``.
+    """Run the calls of ``current``'s reply and yield their events; every call run ends with exactly one
+    ``ToolCallFinished``.
 
-    Each outcome is also put in ``outcomes`` as it happens, so a round that is cancelled (its events no
+    Calls of the ``current.host_run`` tools (declared-only) are not run: each gets only its ``ToolCallStarted``
+    (``host_run`` set), first, so hosts and observers see it invoked; the host runs it and sends its result.
+    Each outcome is also put in ``current.outcomes`` as it happens, so a round that is cancelled (its events no
     longer read) still leaves what its calls produced, partial output included.
     """
+    host_run, outcomes = current.host_run, current.outcomes
     specs = {spec.name: spec for spec in toolset.specs()}
+    declared = [c for c in current.reply.tool_calls if c.name in host_run]
+    for event in _host_run_headers(declared, specs, trace, make_context):
+        yield event
+    calls = [c for c in current.reply.tool_calls if c.name not in host_run]
     queue: asyncio.Queue[Event] = asyncio.Queue()
     emit = _emitter(queue)
     for batch in plan_batches(calls, specs):
@@ -69,6 +74,24 @@ async def run_tool_round(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _host_run_headers(
+    calls: Sequence[ToolCall], specs: dict[str, ToolSpec], trace: RunTrace, make_context: ContextFactory
+) -> list[Event]:
+    """The best-effort invoking header of each declared-only call: its ``ToolCallStarted``, in this run's stream,
+    enclosing runs' streams and the observers; no ``ToolCallFinished`` follows in this run."""
+    headers: list[Event] = []
+    for call in calls:
+        spec = specs.get(call.name)
+        kind, source = (spec.kind, spec.source) if spec else ("tool", None)
+        call_trace = trace.call(call, kind, source, headers.append)
+        read_only = bool(spec and spec.read_only)
+        agent = make_context(call).agent_id
+        call_trace.started(
+            ToolCallStarted(call=call, read_only=read_only, scope=call_trace.scope, agent=agent, host_run=True)
+        )
+    return headers
 
 
 def _emitter(queue: asyncio.Queue[Event]) -> Callable[[Event], None]:

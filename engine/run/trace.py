@@ -50,8 +50,8 @@ class RunTrace(Protocol):
         """A lifecycle event the run itself yields (``RunStarted``, ``ModelTurnStarted``), for everyone else."""
         ...
 
-    def replied(self, usage: Usage, reported_model: str) -> None:
-        """A model call finished with this usage."""
+    def replied(self, usage: Usage, reported_model: str, response_id: str | None = None) -> None:
+        """A model call finished with this usage (and the provider's id of its response, when it gave one)."""
         ...
 
     def call(self, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit) -> CallTrace:
@@ -103,7 +103,7 @@ class _UntracedRun:
     def observe(self, event: Event) -> None:
         return None
 
-    def replied(self, usage: Usage, reported_model: str) -> None:
+    def replied(self, usage: Usage, reported_model: str, response_id: str | None = None) -> None:
         return None
 
     def call(self, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit) -> CallTrace:

@@ -56,6 +56,12 @@ class TrackingOptions(Struct, frozen=True, kw_only=True):
 
     include_tool_arguments: bool = False
     """Let observers see tool-call arguments (off: the calls they see have none)."""
+    completion_events: bool = True
+    """Tell observers each tool call's end (its ``ToolCallFinished``, without the result); off: they hear calls
+    start and progress only. The run's own stream (and an enclosing run's) always has every event."""
+    report: bool = True
+    """Hand the usage report to observers' ``on_report`` and put it on ``RunFinished.result.report``; off: neither
+    (a nested run still rolls its usage into the tool that ran it)."""
 
 
 Emit = Callable[[Event], None]
@@ -252,6 +258,7 @@ class Request:
         self.started = time.monotonic()
         self.lock = threading.Lock()
         self.turns: list[Usage] = []
+        self.response_ids: list[str | None] = []
         self.by_model: dict[str, Usage] = {}
         self.report: UsageReport | None = None
         self.reported_model = ""
@@ -264,7 +271,8 @@ class Request:
             return
         if self.parent is not None and isinstance(event, FORWARDED):
             self.forward(event)
-        self.notify(private_parts_removed(event, self.options.include_tool_arguments))
+        if self.options.completion_events or not isinstance(event, ToolCallFinished):
+            self.notify(private_parts_removed(event, self.options.include_tool_arguments))
 
     def notify(self, event: Event) -> None:
         """Tell the observers (and a parent request's observers) about an event; observer errors are ignored."""
@@ -285,10 +293,11 @@ class Request:
             scope.emit(event)
         scope.request.forward(event)
 
-    def record_turn(self, usage: Usage, model: str, reported_model: str = "") -> None:
+    def record_turn(self, usage: Usage, model: str, reported_model: str = "", response_id: str | None = None) -> None:
         """Count one model turn's usage against ``model`` (the model string hive was configured with)."""
         with self.lock:
             self.turns.append(usage)
+            self.response_ids.append(response_id)
             self.by_model[model] = self.by_model.get(model, Usage()) + usage
             if reported_model and not self.reported_model:
                 self.reported_model = reported_model
@@ -299,6 +308,7 @@ class Request:
             return self.report
         with self.lock:
             turns = tuple(self.turns)
+            response_ids = tuple(self.response_ids)
             by_model = dict(self.by_model)
         report = UsageReport(
             model=self.model,
@@ -306,13 +316,14 @@ class Request:
             provider=provider_of(self.model),
             assistant=sum(turns, Usage()),
             turns=turns,
+            response_ids=response_ids,
             tool_calls=tuple(self.root.children or ()),
             by_model=tuple(by_model.items()),
             duration_s=time.monotonic() - self.started,
             outcome=outcome,
         )
         self.report = report
-        for observer in self.observers:
+        for observer in self.observers if self.options.report else ():
             try:
                 observer.on_report(report)
             except Exception:  # an observer must never break the run it watches

@@ -64,8 +64,8 @@ class _RunTracking:
     def observe(self, event: Event) -> None:
         self.request.spread(event)
 
-    def replied(self, usage: Usage, reported_model: str) -> None:
-        self.request.record_turn(usage, self.request.model, reported_model)
+    def replied(self, usage: Usage, reported_model: str, response_id: str | None = None) -> None:
+        self.request.record_turn(usage, self.request.model, reported_model, response_id)
 
     def call(self, call: ToolCall, kind: ToolKind, source: str | None, emit: Emit) -> CallTrace:
         return ToolScope(self.request.root, call, kind, source, emit)
@@ -73,7 +73,7 @@ class _RunTracking:
     def finished(self, result: RunResult) -> RunResult:
         report = self.request.finish(_OUTCOMES[result.exit_reason])
         self._reset()
-        return replace(result, report=report)
+        return replace(result, report=report) if self.request.options.report else result
 
     def abandoned(self) -> None:
         if self.request.report is None:

@@ -71,6 +71,7 @@ def turn_dict(turn: TurnRecord) -> dict[str, Any]:
         "tool_calls": [outcome_dict(o) for o in turn.outcomes],
         "pending_calls": [call_dict(c) for c in turn.pending_calls],
         "usage": turn.usage.to_dict(),
+        "response_id": turn.response_id,
     }
 
 
@@ -81,7 +82,7 @@ def usage_report(result: RunResult, duration_s: float, model: str) -> dict[str, 
     return {
         "model": model,
         "total": result.usage.to_dict(),
-        "turns": [t.usage.to_dict() for t in result.turns],
+        "turns": [t.usage.to_dict() | {"response_id": t.response_id} for t in result.turns],
         "tool_calls": [],
         "duration_s": round(duration_s, 3),
     }
@@ -104,7 +105,8 @@ def _record(event: Event) -> dict[str, Any] | None:
         case TextDelta(text=text) | ReasoningDelta(text=text):
             return {"type": event.kind, "text": text}
         case ToolCallStarted(call=call, read_only=read_only, scope=scope):
-            return {"type": "tool_call_started", **call_dict(call), "read_only": read_only, **scope_dict(scope)}
+            record = {"type": "tool_call_started", **call_dict(call), "read_only": read_only, **scope_dict(scope)}
+            return record | {"host_run": True} if event.host_run else record
         case ToolProgress():
             return {
                 "type": "tool_progress",

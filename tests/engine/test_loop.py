@@ -187,6 +187,20 @@ def test_observer_addenda_reach_the_caller_but_never_the_history(llm_server: LLM
     assert "note about turn" not in json.dumps(loop.conversation.messages)
 
 
+def test_the_buffered_result_appends_the_addenda_to_its_content_and_keeps_them_apart(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    def observer(record: TurnRecord) -> str | None:
+        return f"checked turn {record.index}" if record.index else "saw the tool round"
+
+    llm_server.script(tool_calls(call("echo", {"text": "x"})), text('{"answer": 42}'))
+    loop = make_loop(llm_server, tmp_path, [RecordingTool()], observers=[observer])
+    result = asyncio.run(loop.run("go"))
+    assert result.addenda == ("saw the tool round", "checked turn 1")
+    assert result.content == '{"answer": 42}\n\nsaw the tool round\n\nchecked turn 1'
+    assert json.loads(result.text) == {"answer": 42}  # the model's words alone, still parseable
+
+
 def test_the_run_stops_at_max_turns(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(*[tool_calls(call("echo", {"text": str(i)})) for i in range(3)])
     loop = make_loop(llm_server, tmp_path, [RecordingTool()], options=LoopOptions(max_turns=3))

@@ -123,3 +123,25 @@ def test_an_unknown_window_is_learned_from_the_first_overflow_and_kept_from_then
     assert reasons[0] == "overflow" and set(reasons[1:]) <= {"threshold"}
     assert model.refusals == 1  # learned once; later requests were compacted before they could overflow
     assert check_requests(llm_server, tmp_path, names, WINDOW) < 0.45
+
+
+def test_a_guessed_window_waits_for_the_overflow_by_default_and_is_compacted_at_with_at_guess(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    names = write_modules(tmp_path)
+    settings = tmp_path / ".ironhive" / "settings.yaml"
+    settings.parent.mkdir()
+    settings.write_text(f"context:\n  guessed_window: {WINDOW}\n")
+    trust(tmp_path)
+    deferred = ScriptedModel(names, refuse_over=WINDOW)
+    reasons = [e["reason"] for e in run_task(llm_server, tmp_path, deferred) if e["type"] == "context_compacted"]
+    assert deferred.refusals == 1 and reasons[0] == "overflow"  # the guess alone never compacts
+
+    settings.write_text(f"context:\n  guessed_window: {WINDOW}\n  unknown_window_compaction: at_guess\n")
+    trust(tmp_path)
+    ahead = ScriptedModel(names, refuse_over=WINDOW)
+    first_request = len(llm_server.chat_requests)
+    reasons = [e["reason"] for e in run_task(llm_server, tmp_path, ahead) if e["type"] == "context_compacted"]
+    assert ahead.refusals == 0 and reasons and set(reasons) == {"threshold"}
+    answered = [r.json for r in llm_server.chat_requests[first_request:] if not is_summariser(r.json)]
+    assert max(request_tokens(r) for r in answered) <= WINDOW * 0.92

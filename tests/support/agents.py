@@ -135,13 +135,14 @@ class Tracked:
         *,
         observers: Sequence[Any] = (),
         include_tool_arguments: bool = False,
+        options: Any = None,
     ) -> None:
         from engine.tracking import Tracker, TrackingOptions
 
         self.toolset = ToolRegistry(tools)
         self.tracker = Tracker(
             "openai/test-model",
-            options=TrackingOptions(include_tool_arguments=include_tool_arguments),
+            options=options or TrackingOptions(include_tool_arguments=include_tool_arguments),
             observers=observers,
         )
         self.loop = AgentLoop(

@@ -128,6 +128,8 @@ class Completion(_Reply):
     """Send an error object inside the 200 stream and end there."""
     model: str | None = None
     """Model name in the reply; default: the request's model."""
+    response_id: str | None = None
+    """The response's id on the wire (chat ``id``, Responses ``id``); default: a fresh random one."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,6 +178,7 @@ class CompletionOptions(TypedDict, total=False):
     first_chunk_delay: float
     cut_after: int | None
     model: str | None
+    response_id: str | None
 
 
 def text(
@@ -669,7 +672,7 @@ def _call_object(tool_call: ToolCall) -> dict[str, Any]:
 
 def _envelope(reply: Completion, body: dict[str, Any], kind: str) -> dict[str, Any]:
     return {
-        "id": f"chatcmpl-{secrets.token_hex(12)}",
+        "id": reply.response_id or f"chatcmpl-{secrets.token_hex(12)}",
         "object": kind,
         "created": int(time.time()),
         "model": reply.model or body.get("model") or DEFAULT_MODEL,

@@ -144,7 +144,7 @@ def _end_event(reply: Any, response: Event, usage: Mapping[str, Any]) -> Event:
 
 def _response(reply: Any, body: Mapping[str, Any]) -> Event:
     return {
-        "id": _id("resp"),
+        "id": reply.response_id or _id("resp"),
         "object": "response",
         "created_at": int(time.time()),
         "status": "in_progress",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from msgspec.structs import replace
+
 from engine.config.loader import Overrides, SessionConfig, load_config
 from engine.context.masking import ObservationMasking, placeholder
 from engine.context.recall import RecallResultTool
@@ -98,3 +100,62 @@ def test_recalling_an_unknown_call_is_an_error_for_the_model(tmp_path: Path) -> 
     missing = asyncio.run(tool.run({"id": "nope"}, ctx))
     assert (found.output, found.success) == ("the whole result", True)
     assert missing.success is False and "nope" in missing.output
+
+
+LONG_AND_SHORT_ROUNDS = 22
+
+
+def write_long_and_short_files(cwd: Path) -> None:
+    """Even rounds read a long file (about 2,000 characters), odd rounds a short one (about 300)."""
+    for i in range(LONG_AND_SHORT_ROUNDS):
+        lines = 100 if i % 2 == 0 else 20
+        (cwd / f"g{i:02}.py").write_text("".join(f"v{n} = {n}\n" for n in range(lines)))
+
+
+def masked_ids(messages: list[dict[str, object]]) -> set[str]:
+    return {call_id for call_id, content in results_by_call(messages).items() if content.startswith("[result of ")}
+
+
+def run_long_and_short(server: LLMServer, cwd: Path, min_chars: int | None) -> tuple[dict[str, str], list[set[str]]]:
+    """Every round's request: which results it masked; and the results as the session keeps them."""
+    write_long_and_short_files(cwd)
+    reads = [tool_calls(call("read_file", {"path": f"g{i:02}.py"}, id=f"g{i}")) for i in range(LONG_AND_SHORT_ROUNDS)]
+    server.script(*reads, text("All read."))
+    config = config_for(server, cwd)
+    if min_chars is not None:
+        config = replace(config, context=replace(config.context, observation_masking_min_chars=min_chars))
+    session = asyncio.run(open_session(config, approver=None))
+    run(session, "read every file")
+    asyncio.run(session.close())
+    return results_by_call(list(session.messages)), [masked_ids(r.messages) for r in server.chat_requests]
+
+
+def test_older_rounds_are_masked_batch_by_batch_as_rounds_pass_and_short_results_stay_whole(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    saved, masked_by_request = run_long_and_short(llm_server, tmp_path, None)  # the defaults: 10 / 5 / 1,000
+
+    long_ids = {f"g{i}" for i in range(0, LONG_AND_SHORT_ROUNDS, 2)}
+    assert all(len(saved[i]) > 1_000 for i in long_ids)
+    assert all(len(saved[f"g{i}"]) < 1_000 for i in range(1, LONG_AND_SHORT_ROUNDS, 2))
+    for rounds_done, masked in enumerate(masked_by_request):
+        unprotected = max(0, rounds_done - 10)
+        old = unprotected - unprotected % 5  # whole batches of five rounds
+        assert masked == {f"g{i}" for i in range(old) if f"g{i}" in long_ids}, rounds_done
+    assert [len(m) for m in masked_by_request[14:22]] == [0, 3, 3, 3, 3, 3, 5, 5]
+
+
+def test_a_minimum_of_zero_masks_short_results_too(llm_server: LLMServer, tmp_path: Path) -> None:
+    _, masked_by_request = run_long_and_short(llm_server, tmp_path, 0)
+    assert masked_by_request[-1] == {f"g{i}" for i in range(10)}
+
+
+def test_the_minimum_is_inclusive_and_longer_results_are_masked() -> None:
+    history: list[dict[str, object]] = [{"role": "user", "content": "go"}]
+    for i, size in enumerate((400, 401, 10)):
+        function = {"name": "execute_command", "arguments": f'{{"command": "echo {i}"}}'}
+        history.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "function": function}]})
+        history.append({"role": "tool", "tool_call_id": f"c{i}", "content": "x" * size})
+    prepared = ObservationMasking(protected_rounds=1, min_chars=400).prepare(history, [])
+    contents = [m["content"] for m in prepared.messages if m["role"] == "tool"]
+    assert contents == ["x" * 400, placeholder("execute_command", "echo 1", 401, "c1"), "x" * 10]

@@ -33,6 +33,13 @@ def test_an_unknown_model_gets_a_conservative_guess_that_defers_compaction() -> 
     assert window_for("openai/some-local-model", 8_192).known
 
 
+def test_the_guess_is_a_setting_and_stays_a_guess() -> None:
+    windows = Windows(guess=8_192)
+    window = windows.of("openai/some-local-model-nobody-lists")
+    assert (window.tokens, window.source, window.known) == (8_192, "guess", False)
+    assert Windows(4_096, guess=8_192).of("openai/some-local-model-nobody-lists").source == "setting"
+
+
 def test_the_breakdown_counts_each_part_against_the_configured_window() -> None:
     litellm_import.load()
     tools = [tool.spec for tool in builtin_tools(TodoStore())]

@@ -39,7 +39,14 @@ from engine.model.types import (
     StreamRetry,
     StreamText,
 )
-from tests.support.cassettes import CASSETTE_DIR, Exchange, ReplayServer, cassette_files, load_cassette
+from tests.support.cassettes import (
+    CASSETTE_DIR,
+    CassetteResponse,
+    Exchange,
+    ReplayServer,
+    cassette_files,
+    load_cassette,
+)
 from tests.support.replay_expectations import (
     EXPECTED,
     HAIKU_4_5,
@@ -375,6 +382,42 @@ def tool_result_blocks(messages: Sequence[Any]) -> list[tuple[str, str]]:
     ]
 
 
+def recorded_response_id(response: CassetteResponse) -> str | None:
+    """The id the provider gave the recorded response: chat's ``id``, Anthropic's ``message.id``, Responses' ``id``."""
+    text = response.content.decode()
+    if not response.is_sse:
+        body = json.loads(text)
+        return body.get("id") if isinstance(body, dict) else None
+    for line in text.splitlines():
+        data = line[len("data:") :].strip() if line.startswith("data:") else ""
+        if data and data != "[DONE]":
+            event = json.loads(data)
+            found = event.get("id") or (event.get("message") or {}).get("id") or (event.get("response") or {}).get("id")
+            if found:
+                return str(found)
+    return None
+
+
+LITELLM_OWN_IDS = (
+    "anthropic/",
+    "openai_compatible/ollama_cloud_nonstream_tool_calls.yaml",
+    "openai_compatible/ollama_local_nonstream_structured_output.yaml",
+)
+"""Recordings whose id litellm replaces with one of its own (``chatcmpl-<uuid>``): it drops Anthropic's
+``message.id``, and these non-streamed replies' ids. hive's own clients carry the provider's id for them."""
+
+
+def check_response_id(where: str, reply: ModelReply, response: CassetteResponse, *, litellm: bool) -> None:
+    """The reply carries the id the provider gave its response (litellm: its own where it drops the provider's)."""
+    wire_id = recorded_response_id(response)
+    assert wire_id, f"{where}: the recording has no id"
+    if litellm and where.startswith(LITELLM_OWN_IDS):
+        assert reply.response_id and reply.response_id.startswith("chatcmpl-"), f"{where}: {reply.response_id!r}"
+        assert reply.response_id != wire_id, where
+    else:
+        assert reply.response_id == wire_id, f"{where}: {reply.response_id!r}"
+
+
 # --- the tests ---------------------------------------------------------------------------------------------------
 
 
@@ -388,12 +431,15 @@ def test_each_recorded_exchange_comes_out_as_the_reply_or_error_its_recording_ho
     assert [path.split("?")[0] for path, _ in replayed.sent] == [replayed.route] * len(exchanges)
     if name.startswith("azure/"):
         assert all(path.endswith(f"?api-version={AZURE_VERSION}") for path, _ in replayed.sent), replayed.sent
+    position = 0
     for number, (outcome, expectation) in enumerate(zip(replayed.outcomes, recording.exchanges, strict=True)):
         where = f"{name} exchange {number}"
         if isinstance(expectation, Reply):
             check_reply(where, outcome, expectation, direct=client == "direct")
+            check_response_id(where, outcome.reply, exchanges[position].response, litellm=client == "litellm")
         else:
             check_failure(where, outcome, expectation, recording, direct=client == "direct")
+        position += expectation.attempts if isinstance(expectation, Fails) else 1
 
 
 @pytest.mark.parametrize(

@@ -170,10 +170,12 @@ def test_a_reasoning_model_asks_for_summaries_and_its_encrypted_reasoning() -> N
 
 def test_text_streams_as_the_chat_client_streams_it(llm_server: LLMServer) -> None:
     usage = Usage(prompt_tokens=30, completion_tokens=4, cached_tokens=10, reasoning_tokens=0)
-    via_responses, via_chat = both(llm_server, text("Hello there, friend.", chunk_size=3, usage=usage))
+    scripted = text("Hello there, friend.", chunk_size=3, usage=usage, response_id="resp_hello")
+    via_responses, via_chat = both(llm_server, scripted)
     assert via_responses == via_chat
     reply = last_reply(via_responses)
     assert (reply.text, reply.finish_reason, reply.model) == ("Hello there, friend.", "stop", "test-model")
+    assert reply.response_id == "resp_hello"  # the id the wire gave, through both clients
     assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (30, 4)
     assert (reply.usage.cached_read_tokens, reply.usage.reasoning_tokens) == (10, 0)
     sent = llm_server.responses_requests[0]
@@ -184,7 +186,8 @@ def test_text_streams_as_the_chat_client_streams_it(llm_server: LLMServer) -> No
 def test_fragmented_parallel_tool_calls_are_assembled_with_their_call_ids(llm_server: LLMServer) -> None:
     calls = (call("read_file", {"path": "src/main.py", "limit": 20}, id="call_a"), call("list_directory", "", id="b"))
     usage = Usage(prompt_tokens=50, completion_tokens=20)
-    via_responses, via_chat = both(llm_server, tool_calls(*calls, text="Let me look.", chunk_size=2, usage=usage))
+    scripted = tool_calls(*calls, text="Let me look.", chunk_size=2, usage=usage, response_id="resp_calls")
+    via_responses, via_chat = both(llm_server, scripted)
     assert via_responses == via_chat
     reply = last_reply(via_responses)
     assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
@@ -209,11 +212,14 @@ def test_a_reasoning_summary_streams_as_reasoning_and_goes_back_with_the_next_tu
 
 
 def test_a_whole_reply_reads_as_the_streamed_one(llm_server: LLMServer) -> None:
-    scripted = tool_calls(call("ls", {"path": "."}, id="call_1"), text="Hm.", usage=Usage(prompt_tokens=9))
+    scripted = tool_calls(
+        call("ls", {"path": "."}, id="call_1"), text="Hm.", usage=Usage(prompt_tokens=9), response_id="resp_whole"
+    )
     llm_server.script(scripted, scripted)
     streamed = last_reply(collect(responses_client(llm_server)))
     whole = last_reply(collect(responses_client(llm_server, streaming=False)))
     assert whole == streamed and llm_server.responses_requests[1].json["stream"] is False
+    assert whole.response_id == "resp_whole"
 
 
 def test_a_server_that_sends_only_finished_items_gives_the_same_reply(llm_server: LLMServer) -> None:

@@ -43,13 +43,21 @@ NOT_IN_A_PLAIN_TURN = {
 def _script_one_turn(server: LLMServer) -> None:
     server.script(
         tool_calls(
-            call("read_file", {"path": "notes.txt"}, id="read-1"), usage=Usage(prompt_tokens=40, completion_tokens=8)
+            call("read_file", {"path": "notes.txt"}, id="read-1"),
+            usage=Usage(prompt_tokens=40, completion_tokens=8),
+            response_id="chatcmpl-turn0",
         ),
         tool_calls(
             call("execute_command", {"command": "wc -l notes.txt"}, id="run-1"),
             usage=Usage(prompt_tokens=55, completion_tokens=9),
+            response_id="chatcmpl-turn1",
         ),
-        text("It has two lines.", reasoning="Count them.", usage=Usage(prompt_tokens=70, completion_tokens=6)),
+        text(
+            "It has two lines.",
+            reasoning="Count them.",
+            usage=Usage(prompt_tokens=70, completion_tokens=6),
+            response_id="chatcmpl-turn2",
+        ),
     )
 
 
