@@ -58,13 +58,12 @@ def run_batch(request: BatchRequest) -> int:
         raise ConfigError("--ray needs Ray, which is not installed: pip install 'hive-agent[ray]'")
     if request.ray_address is not None and request.budget_usd is not None:
         raise ConfigError("--budget-usd is kept by the local pool only: leave it out with --ray")
-    finished = finished_results(results_path)
     defaults = _defaults(request, request.tasks)
     if request.api_key is not None:
         set_for_this_process("HIVE_API_KEY", request.api_key)  # each hive run takes it from its environment
-    results = ResultsFile(results_path)
+    results = ResultsFile(results_path)  # held by this batch alone until it ends
     try:
-        return _run(request, tasks, finished, defaults, root, results)
+        return _run(request, tasks, finished_results(results_path), defaults, root, results)
     finally:
         results.close()
 

@@ -6,6 +6,7 @@ not a result: it is cut off the file before anything is appended, and its task r
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from pathlib import Path
@@ -89,10 +90,15 @@ class ResultsFile:
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            _cut_partial_line(path)
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         except OSError as error:
             raise ConfigError(f"{path}: cannot write the results ({error.strerror or error})") from None
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go when this process ends, however it ends
+        except BlockingIOError:
+            os.close(self._fd)
+            raise ConfigError(f"{path}: another hive batch is writing these results; wait for it to end") from None
+        _cut_partial_line(path, self._fd)
 
     def append(self, line: str) -> None:
         """Append one result line (JSON text) and flush it to disk."""
@@ -105,12 +111,8 @@ class ResultsFile:
         os.close(self._fd)
 
 
-def _cut_partial_line(path: Path) -> None:
+def _cut_partial_line(path: Path, fd: int) -> None:
     """Cut a last line that has no newline (a write cut short): appending after it would spoil the next line."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return
+    data = path.read_bytes()
     if data and not data.endswith(b"\n"):
-        with path.open("r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
+        os.ftruncate(fd, data.rfind(b"\n") + 1)
