@@ -57,6 +57,13 @@ from hive_cli.headless.options import max_cost_option
     help="Run the tasks on Ray: a cluster's ADDRESS, auto for a running local one, or nothing for a private "
     "local one (needs hive-agent[ray]).",
 )
+@click.option(
+    "--task-timeout",
+    "task_timeout_s",
+    metavar="SECONDS",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Stop a task's hive run after this long (a failed task); default: no limit.",
+)
 @model_options
 @mode_option
 @yes_option

@@ -55,16 +55,33 @@ def make_copy(task: BatchTask, copy: Path, branch: str) -> str:
     return start
 
 
+def commit_setup(copy: Path, start: str, task_id: str) -> str:
+    """Commit what the setup command left (files git does not ignore) on the branch; the commit the task starts from.
+
+    The task's patch then holds the agent's changes only.
+    """
+    if not _commit_all(copy, f"hive batch: setup of task {task_id}"):
+        return start
+    return _git(copy, "rev-parse", "HEAD").strip()
+
+
 def collect_changes(copy: Path, start: str, task_id: str, patch: Path) -> Changes:
     """Commit everything the task left in ``copy`` on its branch and write the patch from ``start`` to ``patch``."""
-    _git(copy, "add", "--all")
-    files = tuple(_git(copy, "diff", "--cached", "--name-only", "-z").split("\0")[:-1])
+    files = _commit_all(copy, f"hive batch: task {task_id}")
     if not files:
         return Changes(files=(), patch=None)
-    _git(copy, *AUTHOR, "commit", "--quiet", "--no-verify", "-m", f"hive batch: task {task_id}")
     diff = _git(copy, "diff", "--binary", "--no-ext-diff", "--no-textconv", start, "HEAD")
     patch.write_text(diff, encoding="utf-8")
     return Changes(files=files, patch=patch)
+
+
+def _commit_all(copy: Path, message: str) -> tuple[str, ...]:
+    """Commit every change in ``copy``; the files changed (none: nothing committed)."""
+    _git(copy, "add", "--all")
+    files = tuple(_git(copy, "diff", "--cached", "--name-only", "-z").split("\0")[:-1])
+    if files:
+        _git(copy, *AUTHOR, "commit", "--quiet", "--no-verify", "-m", message)
+    return files
 
 
 def _forget_copy(source: Path, copy: Path, branch: str) -> None:

@@ -47,6 +47,7 @@ class BatchRequest(Struct, frozen=True, kw_only=True):
     sandbox: str | None = None
     max_turns: int | None = None
     max_cost_usd: float | None = None
+    task_timeout_s: float | None = None
 
 
 def run_batch(request: BatchRequest) -> int:
@@ -143,6 +144,7 @@ def _defaults(request: BatchRequest, tasks_file: Path) -> BatchDefaults:
         sandbox=cast("SandboxChoice | None", request.sandbox),
         max_turns=request.max_turns,
         max_cost_usd=request.max_cost_usd,
+        task_timeout_s=request.task_timeout_s,
     )
 
 

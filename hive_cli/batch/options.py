@@ -28,6 +28,8 @@ class BatchDefaults(Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     max_turns: Annotated[int, Meta(ge=1)] | None = None
     max_cost_usd: Annotated[float, Meta(gt=0)] | None = None
     """The limit of each task (the whole batch's is ``--budget-usd``, kept by the host)."""
+    task_timeout_s: Annotated[float, Meta(gt=0)] | None = None
+    """Stop a task's ``hive run`` after this many seconds (SIGTERM, then SIGKILL); None: no limit."""
 
     def to_json(self) -> str:
         """The defaults as JSON text."""

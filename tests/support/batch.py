@@ -15,6 +15,7 @@ from tests.support.llm_server import (
     Reply,
     Usage,
     call,
+    hang,
     http_error,
     openai_error_body,
     text,
@@ -65,8 +66,9 @@ class TaskModel:
     """Answers each chat request by the task named in its prompt (``TASK <id>:``).
 
     A task's first request gets a ``write_file`` of ``<id>.txt``; the request after the tool's result gets the
-    answer ``Task <id> done.`` A task whose id starts with ``fail`` is refused (400, not retried). Every
-    request is counted by task in ``seen``.
+    answer ``Task <id> done.`` (``{"task": "<id>"}`` for an id starting with ``json``). A task whose id starts
+    with ``fail`` is refused (400, not retried); one starting with ``hang`` gets no answer. Every request is
+    counted by task in ``seen``.
     """
 
     def __init__(self, usage: Usage = TASK_USAGE) -> None:
@@ -81,8 +83,11 @@ class TaskModel:
             self.seen[task_id] += 1
         if task_id.startswith("fail"):
             return http_error(400, openai_error_body(f"task {task_id} is refused", "invalid_request_error"))
+        if task_id.startswith("hang"):
+            return hang()
         if messages and messages[-1].get("role") == "tool":
-            return text(f"Task {task_id} done.", usage=self.usage)
+            said = json.dumps({"task": task_id}) if task_id.startswith("json") else f"Task {task_id} done."
+            return text(said, usage=self.usage)
         content = f"written by {task_id}\n"
         return tool_calls(call("write_file", {"path": f"{task_id}.txt", "content": content}), usage=self.usage)
 
