@@ -61,7 +61,7 @@ class Progress:
 
     def finished_one(self, failed: bool, cost_usd: float | None) -> None:
         """A task finished (and its result is written)."""
-        self.counts.running -= 1
+        self.counts.running = max(self.counts.running - 1, 0)  # on Ray none is counted running
         self.counts.done += 1
         self.counts.finished_here += 1
         self.counts.failed += int(failed)

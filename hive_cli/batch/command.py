@@ -54,8 +54,8 @@ from hive_cli.headless.options import max_cost_option
     metavar="ADDRESS",
     is_flag=False,
     flag_value="",
-    help="Run the tasks on Ray: a cluster's ADDRESS, auto for a running local one, or nothing for a private "
-    "local one (needs hive-agent[ray]).",
+    help="Run the tasks as Ray tasks: on the cluster at ADDRESS (HOST:PORT or ray://HOST:PORT), or without one "
+    "on the cluster running on this machine (auto). Needs pip install 'hive-agent[ray]'.",
 )
 @click.option(
     "--task-timeout",

@@ -57,8 +57,6 @@ def run_batch(request: BatchRequest) -> int:
     root = (request.workspace or request.tasks.with_name(f"{request.tasks.stem}.work")).resolve()
     if request.ray_address is not None and importlib.util.find_spec("ray") is None:
         raise ConfigError("--ray needs Ray, which is not installed: pip install 'hive-agent[ray]'")
-    if request.ray_address is not None and request.budget_usd is not None:
-        raise ConfigError("--budget-usd is kept by the local pool only: leave it out with --ray")
     defaults = _defaults(request, request.tasks)
     if request.api_key is not None:
         set_for_this_process("HIVE_API_KEY", request.api_key)  # each hive run takes it from its environment
@@ -119,14 +117,36 @@ def _dispatch(
         return run_pool(
             todo, defaults, root, workers, progress.budget, on_result, lambda _: progress.started_one(), progress.show
         )
-    run_on_ray = importlib.import_module("hive_cli.batch.ray_pool").run_on_ray  # the Ray helper's module
-    pairs = [(task.id, task_json(task)) for task in todo]
-    progress.counts.running = len(todo)  # Ray schedules them all; the running count is an upper bound
+    return _on_ray(request, todo, defaults, root, progress, on_result)
+
+
+def _on_ray(
+    request: BatchRequest,
+    todo: list[BatchTask],
+    defaults: BatchDefaults,
+    root: Path,
+    progress: Progress,
+    on_result: Callable[[str], None],
+) -> list[str]:
+    """Hand ``todo`` to the Ray backend (``hive_cli.batch.ray_pool``); the ids the budget left unstarted.
+
+    Ray schedules the tasks itself: the progress line counts them done or left, none "running". Once the budget
+    is reached, ``on_result`` raises the backend's ``StopStarting``: it starts no more and lets the running finish.
+    """
+    ray_pool = importlib.import_module("hive_cli.batch.ray_pool")
+    finished: set[str] = set()
+
+    def counted(line: str) -> None:
+        on_result(line)
+        finished.add(decode_result(line).id)
+        if progress.budget.reached():
+            raise ray_pool.StopStarting
+
     progress.show()
-    run_on_ray(
-        request.ray_address or None, pairs, defaults.to_json(), str(root), forwarded_names(), on_result, request.workers
-    )
-    return []
+    pairs = [(task.id, task_json(task)) for task in todo]
+    address = request.ray_address or None
+    ray_pool.run_on_ray(address, pairs, defaults.to_json(), str(root), forwarded_names(), counted, request.workers)
+    return [task.id for task in todo if task.id not in finished]
 
 
 def forwarded_names() -> list[str]:

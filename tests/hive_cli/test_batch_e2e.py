@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import importlib.util
 import json
 import subprocess
 import sys
@@ -134,3 +136,25 @@ def test_batch_help_loads_no_heavy_module() -> None:
     assert done.returncode == 0 and "--budget-usd" in done.stdout
     names = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in done.stderr.splitlines()}
     assert not names & HEAVY
+
+
+def test_a_results_file_another_batch_holds_is_exit_2(tmp_path: Path) -> None:
+    make_repo(tmp_path / "repo", {"README.md": "r\n"})
+    tasks = write_tasks(tmp_path / "jobs.jsonl", [{"repo": "repo", "prompt": "p"}])
+    results = tmp_path / "jobs.results.jsonl"
+    with results.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a running batch holds it
+        done = run_hive("batch", str(tasks))
+    assert done.returncode == 2
+    assert done.stderr == f"hive: {results}: another hive batch is writing these results; wait for it to end\n"
+    assert not (tmp_path / "jobs.work").exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
+def test_ray_without_the_extra_is_exit_2_saying_what_to_install(tmp_path: Path) -> None:
+    make_repo(tmp_path / "repo", {"README.md": "r\n"})
+    tasks = write_tasks(tmp_path / "jobs.jsonl", [{"repo": "repo", "prompt": "p"}])
+    done = run_hive("batch", str(tasks), "--ray")
+    assert done.returncode == 2
+    assert done.stderr == "hive: --ray needs Ray, which is not installed: pip install 'hive-agent[ray]'\n"
+    assert not (tmp_path / "jobs.results.jsonl").exists()
