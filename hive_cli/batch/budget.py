@@ -12,6 +12,9 @@ from rich.segment import ControlType
 from hive_cli.safe_console import SafeConsole
 from hive_cli.terminal_text import echo
 
+QUIET_LINE_EVERY_S = 60.0
+"""Without a terminal, an unchanged count is written again at most this often (logs stay short)."""
+
 
 class Budget:
     """Dollars for the whole batch (None: no limit). New tasks start only while less than that is spent.
@@ -51,7 +54,7 @@ class Progress:
     def __init__(self, counts: Counts, budget: Budget) -> None:
         self.counts = counts
         self.budget = budget
-        self.started = time.monotonic()
+        self.started = self.shown_at = time.monotonic()
         self.console = SafeConsole(stderr=True, highlight=False) if sys.stderr.isatty() else None
 
     def started_one(self) -> None:
@@ -86,8 +89,14 @@ class Progress:
         pace = (time.monotonic() - self.started) / c.finished_here
         return f"about {_duration(pace * (c.total - c.done - c.running / 2))} left"
 
+    def tick(self) -> None:
+        """Time passed with no task ending: the estimate again, in place at a terminal; else a line a minute."""
+        if self.console is not None or time.monotonic() - self.shown_at >= QUIET_LINE_EVERY_S:
+            self.show()
+
     def show(self) -> None:
         """Write the line."""
+        self.shown_at = time.monotonic()
         if self.console is None:
             echo(self.line(), err=True)
             return

@@ -115,7 +115,7 @@ def _dispatch(
         workers = request.workers or default_workers()
         progress.show()
         return run_pool(
-            todo, defaults, root, workers, progress.budget, on_result, lambda _: progress.started_one(), progress.show
+            todo, defaults, root, workers, progress.budget, on_result, lambda _: progress.started_one(), progress.tick
         )
     return _on_ray(request, todo, defaults, root, progress, on_result)
 
