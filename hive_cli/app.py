@@ -204,6 +204,7 @@ def _check_resume_choice(session: dict[str, Any]) -> None:
 
 app.add_lazy_command("research", "hive_cli.research_app:research_command")
 app.add_lazy_command("acp", "hive_cli.acp.command:acp_command")
+app.add_lazy_command("batch", "hive_cli.batch.command:batch_command")
 
 
 @app.command("models")

@@ -85,6 +85,8 @@ class RunRequest(Struct, frozen=True, kw_only=True):
     """Start a new session from a copy of this session's history (``--fork ID``)."""
     images: tuple[Path, ...] = ()
     """Image files sent with the task (``--image``)."""
+    max_cost_usd: float | None = None
+    """Refuse new model turns once the run has cost this much (``--max-cost-usd``); None: the settings' limit."""
 
     @property
     def conversation(self) -> bool:
@@ -100,6 +102,7 @@ class RunRequest(Struct, frozen=True, kw_only=True):
             mode=self.mode,
             max_turns=self.max_turns,
             sandbox=self.sandbox,
+            max_cost_usd=self.max_cost_usd,
         )
 
 

@@ -51,6 +51,7 @@ class Overrides(Struct, frozen=True, kw_only=True):
     mode: WorkingMode | None = None
     max_turns: int | None = None
     sandbox: SandboxMode | None = None
+    max_cost_usd: float | None = None
 
     __repr__, __rich_repr__ = hiding("api_key")
 
@@ -133,7 +134,8 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         mode=overrides.mode or settings.mode,
         max_turns=overrides.max_turns or settings.max_turns,
         limits=UsageLimits(
-            max_total_tokens=settings.limits.max_total_tokens, max_cost_usd=settings.limits.max_cost_usd
+            max_total_tokens=settings.limits.max_total_tokens,
+            max_cost_usd=overrides.max_cost_usd or settings.limits.max_cost_usd,
         ),
         request_timeout_s=settings.request_timeout,
         provider_client=settings.provider_client,

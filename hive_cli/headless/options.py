@@ -11,9 +11,18 @@ from hive_cli.cli_base import exit_with, options
 from hive_cli.terminal_text import echo
 
 INPUT_FORMATS = ("text", "stream-json")
-HEADLESS_NAMES = ("output_schema", "input_format", "approval_timeout_s", "approval_tool", "images")
+HEADLESS_NAMES = ("output_schema", "input_format", "approval_timeout_s", "approval_tool", "images", "max_cost_usd")
+
+max_cost_option = click.option(
+    "--max-cost-usd",
+    metavar="DOLLARS",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Refuse new model turns once the run has cost this much (priced models; exit 3). "
+    "Default: the settings' limits.max_cost_usd.",
+)
 
 headless_options = options(
+    max_cost_option,
     click.option(
         "--output-schema",
         metavar="FILE",

@@ -204,6 +204,25 @@ def test_a_token_limit_from_settings_stops_the_run_with_status_3(llm_server: LLM
     assert len(llm_server.chat_requests) == 1
 
 
+def test_max_cost_usd_stops_the_run_with_status_3_over_the_settings_limit(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    settings = tmp_path / ".ironhive" / "settings.yaml"
+    settings.parent.mkdir()
+    settings.write_text("limits:\n  max_cost_usd: 100\n")  # the flag wins over the settings
+    usage = Usage(prompt_tokens=10_000, completion_tokens=1_000)
+    llm_server.script(tool_calls(call("list_directory", {}), usage=usage), text("never sent", usage=usage))
+    gemini = {"GEMINI_API_BASE": llm_server.url + "/v1beta", "GEMINI_API_KEY": "sk-test"}  # a priced model
+    argv = ["run", "look", "-o", "json", "--model", "gemini/gemini-2.5-flash", "-C", str(tmp_path)]
+    done = run_hive(*argv, "--max-cost-usd", "0.001", **gemini)
+    assert done.returncode == 3, done.stderr
+    result = json.loads(done.stdout)
+    assert result["exit_reason"] == "usage_limit" and "cost limit reached" in result["error"]
+    assert len(llm_server.chat_requests) == 1
+    refused = run_hive(*argv, "--max-cost-usd", "0", **gemini)
+    assert refused.returncode == 2 and "--max-cost-usd" in refused.stderr
+
+
 def test_plan_mode_offers_only_read_only_tools(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(tool_calls(call("write_file", {"path": "x", "content": "y"})), text("planned"))
     done = run_hive("run", "plan it", "--mode", "plan", "--yes", "-o", "json", *model_args(llm_server, tmp_path))

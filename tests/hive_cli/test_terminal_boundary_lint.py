@@ -18,6 +18,7 @@ SANITISERS = {"terminal_text.py", "safe_console.py"}
 WRITES_TO_FILES = {
     ("research_command.py", "write_atomically"): "writes the report into the file --output names",
     ("sessions_command.py", "_write_export"): "the export's exact bytes, to stdout only when it is not a terminal",
+    ("results.py", "append"): "appends one result line to hive batch's results file",
 }
 """(module, function) that write to a file, not to the terminal, and why."""
 
