@@ -136,7 +136,7 @@ def test_a_host_without_memory_imports_nothing_of_it_and_no_embeddings(tmp_path:
     assert result["loaded"] == [
         "engine.memory", "engine.memory.options",  # the settings model only
         "engine.retrieval", "engine.retrieval.keywords", "engine.retrieval.options",
-        "engine.retrieval.select", "engine.retrieval.toolset",
+        "engine.retrieval.select", "engine.retrieval.tool_cap", "engine.retrieval.toolset",
     ]  # fmt: skip
     assert result["sqlite3"] is False
     assert "remember" not in result["tools"]  # type: ignore[operator]
