@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from engine.parsed_files import ParsedFiles
 from engine.paths import project_root, user_config_dir
 from engine.safe_read import UnsafeFile, read_bounded
 
@@ -115,6 +117,10 @@ def command_roots(cwd: Path, home: Path | None = None) -> list[tuple[Path, Scope
     ]
 
 
+_PARSED: ParsedFiles[CustomCommand] = ParsedFiles()
+"""Command files already read, kept while unchanged: ``/help``, Tab and ``/name`` list the commands each time."""
+
+
 def discover_commands(cwd: Path, builtins: frozenset[str] = frozenset(), home: Path | None = None) -> CommandCatalog:
     """Every custom command for ``cwd``; ``builtins`` are names a command file cannot take."""
     found: dict[str, CustomCommand] = {}
@@ -123,7 +129,7 @@ def discover_commands(cwd: Path, builtins: frozenset[str] = frozenset(), home: P
     for folder, scope in command_roots(cwd, home):
         for path in sorted(folder.rglob("*.md")) if folder.is_dir() else ():
             try:
-                command = read_command(path, folder, scope)
+                command = _PARSED.get((path, folder, scope), path, partial(read_command, path, folder, scope))
             except CommandFileError as error:
                 problems.append(str(error))
                 continue

@@ -17,6 +17,9 @@ from engine.safe_read import UnsafeFile, read_head
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_FILE_BYTES = 32 * 1024
 """Bytes of each instruction file put into the system prompt at most; hive reads no more than that (and one)."""
+MAX_TOTAL_BYTES = 64 * 1024
+"""Bytes of all instruction files together (about 16k tokens, in every request): the nearest folder's file
+counts first, and what does not fit is cut or left out, and said."""
 
 BASE_INSTRUCTIONS = """You are hive, a coding agent working in the user's terminal, inside their project.
 
@@ -65,7 +68,7 @@ class ProjectInstructions:
     def contribute(self, context: InstructionContext) -> str | None:
         sections = [
             f"## From {found.path}\n\n{found.text.strip()}"
-            for found in read_instruction_files(context.cwd)
+            for found in within_total(read_instruction_files(context.cwd))
             if found.text.strip()
         ]
         if not sections:
@@ -94,12 +97,35 @@ def read_instruction_files(cwd: Path) -> list[InstructionFile]:
 
 
 def instruction_notices(cwd: Path) -> list[str]:
-    """One line for each instruction file hive refused to read, for the person."""
-    return [
-        f"hive did not read the instruction file {found.path}: it {found.refused}."
-        for found in read_instruction_files(cwd)
-        if found.refused
+    """One line for each instruction file hive refused to read or cut to the total, for the person."""
+    found = read_instruction_files(cwd)
+    refused = [f"hive did not read the instruction file {file.path}: it {file.refused}." for file in found]
+    kept = {file.path: len(file.text.encode()) for file in within_total(found)}
+    cut = [
+        f"hive put {kept.get(file.path, 0):,} of the {len(file.text.encode()):,} bytes of {file.path} into the "
+        f"system prompt: the instruction files together may take {MAX_TOTAL_BYTES:,}."
+        for file in found
+        if not file.refused and kept.get(file.path, 0) < len(file.text.encode())
     ]
+    return [line for line, file in zip(refused, found, strict=True) if file.refused] + cut
+
+
+def within_total(files: Sequence[InstructionFile], total: int = MAX_TOTAL_BYTES) -> list[InstructionFile]:
+    """``files`` (root first) cut to ``total`` bytes together: the last (nearest) file keeps its text first; a file
+    that no longer fits whole is cut at a line with a note saying so; one with no room left is left out."""
+    left = total
+    kept: list[InstructionFile] = []
+    for found in reversed(files):
+        data = found.text.encode()
+        if len(data) <= left:
+            kept.append(found)
+            left -= len(data)
+        elif left > 0:
+            head = data[:left].decode(errors="ignore").rsplit("\n", 1)[0]
+            note = f"\n\n[{found.path.name} cut: the instruction files together may take {total:,} bytes]"
+            kept.append(InstructionFile(path=found.path, text=head + note))
+            left = 0
+    return list(reversed(kept))
 
 
 def instruction_files(cwd: Path) -> list[Path]:

@@ -22,12 +22,14 @@ be used is reported (``AgentCatalog.problems``) and its agent is not offered; th
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct, field
 
 from engine.config.validation import Invalid, StrictRecord, convert
+from engine.parsed_files import ParsedFiles
 from engine.paths import project_dir, user_config_dir
 from engine.skills.frontmatter import SkillFileError, parse_yaml_mapping, read_skill_text
 
@@ -137,14 +139,43 @@ def agent_files(folder: Path) -> list[Path]:
 
 
 def read_agent_file(path: Path) -> AgentDefinition:
-    """The definition in ``path``; raises ``AgentFileError`` naming the file and what is wrong with it."""
+    """The definition in ``path`` (parsed once while the file is unchanged); raises ``AgentFileError``."""
+    return _PARSED.get(path, path, partial(_read_agent_file, path))
+
+
+_PARSED: ParsedFiles[AgentDefinition] = ParsedFiles()
+
+
+def _read_agent_file(path: Path) -> AgentDefinition:
     try:
         text = read_skill_text(path)
         yaml_text, body = _split(text)
-        data = parse_yaml_mapping(yaml_text)
+        data = _frontmatter_mapping(yaml_text)
     except (SkillFileError, AgentFileError) as error:
         raise AgentFileError(f"agent file {path}: {_one_line(str(error))}") from None
     return _definition(path, data, body)
+
+
+_FLOW_VALUE = re.compile(r"^[^\n#]*:[ \t]+[\[{]", re.MULTILINE)
+"""A key whose value is a flow collection (``tools: [a, b]``)."""
+
+
+def _frontmatter_mapping(text: str) -> dict[str, Any]:
+    """The frontmatter's mapping: in the skills' dialect, except that a flow list or mapping (``tools: [a, b]``,
+    plain YAML, which strictyaml refuses and Claude Code's agent files use) is read by hive's own safe reader."""
+    if _FLOW_VALUE.search(text) is None:
+        return parse_yaml_mapping(text)
+    import yaml
+
+    from engine.config.yaml_reader import load_yaml  # no aliases, bounded depth, no duplicate keys
+
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as error:
+        raise AgentFileError(f"invalid YAML in the frontmatter: {_one_line(str(error))}") from None
+    if not isinstance(data, dict):
+        raise AgentFileError("its frontmatter must be a YAML mapping")
+    return data
 
 
 def _one_line(message: str) -> str:

@@ -110,3 +110,21 @@ def test_a_project_command_that_is_a_link_out_of_its_folder_is_refused(project: 
     assert sorted(found.commands) == ["alias", "inside"]
     assert any("leak.md" in p and "outside" in p for p in found.problems)
     assert all("history-canary" not in c.body for c in found.commands.values())
+
+
+def test_commands_are_parsed_once_and_again_when_a_file_or_a_link_s_target_changes(
+    project: Path, tmp_path: Path
+) -> None:
+    folder = project / ".ironhive" / "commands"
+    review = write(folder / "review.md", "---\ndescription: Review.\n---\nReview it.")
+    target = write(folder / "shared" / "target.md", "First body.")
+    (folder / "alias.md").symlink_to(target)
+    first = discover_commands(project, home=tmp_path)
+    again = discover_commands(project, home=tmp_path)
+    review.write_text("---\ndescription: Review twice.\n---\nReview it.")
+    target.write_text("Second body, longer.")
+    changed = discover_commands(project, home=tmp_path)
+
+    assert again.commands["review"] is first.commands["review"]  # unchanged: not parsed again
+    assert changed.commands["review"].description == "Review twice."
+    assert changed.commands["alias"].body == "Second body, longer."

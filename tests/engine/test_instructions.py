@@ -8,6 +8,7 @@ from pathlib import Path
 from engine.instructions import (
     BASE_INSTRUCTIONS,
     MAX_FILE_BYTES,
+    MAX_TOTAL_BYTES,
     InstructionContext,
     ProjectInstructions,
     build_instructions,
@@ -124,3 +125,22 @@ def test_a_sparse_instruction_file_of_2_gb_is_read_only_up_to_the_cap(tmp_path: 
     assert found.text.startswith("Rule: be brief.\n")
     assert found.text.endswith(f"[AGENTS.md truncated: {2 * 1024**3:,} bytes, only the first {MAX_FILE_BYTES:,} shown]")
     assert len(found.text) < MAX_FILE_BYTES + 200
+
+
+def test_the_files_together_stay_within_the_total_the_nearest_first_and_the_cut_is_said(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    deep = repo / "pkg" / "sub"
+    deep.mkdir(parents=True)
+    for folder, word in ((repo, "root"), (repo / "pkg", "package"), (deep, "sub")):
+        (folder / "AGENTS.md").write_text("".join(f"{word} rule {n}.\n" for n in range(1500)))  # 22-28 KB each
+
+    section = ProjectInstructions().contribute(InstructionContext(cwd=deep))
+    notices = instruction_notices(deep)
+
+    assert section is not None and len(section.encode()) < MAX_TOTAL_BYTES + 1_000
+    assert "sub rule 1499." in section and "package rule 1499." in section
+    assert "root rule 0." in section and "root rule 1499." not in section
+    assert f"[AGENTS.md cut: the instruction files together may take {MAX_TOTAL_BYTES:,} bytes]" in section
+    assert [line.split(" bytes of ")[1].split(" into")[0] for line in notices if "into the system prompt" in line] == [
+        str(repo / "AGENTS.md")
+    ]

@@ -26,6 +26,30 @@ def test_a_full_definition_is_read_with_every_field(tmp_path: Path) -> None:
     assert (agent.model, agent.max_tool_turns, agent.reasoning, agent.source) == ("openai/gpt-4o", 7, "high", str(path))
 
 
+def test_a_flow_list_is_read_like_a_block_list(tmp_path: Path) -> None:
+    flow = read_agent_file(
+        write(tmp_path / "a" / "lint.md", "---\ndescription: Lints.\ntools: [read_file, grep_files]\n---\nLint.\n")
+    )
+    block = read_agent_file(
+        write(
+            tmp_path / "b" / "lint.md", "---\ndescription: Lints.\ntools:\n  - read_file\n  - grep_files\n---\nLint.\n"
+        )
+    )
+    assert flow.tools == block.tools == ("read_file", "grep_files")
+
+
+def test_a_file_is_parsed_again_only_once_it_changes(tmp_path: Path) -> None:
+    path = write(tmp_path / "helper.md", "---\ndescription: Helps.\n---\nHelp.\n")
+    first = read_agent_file(path)
+    assert read_agent_file(path) is first  # unchanged: the kept definition
+    path.write_text("---\ndescription: Helps more.\n---\nHelp.\n")
+    assert read_agent_file(path).description == "Helps more."
+    path.write_text("---\ndescription: x\nmax_tool_turns: many\n---\nbody\n")
+    for _ in range(2):  # a broken file's error is kept too, and said the same way each time
+        with pytest.raises(AgentFileError, match="max_tool_turns"):
+            read_agent_file(path)
+
+
 def test_the_name_defaults_to_the_file_name_and_absent_tools_mean_all(tmp_path: Path) -> None:
     agent = read_agent_file(write(tmp_path / "helper.md", "---\ndescription: Helps.\n---\nHelp.\n"))
     assert (agent.name, agent.tools, agent.model, agent.max_tool_turns) == ("helper", None, None, None)
@@ -41,7 +65,8 @@ def test_the_name_defaults_to_the_file_name_and_absent_tools_mean_all(tmp_path: 
         ("---\ndescription: x\ncolour: red\n---\nbody\n", "colour"),
         ("---\nname: x\n---\nbody\n", "description"),
         ("---\ndescription: x\nreasoning: extreme\n---\nbody\n", "reasoning"),
-        ("---\ndescription: x\ntools: [read_file]\n---\nbody\n", "block style"),
+        ("---\ndescription: x\ntools: [read_file\n---\nbody\n", "invalid YAML"),
+        ("---\ndescription: x\ntools: [read_file]\nmodel: *other\n---\nbody\n", "aliases"),
         ("---\ndescription: x\n---\n\n", "no system prompt"),
     ],
 )
