@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.gate import ApprovalGate, Approver, Policy, RetryOffer
@@ -26,7 +27,8 @@ from engine.tools.compose import ToolsetWrapper
 
 
 def result_guards(settings: GuardSettings, known_secrets: Sequence[str | None] = ()) -> list[ResultGuard]:
-    """The secret redaction, always first (no setting turns it off), then the guards the settings switch on.
+    """The secret redaction, always first (no setting turns it off), then the injection guard (on by default for
+    MCP results, see :class:`GuardSettings`).
 
     The redaction replaces credentials, the values of the secret variables of hive's environment and
     ``known_secrets`` (the model's API key); the guards after it see the text the model will see.
@@ -36,10 +38,11 @@ def result_guards(settings: GuardSettings, known_secrets: Sequence[str | None] =
     guards: list[ResultGuard] = [
         SecretRedactionGuard.from_environment(known=[("model-api-key", secret) for secret in known_secrets])
     ]
-    if settings.prompt_injection:
-        from engine.policy.injection import PromptInjectionGuard  # imported here: its 8 patterns only when it is on
+    if settings.prompt_injection or settings.injection_on_mcp:
+        from engine.policy.injection import PromptInjectionGuard  # imported here: its patterns at the first result
 
-        guards.append(PromptInjectionGuard(action=settings.prompt_injection_action))
+        sources: Literal["all", "mcp"] = "all" if settings.prompt_injection else "mcp"
+        guards.append(PromptInjectionGuard(action=settings.prompt_injection_action, sources=sources))
     return guards
 
 
