@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.gate import ApprovalGate, Approver, Policy, RetryOffer
@@ -38,11 +37,14 @@ def result_guards(settings: GuardSettings, known_secrets: Sequence[str | None] =
     guards: list[ResultGuard] = [
         SecretRedactionGuard.from_environment(known=[("model-api-key", secret) for secret in known_secrets])
     ]
-    if settings.prompt_injection or settings.injection_on_mcp:
-        from engine.policy.injection import PromptInjectionGuard  # imported here: its patterns at the first result
+    if settings.prompt_injection:
+        from engine.policy.injection import PromptInjectionGuard  # imported here: its 8 patterns only when it is on
 
-        sources: Literal["all", "mcp"] = "all" if settings.prompt_injection else "mcp"
-        guards.append(PromptInjectionGuard(action=settings.prompt_injection_action, sources=sources))
+        guards.append(PromptInjectionGuard(action=settings.prompt_injection_action))
+    elif settings.injection_on_mcp:
+        from engine.policy.mcp_injection import McpInjectionGuard
+
+        guards.append(McpInjectionGuard(action=settings.prompt_injection_action))
     return guards
 
 

@@ -6,9 +6,9 @@ secrets somewhere), then judges each by where it sits and what it asks (``inject
 hidden text it always counts; in a code sample or a quoted example, or in a sentence that describes
 such orders, it counts only when it asks for something concrete (a link, a command, a secret, a next
 step). So a README that explains prompt injection is read, and a page that carries one is not. It
-says so next to the text, or withholds the result. On by default for the results of MCP tools
-(``sources="mcp"``), on every result when switched on in the ``guards:`` section of a permissions file;
-the web tools and research apply it to every page whatever the files say.
+says so next to the text, or withholds the result. On every result when switched on in the ``guards:``
+section of a permissions file, else on MCP results only (:mod:`engine.policy.mcp_injection`); the web
+tools and research judge every page whatever the files say.
 """
 
 from __future__ import annotations
@@ -125,13 +125,9 @@ class PromptInjectionGuard(Struct, frozen=True):
 
     action: Literal["flag", "withhold"] = "flag"
     name: str = "prompt-injection guard"
-    sources: Literal["all", "mcp"] = "all"
-    """Which results it judges: every one, or those of MCP tools only (``mcp__server__tool``)."""
 
     async def check(self, call: ToolCall, result: ToolResult) -> GuardVerdict:
         """Allow clean results; flag or withhold the others."""
-        if self.sources == "mcp" and not call.name.startswith("mcp__"):
-            return Allow()
         signs = injection_signs(result.output)
         if not signs:
             return Allow()

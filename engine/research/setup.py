@@ -41,7 +41,7 @@ def research_guards(config: SessionConfig) -> list[ResultGuard]:
     leave it off; unconfigured, it withholds.
     """
     guards = result_guards(config.permissions.guards)
-    if not any(isinstance(guard, PromptInjectionGuard) and guard.sources == "all" for guard in guards):
+    if not any(isinstance(guard, PromptInjectionGuard) for guard in guards):
         guards.append(PromptInjectionGuard(action="withhold"))
     return guards
 
