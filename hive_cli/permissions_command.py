@@ -174,7 +174,7 @@ def show(cwd: Path, output_format: str, sandbox: SandboxMode | None = None) -> N
             "sandbox_active": status.confined,
             "mcp_read_only": _mcp_read_only(config),
             "read_only_tools": list(book.read_only_tools),
-            "guards": {"prompt_injection": config.guards.prompt_injection},
+            "guards": _guards_payload(config),
             "ignored": list(config.ignored),
             "rules": {
                 category: [
@@ -208,7 +208,6 @@ def _show_lines(config: PermissionConfig) -> list[str]:
     book = config.book
     action, action_source = book.default_action
     files = ", ".join(str(path) for path in config.sources) or "none (the built-in defaults apply)"
-    injection = config.guards
     lines = [
         f"files: {files}",
         f"default action: {action} ({action_source})",
@@ -216,8 +215,7 @@ def _show_lines(config: PermissionConfig) -> list[str]:
         f"commands run in the sandbox: {'yes' if config.sandboxed else 'no (what runs project code asks)'}",
         f"read-only MCP tools (readOnlyHint): {_mcp_read_only(config) or 'the default action'}",
         f"read-only tools: {', '.join(book.read_only_tools) or '(the read-only built-ins only)'}",
-        "prompt-injection guard: "
-        + (f"on ({injection.prompt_injection_action})" if injection.prompt_injection else "off"),
+        *_guard_lines(config),
     ]
     if config.ignored:
         lines.append("ignored (the project is not trusted; see hive trust):")
@@ -242,3 +240,36 @@ def _action(rule: Rule) -> str:
 def _mcp_read_only(config: PermissionConfig) -> str | None:
     chosen = config.book.mcp_read_only
     return f"{chosen[0]} ({chosen[1]})" if chosen else None
+
+
+def _injection_scope(config: PermissionConfig) -> str:
+    guards = config.guards
+    if guards.prompt_injection:
+        return f"on for every result ({guards.prompt_injection_action})"
+    if guards.injection_on_mcp:
+        return f"on for MCP results ({guards.prompt_injection_action}; the web tools' pages always)"
+    return "off (the web tools' pages are still judged)"
+
+
+def _guard_lines(config: PermissionConfig) -> list[str]:
+    guards = config.guards
+    lines = [f"prompt-injection guard: {_injection_scope(config)}"]
+    lines += [
+        f"MCP allowlist ({allowlist.source}): servers {', '.join(allowlist.servers) or '(none)'}; "
+        f"tools {', '.join(allowlist.tools) or '(none)'}"
+        for allowlist in guards.mcp_allowlists
+    ]
+    lines.append(f"dangerous-argument guard: {guards.dangerous_arguments}")
+    return lines
+
+
+def _guards_payload(config: PermissionConfig) -> dict[str, object]:
+    guards = config.guards
+    return {
+        "prompt_injection": guards.prompt_injection,
+        "prompt_injection_scope": _injection_scope(config),
+        "mcp_allowlists": [
+            {"servers": list(a.servers), "tools": list(a.tools), "source": a.source} for a in guards.mcp_allowlists
+        ],
+        "dangerous_arguments": guards.dangerous_arguments,
+    }

@@ -91,6 +91,8 @@ class ServerConfig(Struct, frozen=True, kw_only=True):
     headers: Mapping[str, str] = field(default_factory=dict)
     from_project: bool = False
     """The project's files define it (``.mcp.json``, ``.ironhive/``), not the person's own ``plugins.yaml``."""
+    untrusted_claims: bool = False
+    """A project's server, the project not trusted: its tools' read-only claims let no call run unasked."""
     project: Path | None = None
     """The project root the server was configured in (where sandboxed commands write); None when unknown."""
     withheld: tuple[str, ...] = ()
@@ -328,6 +330,7 @@ def resolve_entry(
         url=expand(entry.url) if entry.url else None,
         headers={k: expand(v) for k, v in entry.headers.items()},
         from_project=from_project,
+        untrusted_claims=from_project and allowed is not None,
         project=root,
         enabled=entry.enabled,
         startup_timeout=entry.startup_timeout or options.startup_timeout,

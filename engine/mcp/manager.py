@@ -212,7 +212,11 @@ class McpManager:
             first = None
             if infos and listing is connection.listed:  # tools "added later" are judged against a live listing
                 first = self._first_listed.setdefault(name, frozenset(info.name for info in infos))
-            specs = tuple(info.spec(name, added_later=first is not None and info.name not in first) for info in infos)
+            untrusted = connection.config.untrusted_claims
+            specs = tuple(
+                info.spec(name, added_later=first is not None and info.name not in first, untrusted_claims=untrusted)
+                for info in infos
+            )
             cached = (listing, infos, specs)
             self._offered[name] = cached
         return cached[1], cached[2]

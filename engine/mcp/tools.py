@@ -46,8 +46,9 @@ class McpToolInfo(Struct, frozen=True):
     read_only: bool = False
     destructive: bool | None = None
 
-    def spec(self, server: str, *, added_later: bool = False) -> ToolSpec:
-        """The spec shown to the model (``added_later``: the server added it after its first listing)."""
+    def spec(self, server: str, *, added_later: bool = False, untrusted_claims: bool = False) -> ToolSpec:
+        """The spec shown to the model (``added_later``: the server added it after its first listing;
+        ``untrusted_claims``: an untrusted project's server, whose read-only claim lets nothing run unasked)."""
         return ToolSpec(
             name=self.name,
             description=self.description,
@@ -56,6 +57,7 @@ class McpToolInfo(Struct, frozen=True):
             kind="mcp",
             source=server,
             added_later=added_later,
+            untrusted_claims=untrusted_claims,
         )
 
 

@@ -26,7 +26,8 @@ from engine.tools.compose import ToolsetWrapper
 
 
 def result_guards(settings: GuardSettings, known_secrets: Sequence[str | None] = ()) -> list[ResultGuard]:
-    """The secret redaction, always first (no setting turns it off), then the guards the settings switch on.
+    """The secret redaction, always first (no setting turns it off), then the injection guard (on by default for
+    MCP results, see :class:`GuardSettings`).
 
     The redaction replaces credentials, the values of the secret variables of hive's environment and
     ``known_secrets`` (the model's API key); the guards after it see the text the model will see.
@@ -40,6 +41,10 @@ def result_guards(settings: GuardSettings, known_secrets: Sequence[str | None] =
         from engine.policy.injection import PromptInjectionGuard  # imported here: its 8 patterns only when it is on
 
         guards.append(PromptInjectionGuard(action=settings.prompt_injection_action))
+    elif settings.injection_on_mcp:
+        from engine.policy.mcp_injection import McpInjectionGuard
+
+        guards.append(McpInjectionGuard(action=settings.prompt_injection_action))
     return guards
 
 

@@ -29,11 +29,29 @@ LOCAL_NAME = "permissions.local.yaml"
 SAVED_RULES_DIR = "saved-rules"
 
 
+class McpAllowlist(Struct, frozen=True):
+    """``guards.mcp_allowlist`` of one file: the only MCP servers and tools (name patterns) that may be called."""
+
+    servers: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    """Full names (``mcp__github__get_issue``) or patterns of them."""
+    source: str = ""
+    """The file that set it."""
+
+
 class GuardSettings(Struct, frozen=True):
-    """Which result guards are on (combined over the files: on in either is on)."""
+    """Which guards are on, combined over the files: on in any is on, the stricter action wins, allowlists add up."""
 
     prompt_injection: bool = False
+    """The injection guard on every tool result."""
     prompt_injection_action: Literal["flag", "withhold"] = "flag"
+    injection_on_mcp: bool = True
+    """The injection guard on MCP results even when ``prompt_injection`` is off (the web tools have it on always):
+    only the person's own file, or a trusted project's, turns it off (``prompt_injection: {enabled: false}``)."""
+    mcp_allowlists: tuple[McpAllowlist, ...] = ()
+    """Each one applies: an MCP call must pass every allowlist set (none set: every server may be called)."""
+    dangerous_arguments: Literal["off", "ask", "deny"] = "off"
+    """What a call whose arguments carry a dangerous shape gets (:mod:`engine.policy.dangerous_arguments`)."""
 
 
 class PermissionConfig(Struct, frozen=True):

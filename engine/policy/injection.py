@@ -6,8 +6,9 @@ secrets somewhere), then judges each by where it sits and what it asks (``inject
 hidden text it always counts; in a code sample or a quoted example, or in a sentence that describes
 such orders, it counts only when it asks for something concrete (a link, a command, a secret, a next
 step). So a README that explains prompt injection is read, and a page that carries one is not. It
-says so next to the text, or withholds the result. Off unless switched on in the ``guards:`` section
-of a permissions file (research has it on always).
+says so next to the text, or withholds the result. On every result when switched on in the ``guards:``
+section of a permissions file, else on MCP results only (:mod:`engine.policy.mcp_injection`); the web
+tools and research judge every page whatever the files say.
 """
 
 from __future__ import annotations

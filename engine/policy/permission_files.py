@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from msgspec import Meta, Struct, field
 
@@ -18,6 +18,7 @@ from engine.errors import ConfigError
 from engine.policy.config import GuardSettings, PermissionConfig
 from engine.policy.defaults import DEFAULT_SOURCE, default_layer
 from engine.policy.examples import example_problem
+from engine.policy.guard_entries import GuardsSection, combine_guards
 from engine.policy.patterns import PatternError, command_pattern, name_regex, path_regex
 from engine.policy.rules import CATEGORIES, Action, Category, Layer, Rule, RuleBook
 
@@ -63,19 +64,6 @@ class PermissionsSection(StrictRecord, frozen=True):
     """Keep the built-in rules as a layer under this file's rules."""
 
 
-class InjectionGuardEntry(StrictRecord, frozen=True):
-    """``guards.prompt_injection``: flag (or withhold) tool results that look like prompt injection."""
-
-    enabled: bool = False
-    action: Literal["flag", "withhold"] = "flag"
-
-
-class GuardsSection(StrictRecord, frozen=True):
-    """The ``guards:`` section."""
-
-    prompt_injection: InjectionGuardEntry = field(default_factory=InjectionGuardEntry)
-
-
 class PermissionsFile(StrictRecord, frozen=True):
     """A whole permissions file: ``permissions:`` is required."""
 
@@ -95,7 +83,7 @@ def combined_permissions(files: list[Path], saved: list[Path], *, sandboxed: boo
     for path in files:
         parsed = load_permissions_file(path)
         layers.append(file_layer(path, parsed.file, parsed.lines, sandboxed))
-        guards = combine_guards(guards, parsed.file.guards)
+        guards, _ = combine_guards(guards, parsed.file.guards, str(path))
         sources.append(path)
         if parsed.file.permissions.include_defaults and not any(lay.source == DEFAULT_SOURCE for lay in layers):
             layers.append(default_layer(sandboxed=sandboxed))
@@ -104,7 +92,7 @@ def combined_permissions(files: list[Path], saved: list[Path], *, sandboxed: boo
     for local in saved:  # saved answers sit on top and never replace the defaults
         parsed = load_permissions_file(local)
         layers.insert(0, file_layer(local, parsed.file, parsed.lines, sandboxed))
-        guards = combine_guards(guards, parsed.file.guards)
+        guards, _ = combine_guards(guards, parsed.file.guards, str(local))
         sources.append(local)
     book = RuleBook(tuple(layers))
     return PermissionConfig(book=book, sources=tuple(sources), guards=guards, sandboxed=sandboxed)
@@ -230,11 +218,3 @@ def _failing_examples(category: Category, pattern: str, entry: RuleEntry) -> lis
 def _where(path: Path, lines: dict[KeyPath, int], loc: KeyPath) -> str:
     line = line_of(lines, loc)
     return f"{path}:{line}" if line else str(path)
-
-
-def combine_guards(current: GuardSettings, section: GuardsSection) -> GuardSettings:
-    entry = section.prompt_injection
-    if not entry.enabled:
-        return current
-    withhold = "withhold" in (entry.action, current.prompt_injection_action if current.prompt_injection else "flag")
-    return GuardSettings(prompt_injection=True, prompt_injection_action="withhold" if withhold else "flag")

@@ -96,6 +96,8 @@ class Subject(Struct, frozen=True, kw_only=True):
     deletes: bool = False
     read_only_mcp: bool = False
     """An MCP tool whose server marks it read-only: without a matching rule, ``mcp_read_only`` decides."""
+    untrusted_claim: bool = False
+    """The read-only claim comes from an untrusted project's server: ``mcp_read_only: allow`` only asks."""
     protected: str = ""
     """Why an allow must still be asked whatever the rules say (e.g. the path holds hive's own rules)."""
 
@@ -173,6 +175,9 @@ class RuleBook(Struct, frozen=True):
         read_only = self.mcp_read_only if subject.read_only_mcp else None
         if read_only is not None:
             reason = f"its server marks {subject.shown} read-only and mcp_read_only is {read_only[0]}"
+            if subject.untrusted_claim and read_only[0] == "allow":
+                reason += ", but the server is the project's and the project is not trusted"
+                return Finding(action="ask", subject=subject, reason=reason, source=read_only[1])
             return Finding(action=read_only[0], subject=subject, reason=reason, source=read_only[1])
         action, source = self.default_action
         reason = f"no {subject.category} rule matches {subject.shown}"

@@ -90,7 +90,16 @@ def subjects_for(call: ToolCall, ctx: ToolContext, spec: ToolSpec | None = None)
     out = CallSubjects(remember=call.name)
     if call.name.startswith(MCP_PREFIX):
         read_only = spec is not None and spec.kind == "mcp" and spec.read_only
-        out.subjects.append(Subject(category="mcp_tools", value=call.name, shown=call.name, read_only_mcp=read_only))
+        untrusted = spec is not None and spec.untrusted_claims
+        out.subjects.append(
+            Subject(
+                category="mcp_tools",
+                value=call.name,
+                shown=call.name,
+                read_only_mcp=read_only,
+                untrusted_claim=read_only and untrusted,
+            )
+        )
         if spec is not None and spec.added_later:
             out.problems.append(f"its server added {call.name} after the session started: a tool not seen before")
         out.subjects.append(Subject(category="tools", value=call.name, shown=call.name, decisive=False))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from engine.events import ToolCall
+from engine.policy.call_guards import with_call_guards
 from engine.policy.config import PermissionConfig
 from engine.policy.gate import Judgement, Policy, RetryPlan
 from engine.policy.permissions import PermissionPolicy
@@ -20,13 +21,14 @@ _NEEDS = {"filesystem": "a write the sandbox refuses", "network": "the network",
 def gate_policy(
     permissions: PermissionConfig, sandbox_problem: str | None, *, confined: SandboxOptions | None = None
 ) -> Policy:
-    """The policy the approval gate uses: the rules, and the shell commands the sandbox cannot fully contain asked.
+    """The policy the approval gate uses: the rules (under the MCP call guards the ``guards:`` section turns on,
+    :mod:`engine.policy.call_guards`), and the shell commands the sandbox cannot fully contain asked.
 
     ``sandbox_problem`` is why the sandbox cannot start (None when it runs, or when it is off on purpose):
     then every command is asked. ``confined``: the options of the sandbox commands run in (None when
     they do not run in one): a command is asked where that sandbox's walk of the project stopped early.
     """
-    policy: Policy = PermissionPolicy(permissions)
+    policy: Policy = with_call_guards(PermissionPolicy(permissions), permissions.guards)
     if sandbox_problem is not None:
         return AskUnconfinedCommands(policy, sandbox_problem)
     return policy if confined is None else AskWhereTheWalkStopped(policy, confined)

@@ -1,10 +1,12 @@
 """Loading one skill leniently: what the strict validator rejects but a session can safely use loads with warnings.
 
-A skill is refused (invalid) only when it cannot be used: SKILL.md unreadable, no frontmatter,
-frontmatter that no YAML reader accepts or that is not a mapping, a missing or empty name or
-description, a name that is not one line, or (with the default ``unknown_fields="reject"``) keys
-the specification does not define. Everything else the reference validator would reject (name
-format, name/folder mismatch, over-long description, bad compatibility) loads with a warning.
+A skill is refused (invalid) when it cannot be used or its name is not what the reference validator
+accepts: SKILL.md unreadable, no frontmatter, frontmatter that no YAML reader accepts or that is not a
+mapping, a missing or empty name or description, a name that is not one line, a name the reference
+refuses (its format, or a folder of another name: the name is how the model, the settings and
+shadowing know a skill), or (with the default ``unknown_fields="reject"``) keys the specification
+does not define. What else the reference validator would reject (an over-long description, a bad
+compatibility) loads with a warning.
 Frontmatter that strict YAML refuses but ordinary YAML reads (flow lists such as
 ``allowed-tools: [Read, Grep]``) loads with a warning too.
 """
@@ -61,7 +63,10 @@ def read_skill(location: Path, root: SkillRoot, policy: LoadPolicy | None = None
     if unknown:
         fields = ", ".join(sorted(set(metadata) - SPEC_FIELDS))
         warnings.append(f"frontmatter fields outside the specification are ignored: {fields}")
-    warnings += name_problems(metadata["name"], location.parent) + description_problems(metadata["description"])
+    bad_name = name_problems(metadata["name"], location.parent)
+    if bad_name:  # the name is how the model, the settings and shadowing know the skill: judged as the reference does
+        raise SkillLoadError("; ".join(bad_name))
+    warnings += description_problems(metadata["description"])
     return Skill(
         name=normalized_name(name),
         description=description.strip(),

@@ -36,6 +36,8 @@ class ToolSpec(Struct, frozen=True, kw_only=True):
     """The MCP server or agent behind the tool, for reports and labels."""
     added_later: bool = False
     """An MCP tool its server added after the session first listed its tools: each call is asked."""
+    untrusted_claims: bool = False
+    """An MCP tool of an untrusted project's server: its read-only claim never lets a call run unasked."""
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI ``tools`` entry for this spec."""

@@ -3,10 +3,10 @@
 The rules in force without the project's files (the user's file, or the built-in defaults, and the
 person's saved answers) stay as they are; the project's files add a layer holding only what is
 stricter: ask and deny rules, a stricter default action or action for read-only MCP tools,
-``ask_before_delete: true`` and result guards switched on. Allow rules, ``read_only_tools``, a looser
-default and replacing the built-in rules are what trusting the project would add; they are listed
-in ``PermissionConfig.ignored``. A deny in any layer holds (see :mod:`engine.policy.rules`), so a
-project can always forbid more.
+``ask_before_delete: true``, guards switched on and MCP allowlists. Allow rules, ``read_only_tools``,
+a looser default, switching the injection guard's default off and replacing the built-in rules are
+what trusting the project would add; they are listed in ``PermissionConfig.ignored``. A deny in any
+layer holds (see :mod:`engine.policy.rules`), so a project can always forbid more.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from engine.policy.rules import RESTRICTIVENESS, Action, Layer, RuleBook
 
 def with_project_restrictions(config: PermissionConfig, files: list[Path], root: Path) -> PermissionConfig:
     """``config`` with the stricter part of each of the project's permission ``files`` added as a layer."""
-    from engine.policy.permission_files import combine_guards, file_layer, load_permissions_file
+    from engine.policy.guard_entries import combine_guards
+    from engine.policy.permission_files import file_layer, load_permissions_file
 
     layers = list(config.book.layers)
     guards = config.guards
@@ -32,7 +33,8 @@ def with_project_restrictions(config: PermissionConfig, files: list[Path], root:
         kept, refused = _restrictive_part(layer, RuleBook(tuple(layers)), _shown(path, root))
         layers.append(kept)
         ignored += refused
-        guards = combine_guards(guards, parsed.file.guards)
+        guards, refused_guards = combine_guards(guards, parsed.file.guards, _shown(path, root), may_loosen=False)
+        ignored += refused_guards
         if not parsed.file.permissions.include_defaults and config.uses_defaults:
             ignored.append(f"replace hive's built-in rules ({_shown(path, root)} does not set include_defaults)")
     return replace(

@@ -80,3 +80,20 @@ def test_the_skills_commands_import_neither_litellm_nor_mcp(tmp_path: Path) -> N
         )  # fmt: skip
         imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in done.stderr.splitlines() if "|" in line}
         assert not imported & {"litellm", "mcp", "openai", "tiktoken"}, args
+
+
+def test_a_skill_whose_folder_and_name_differ_is_listed_invalid_as_validate_refuses_it(
+    tmp_path: Path, isolated_hive: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    write_skill(project / ".agents" / "skills" / "vercel-deploy", "name: deploy\ndescription: Deploys.")
+    message = "Directory name 'vercel-deploy' must match skill name 'deploy'"
+
+    listed = run_hive("skills", "list", "-C", str(project), COLUMNS="200")
+    validated = run_hive("skills", "validate", "-C", str(project))
+
+    assert listed.returncode == 0, listed.stderr
+    assert rows(listed.stdout)[("vercel-deploy", "project-agents")] == ["invalid", message]
+    assert ("deploy", "project-agents") not in rows(listed.stdout)
+    assert validated.returncode == 1 and message in validated.stdout + validated.stderr

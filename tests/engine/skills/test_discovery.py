@@ -94,19 +94,31 @@ def test_unknown_frontmatter_keys_are_rejected_by_default_and_accepted_with_a_wa
 
 
 def test_what_the_strict_validator_rejects_but_a_session_can_use_loads_with_warnings(tmp_path: Path) -> None:
-    write_skill(tmp_path, "vercel-deploy", simple("deploy", "x" * 1100) + "\ncompatibility: 42\nmetadata:\n  a: b")
+    write_skill(tmp_path, "deploy", simple("deploy", "x" * 1100) + "\ncompatibility: 42\nmetadata:\n  a: b")
     write_skill(tmp_path, "flow", "name: flow\ndescription: Flow lists.\nallowed-tools: [Read, Grep]")
     catalog = discover_skills([SkillRoot(tmp_path, "project")])
 
     deploy = catalog.skills["deploy"]
-    assert deploy.warnings == (
-        "Directory name 'vercel-deploy' must match skill name 'deploy'",
-        "Description exceeds 1024 character limit (1100 chars)",
-    )
+    assert deploy.warnings == ("Description exceeds 1024 character limit (1100 chars)",)
     assert deploy.metadata == {"a": "b"} and deploy.compatibility == "42"
     flow = catalog.skills["flow"]
     assert flow.allowed_tools == ("Read", "Grep")
     assert flow.warnings[0].startswith("frontmatter is not strict YAML (Invalid YAML in frontmatter: While scanning)")
+
+
+def test_a_name_the_reference_validator_refuses_makes_the_skill_invalid_and_it_is_not_offered(tmp_path: Path) -> None:
+    write_skill(tmp_path, "vercel-deploy", simple("deploy"))
+    write_skill(tmp_path, "Shout", simple("Shout"))
+    write_skill(tmp_path, "fine", simple("fine"))
+    catalog = discover_skills([SkillRoot(tmp_path, "project")])
+
+    assert list(catalog.skills) == ["fine"]
+    invalid = {entry.path.name: entry.message for entry in catalog.invalid}
+    assert invalid == {
+        "vercel-deploy": "Directory name 'vercel-deploy' must match skill name 'deploy'",
+        "Shout": "Skill name 'Shout' must be lowercase",
+    }
+    assert [d.severity for d in catalog.diagnostics] == ["error", "error"]
 
 
 def test_allowed_tools_is_parsed_from_a_string_or_a_list(tmp_path: Path) -> None:
