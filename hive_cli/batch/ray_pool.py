@@ -16,20 +16,21 @@ import logging
 import os
 import signal
 import socket
-import threading
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import ModuleType
 from typing import Any
 
 from engine.errors import UserError
-from hive_cli.interrupts import exit_status
+from hive_cli.batch.stop_signals import StopSignals
 
 INSTALL_HINT = "install the Ray extra: pip install 'hive-agent[ray]'"
 _WAIT_S = 0.5
 """How long one ``ray.wait`` blocks, so that Ctrl-C and SIGTERM are seen between waits."""
+_CANCEL_GRACE_S = 10.0
+"""How long cancelled tasks get to stop their ``hive run`` before their workers are killed."""
 _PROBE_S = 5.0
 """How long to wait for a HOST:PORT address to answer before saying no cluster is there (Ray itself waits minutes)."""
 
@@ -54,16 +55,18 @@ def run_on_ray(
     ``address`` is None or "auto" (a cluster already running on this machine), "HOST:PORT" (its GCS port) or
     "ray://HOST:PORT" (Ray Client). ``env_names`` name variables of this process's environment that the
     workers get (unset ones are left out). ``workers`` caps the tasks in flight; None: as many as the cluster
-    has CPUs. A task whose worker dies is a failed result, not an error of the batch. Ctrl-C and SIGTERM cancel
-    the tasks in flight (their workers are killed) and disconnect before the interrupt goes on to the caller.
+    has CPUs. A task whose worker dies is a failed result, not an error of the batch. Ctrl-C, SIGTERM and SIGHUP
+    cancel the tasks in flight (their workers are killed if they do not stop within a grace) and disconnect;
+    then KeyboardInterrupt (Ctrl-C) or SystemExit(128 + the signal's number) goes on to the caller.
     Raises ``UserError`` when Ray is not installed or no cluster answers at ``address``.
     """
     ray = _import_ray()
     previous_sigterm = signal.getsignal(signal.SIGTERM)
     _connect(ray, address or "auto", forwarded_env(env_names))
+    stop = StopSignals()
     try:
-        with _sigterm_raises():
-            _drain(ray, deque(tasks), defaults_json, workspace_root, on_result, workers)
+        with stop.caught():
+            _drain(ray, _Batch(deque(tasks), defaults_json, workspace_root, on_result, workers, stop))
     finally:
         ray.shutdown()
         signal.signal(signal.SIGTERM, previous_sigterm)  # ray.init leaves its own handler behind
@@ -137,30 +140,41 @@ def _probe(address: str) -> None:
         raise UserError(f"--ray {address}: no Ray cluster answers there ({error.strerror or error})") from None
 
 
-def _drain(
-    ray: ModuleType,
-    queue: deque[tuple[str, str]],
-    defaults_json: str,
-    workspace_root: str,
-    on_result: OnResult,
-    workers: int | None,
-) -> None:
+@dataclass
+class _Batch:
+    queue: deque[tuple[str, str]]
+    defaults_json: str
+    workspace_root: str
+    on_result: OnResult
+    workers: int | None
+    stop: StopSignals
+
+
+def _drain(ray: ModuleType, batch: _Batch) -> None:
     remote = ray.remote(num_cpus=1, max_retries=0)(run_task)
     in_flight: dict[Any, str] = {}
     try:
-        while queue or in_flight:
-            while queue and len(in_flight) < _cap(ray, workers):
-                task_id, task_json = queue.popleft()
-                workspace = task_workspace(workspace_root, task_id)
-                in_flight[remote.options(name=f"hive-batch-{task_id}").remote(task_json, defaults_json, workspace)] = (
-                    task_id
-                )
-            if _collect(ray, in_flight, on_result):
-                queue.clear()
+        while batch.queue or in_flight:
+            while batch.queue and len(in_flight) < _cap(ray, batch.workers):
+                task_id, task_json = batch.queue.popleft()
+                workspace = task_workspace(batch.workspace_root, task_id)
+                ref = remote.options(name=f"hive-batch-{task_id}").remote(task_json, batch.defaults_json, workspace)
+                in_flight[ref] = task_id
+            if _collect(ray, in_flight, batch.on_result):
+                batch.queue.clear()
+            batch.stop.raise_if_received()
     except BaseException:
-        for ref in in_flight:
-            ray.cancel(ref, force=True)
+        _cancel(ray, list(in_flight))
         raise
+
+
+def _cancel(ray: ModuleType, refs: list[Any]) -> None:
+    """Interrupt the tasks (their ``hive run`` is stopped by the worker), then kill the workers of any left after a grace."""
+    for ref in refs:
+        ray.cancel(ref, force=False)
+    _, left = ray.wait(refs, num_returns=len(refs), timeout=_CANCEL_GRACE_S) if refs else ([], [])
+    for ref in left:
+        ray.cancel(ref, force=True)
 
 
 def _collect(ray: ModuleType, in_flight: dict[Any, str], on_result: OnResult) -> bool:
@@ -193,20 +207,3 @@ def _cap(ray: ModuleType, workers: int | None) -> int:
     if workers is not None:
         return max(1, workers)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
-
-
-@contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    """SIGTERM interrupts the wait like Ctrl-C does, so the tasks in flight are cancelled; exits 143 after."""
-
-    def end(received: int, frame: FrameType | None) -> None:
-        raise SystemExit(exit_status(signal.Signals(received)))
-
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set a handler; there the caller's own handling stands
-        return
-    previous = signal.signal(signal.SIGTERM, end)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

@@ -8,6 +8,7 @@ environment: it reaches the workers as a Ray runtime environment variable, by na
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -20,6 +21,7 @@ import pytest
 from engine.errors import UserError
 from hive_cli.batch.ray_pool import run_on_ray
 from tests.support.batch_tasks import ScriptedTask, TaskRouter, make_batch
+from tests.support.cli import hive_env
 from tests.support.llm_server import LLMServer
 from tests.support.ray_cluster import RayHead, free_port, ray_head
 
@@ -93,23 +95,58 @@ def test_a_worker_that_dies_is_a_failed_result_and_the_next_task_still_runs(
     tasks = make_batch(tmp_path, count=2, repos=2)
     router = TaskRouter(tasks).script(llm_server)
     held = router.hold("t1")
-    killer = threading.Thread(target=_kill_when_arrived, args=(driver, router, held))
+    seen: dict[str, bool] = {}
+    killer = threading.Thread(target=_kill_when_arrived, args=(driver, router, held, seen))
     killer.start()
     results = run_batch(driver.address, tasks, llm_server, tmp_path / "work", workers=1)
     killer.join()
 
+    # one task at a time (workers=1, on two CPUs): while t1 was asking the model, t2 had not started
+    assert seen == {"t2 running while t1 asks the model": False}
+
     assert results["t1"]["status"] == "failed" and "WorkerCrashedError" in results["t1"]["error"]
     assert results["t2"]["status"] == "succeeded"
     tasks[1].assert_done(tmp_path / "work" / "t2" / "copy")
-    # one task at a time (workers=1): t2 asked the model only after t1's worker was gone
     assert router.events.index(("request", "t2")) > router.events.index(("released", "t1"))
     assert router.requests["t1"] == 1  # never retried
 
 
-def _kill_when_arrived(head: RayHead, router: TaskRouter, held: Any) -> None:
+def _kill_when_arrived(head: RayHead, router: TaskRouter, held: Any, seen: dict[str, bool]) -> None:
     held.wait_arrived()
+    seen["t2 running while t1 asks the model"] = head.task_worker("hive-batch-t2") is not None
     head.kill_task_worker("hive-batch-t1")
     router.release("t1")
+
+
+DRIVER = """
+import json, sys
+from hive_cli.batch.ray_pool import run_on_ray
+address, tasks, defaults, workspace = json.loads(sys.argv[1])
+run_on_ray(address, [tuple(t) for t in tasks], defaults, workspace, ["HIVE_API_KEY"], print, 1)
+"""
+
+
+def test_sigterm_to_the_driver_stops_the_running_task_and_its_hive(
+    driver: RayHead, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    tasks = make_batch(tmp_path, count=1)
+    router = TaskRouter(tasks).script(llm_server)
+    held = router.hold("t1")
+    defaults = json.dumps({"model": "openai/test-model", "api_base": llm_server.base_url, "yes": True})
+    argv = json.dumps([driver.address, [(t.id, json.dumps(t.line())) for t in tasks], defaults, str(tmp_path / "w")])
+    env = hive_env(**driver.driver_env(), HIVE_API_KEY=SECRET_KEY)
+    with subprocess.Popen([sys.executable, "-c", DRIVER, argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as batch:
+        held.wait_arrived()
+        worker = driver.task_worker("hive-batch-t1")
+        assert worker is not None
+        hive = driver.children_of(worker)
+        assert len(hive) == 1  # the task's `hive run`, asking the model now
+        batch.send_signal(signal.SIGTERM)
+        assert batch.wait(timeout=60) == 143, batch.stderr.read() if batch.stderr else ""
+        assert batch.stdout is not None and batch.stdout.read() == ""  # no result for a task that never finished
+    router.release("t1")
+    assert driver.gone(hive[0]) and driver.task_worker("hive-batch-t1") is None
+    assert not (tmp_path / "w" / "t1" / "copy" / tasks[0].file_name).exists()
 
 
 def test_no_cluster_at_the_address_is_one_clear_error(driver: RayHead, tmp_path: Path) -> None:

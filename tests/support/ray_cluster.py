@@ -61,12 +61,24 @@ class RayHead:
                 return pid
         return None
 
+    def children_of(self, pid: int) -> list[int]:
+        """The live processes ``pid`` started."""
+        return [child for child, parent in _parents() if parent == pid]
+
+    def gone(self, pid: int, within_s: float = 30) -> bool:
+        """True once ``pid`` has ended (checked until ``within_s`` pass: a failure guard only)."""
+        deadline = time.monotonic() + within_s
+        while _alive(pid):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def kill_task_worker(self, task_name: str) -> None:
         """Kill the worker running ``task_name`` as a crash would (SIGKILL), then the processes it had started."""
         worker = self.task_worker(task_name)
         assert worker is not None, f"no worker runs {task_name}"
-        children = [pid for pid, parent in _parents() if parent == worker]
-        for pid in (worker, *children):
+        for pid in (worker, *self.children_of(worker)):
             _kill(pid)
 
 
@@ -134,13 +146,22 @@ def _kill(pid: int) -> None:
         pass
 
 
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def _parents() -> Iterator[tuple[int, int]]:
     """(pid, parent pid) of every process."""
     for proc in Path("/proc").iterdir():
         try:
-            yield int(proc.name), int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError, ValueError):
             continue
+        if proc.name.isdigit() and fields[0] != "Z":
+            yield int(proc.name), int(fields[1])
 
 
 def _processes() -> Iterator[tuple[int, int, str]]:
