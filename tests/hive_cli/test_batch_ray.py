@@ -27,7 +27,6 @@ from tests.support.ray_cluster import RayHead, free_port, ray_head
 
 SECRET_KEY = "sk-ray-forwarded-secret-0123456789"
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray's own, raised at its import
 
 
 @pytest.fixture(scope="module")
