@@ -84,7 +84,7 @@ def main() -> None:
             baseline = direct(tasks[:TASKS], defaults, root / "direct") / TASKS
             attach = on_ray(head.address, [], defaults, root / "empty", 1)
             one = on_ray(head.address, tasks[TASKS : 2 * TASKS], defaults, root / "w1", 1)
-            two = on_ray(head.address, tasks[2 * TASKS :], defaults, root / "w2", 2)
+            two = on_ray(head.address, tasks[2 * TASKS : 4 * TASKS], defaults, root / "w2", 2)
     per_task = (one - attach) / TASKS
     print(f"attach to the cluster and disconnect (an empty batch): {attach:.2f} s")
     print(f"one task, run_one directly: {baseline:.2f} s (baseline)")

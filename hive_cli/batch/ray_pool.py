@@ -101,10 +101,11 @@ def _import_ray() -> ModuleType:
 
 
 def _connect(ray: ModuleType, address: str, env_vars: dict[str, str]) -> None:
-    if address.startswith("ray://"):
-        _require_ray_client(address)
-    elif address != "auto":
-        _probe(address)
+    reached = os.environ.get("RAY_ADDRESS") or address if address == "auto" else address  # Ray's rule for auto
+    if reached.startswith("ray://"):
+        _require_ray_client(reached)
+    elif reached != "auto":
+        _probe(reached)
     try:
         ray.init(
             address=address,

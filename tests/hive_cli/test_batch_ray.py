@@ -28,7 +28,6 @@ from tests.support.ray_cluster import RayHead, free_port, ray_head
 SECRET_KEY = "sk-ray-forwarded-secret-0123456789"
 
 
-
 @pytest.fixture(scope="module")
 def head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayHead]:
     hive_home = tmp_path_factory.mktemp("ray_hive_home")
@@ -134,7 +133,9 @@ def test_sigterm_to_the_driver_stops_the_running_task_and_its_hive(
     defaults = json.dumps({"model": "openai/test-model", "api_base": llm_server.base_url, "yes": True})
     argv = json.dumps([driver.address, [(t.id, json.dumps(t.line())) for t in tasks], defaults, str(tmp_path / "w")])
     env = hive_env(**driver.driver_env(), HIVE_API_KEY=SECRET_KEY)
-    with subprocess.Popen([sys.executable, "-c", DRIVER, argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as batch:
+    with subprocess.Popen(
+        [sys.executable, "-c", DRIVER, argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as batch:
         held.wait_arrived()
         worker = driver.task_worker("hive-batch-t1")
         assert worker is not None
@@ -148,10 +149,15 @@ def test_sigterm_to_the_driver_stops_the_running_task_and_its_hive(
     assert not (tmp_path / "w" / "t1" / "copy" / tasks[0].file_name).exists()
 
 
-def test_no_cluster_at_the_address_is_one_clear_error(driver: RayHead, tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["HOST:PORT", "auto with RAY_ADDRESS"])
+def test_no_cluster_at_the_address_is_one_clear_error(
+    given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     address = f"127.0.0.1:{free_port()}"
-    with pytest.raises(UserError, match=f"--ray {address}: no Ray cluster answers there"):
-        run_on_ray(address, [], "{}", str(tmp_path), [], print, None)
+    if given != "HOST:PORT":
+        monkeypatch.setenv("RAY_ADDRESS", address)  # what auto attaches to, by Ray's rule
+    with pytest.raises(UserError, match=f"^--ray {address}: no Ray cluster answers there"):
+        run_on_ray(address if given == "HOST:PORT" else "auto", [], "{}", str(tmp_path), [], print, None)
 
 
 def test_the_ray_backend_module_does_not_import_ray_until_a_batch_runs() -> None:
