@@ -6,7 +6,7 @@ STAMP = $(VENV)/.installed-stamp
 # Two workers: the suite spends most of its time waiting on subprocesses and servers.
 PYTEST_ARGS ?= -n 2
 
-.PHONY: install run test lint typecheck pytest bench clean mcp-servers codex test-local-model test-conformance conformance conformance-node22
+.PHONY: install run test lint typecheck pytest bench clean mcp-servers ray-extra codex test-local-model test-conformance conformance conformance-node22
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,15 @@ $(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
 
 mcp-servers: $(MCP_STAMP)
 
+# The optional `ray` extra (about 240 MB), for tests/hive_cli/test_batch_ray.py's real local cluster; `make run` goes without.
+RAY_STAMP = $(VENV)/.ray-extra-stamp
+
+$(RAY_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
+	@touch $(RAY_STAMP)
+
+ray-extra: $(RAY_STAMP)
+
 run: install
 	$(BIN)/hive $(ARGS)
 
@@ -36,7 +45,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy engine hive_cli scripts
 
-pytest: install mcp-servers conformance
+pytest: install mcp-servers conformance ray-extra
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -56,7 +65,7 @@ $(CODEX_STAMP):
 codex: $(CODEX_STAMP)
 
 # Every script directly in benchmarks/ is a benchmark; shared helpers live in benchmarks/support/.
-bench: install mcp-servers codex
+bench: install mcp-servers ray-extra codex
 	for b in benchmarks/*.py; do [ "$$(basename $$b)" = __init__.py ] || $(BIN)/python $$b || exit 1; done
 
 # The real local model check, not part of `make test`: the real hive against llama-cpp-python's server and the
