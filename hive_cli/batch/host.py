@@ -16,7 +16,6 @@ from typing import Literal, cast
 
 from msgspec import Struct
 
-from engine.errors import ConfigError
 from engine.own_variables import set_for_this_process
 from hive_cli.batch.budget import Budget, Counts, Progress
 from hive_cli.batch.options import BatchDefaults, SandboxChoice, task_json
@@ -55,8 +54,8 @@ def run_batch(request: BatchRequest) -> int:
     tasks = read_tasks(request.tasks)
     results_path = request.results or request.tasks.with_name(f"{request.tasks.stem}.results.jsonl")
     root = (request.workspace or request.tasks.with_name(f"{request.tasks.stem}.work")).resolve()
-    if request.ray_address is not None and importlib.util.find_spec("ray") is None:
-        raise ConfigError("--ray needs Ray, which is not installed: pip install 'hive-agent[ray]'")
+    if request.ray_address is not None:
+        importlib.import_module("hive_cli.batch.ray_pool").require_ray()  # before anything is started or written
     defaults = _defaults(request, request.tasks)
     if request.api_key is not None:
         set_for_this_process("HIVE_API_KEY", request.api_key)  # each hive run takes it from its environment

@@ -26,7 +26,7 @@ from typing import Any
 from engine.errors import UserError
 from hive_cli.batch.stop_signals import StopSignals
 
-INSTALL_HINT = "install the Ray extra: pip install 'hive-agent[ray]'"
+INSTALL_HINT = "pip install 'hive-agent[ray]'"
 _WAIT_S = 0.5
 """How long one ``ray.wait`` blocks, so that Ctrl-C and SIGTERM are seen between waits."""
 _CANCEL_GRACE_S = 10.0
@@ -90,6 +90,11 @@ def task_workspace(workspace_root: str, task_id: str) -> str:
     if not task_id or task_id in (".", "..") or "/" in task_id or "\\" in task_id or "\x00" in task_id:
         raise ValueError(f"task id {task_id!r} cannot name a folder")
     return str(Path(workspace_root) / task_id)
+
+
+def require_ray() -> None:
+    """Import Ray; ``UserError`` saying what to install when it cannot be imported."""
+    _import_ray()
 
 
 def _import_ray() -> ModuleType:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import fcntl
-import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.batch import PRICED_MODEL, TaskModel, git, make_repo, priced_env, task_prompt, write_tasks
-from tests.support.cli import hive_env, run_hive
+from tests.support.cli import NETBLOCK_DIR, hive_env, run_hive
 from tests.support.llm_server import LLMServer
 
 SECRET = "sk-batch-very-secret-4242"
@@ -150,11 +150,13 @@ def test_a_results_file_another_batch_holds_is_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "jobs.work").exists()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ray") is not None, reason="Ray is installed here")
 def test_ray_without_the_extra_is_exit_2_saying_what_to_install(tmp_path: Path) -> None:
     make_repo(tmp_path / "repo", {"README.md": "r\n"})
     tasks = write_tasks(tmp_path / "jobs.jsonl", [{"repo": "repo", "prompt": "p"}])
-    done = run_hive("batch", str(tasks), "--ray")
+    missing = tmp_path / "no-ray"
+    missing.mkdir()
+    (missing / "ray.py").write_text("raise ImportError('Ray is not installed here (hidden by the test)')\n")
+    done = run_hive("batch", str(tasks), "--ray", PYTHONPATH=os.pathsep.join((str(missing), str(NETBLOCK_DIR))))
     assert done.returncode == 2
     assert done.stderr == "hive: --ray needs Ray, which is not installed: pip install 'hive-agent[ray]'\n"
     assert not (tmp_path / "jobs.results.jsonl").exists()

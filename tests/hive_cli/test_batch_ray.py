@@ -20,8 +20,8 @@ import pytest
 
 from engine.errors import UserError
 from hive_cli.batch.ray_pool import run_on_ray
-from tests.support.batch_tasks import ScriptedTask, TaskRouter, make_batch
-from tests.support.cli import hive_env
+from tests.support.batch_tasks import ScriptedTask, TaskRouter, make_batch, write_tasks_file
+from tests.support.cli import hive_env, json_lines, run_hive
 from tests.support.llm_server import LLMServer
 from tests.support.ray_cluster import RayHead, free_port, ray_head
 
@@ -164,3 +164,25 @@ def test_the_ray_backend_module_does_not_import_ray_until_a_batch_runs() -> None
     probe = "import sys, hive_cli.batch.ray_pool; print('ray' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_hive_batch_on_ray_gives_the_results_the_local_pool_gives(
+    driver: RayHead, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    tasks = make_batch(tmp_path, count=8)
+    router = TaskRouter(tasks).script(llm_server, runs=2)
+    args = ["--workers", "2", "--model", "openai/test-model", "--api-base", llm_server.base_url, "--yes"]
+    env = {**driver.driver_env(), "HIVE_API_KEY": SECRET_KEY}
+    lines = {}
+    for where, extra in (("local", []), ("ray", ["--ray", driver.address])):
+        tasks_file = write_tasks_file(tmp_path / f"{where}.jsonl", tasks)
+        done = run_hive("batch", str(tasks_file), *args, *extra, timeout=300, **env)
+        assert done.returncode == 0, done.stderr
+        lines[where] = {r["id"]: r for r in json_lines((tmp_path / f"{where}.results.jsonl").read_text())}
+        for task in tasks:
+            task.assert_done(tmp_path / f"{where}.work" / task.id / "copy")
+    same = ("status", "exit_code", "exit_reason", "answer", "changed_files", "usage")
+    assert {i: {k: r[k] for k in same} for i, r in lines["ray"].items()} == {
+        i: {k: r[k] for k in same} for i, r in lines["local"].items()
+    }
+    assert router.requests == {t.id: 4 for t in tasks}  # twice per batch, never retried
