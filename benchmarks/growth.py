@@ -53,7 +53,7 @@ def curve(name: str, sizes: list[int], costs: list[float], unit: str = "ms", sca
     base = costs[0] or 1e-9
     slope = math.log(costs[-1] / base) / math.log(sizes[-1] / sizes[0]) if costs[-1] > 0 and base > 0 else 0.0
     points = "  ".join(
-        f"{size:>6}: {cost * scale:8.2f} {unit} ({cost / base:5.2f}x)" for size, cost in zip(sizes, costs)
+        f"{size:>6}: {cost * scale:8.2f} {unit} ({cost / base:5.2f}x)" for size, cost in zip(sizes, costs, strict=True)
     )
     goal = "yes" if costs[-1] <= 1.5 * base else "no"
     print(f"  {name:<38} {points}   exponent {slope:+.2f}, within 1.5x: {goal}")
@@ -91,9 +91,12 @@ def agents(home: Path, sizes: list[int]) -> None:
     print("agents (tools in a request)")
     print(
         "  "
-        + "  ".join(f"{s:>5} agents: {c:>4} tools, {b / 1024:7.1f} KB" for s, c, b in zip(sizes, counts, sizes_bytes))
+        + "  ".join(
+            f"{s:>5} agents: {c:>4} tools, {b / 1024:7.1f} KB"
+            for s, c, b in zip(sizes, counts, sizes_bytes, strict=True)
+        )
     )
-    over = [s for s, c in zip(sizes, counts) if c > 128]
+    over = [s for s, c in zip(sizes, counts, strict=True) if c > 128]
     print(f"  goal: at most 128 tools in every request: {'NO, over at ' + str(over) if over else 'yes'}")
 
 
