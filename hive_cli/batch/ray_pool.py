@@ -10,6 +10,7 @@ variables named by the caller, never as task arguments, so never in results or l
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import logging
@@ -99,10 +100,9 @@ def require_ray() -> None:
 
 def _import_ray() -> ModuleType:
     try:
-        import ray
+        return importlib.import_module("ray")  # typed as a module whether or not Ray's stubs are installed
     except ImportError:
         raise UserError(f"--ray needs Ray, which is not installed: {INSTALL_HINT}") from None
-    return ray
 
 
 def _connect(ray: ModuleType, address: str, env_vars: dict[str, str]) -> None:
