@@ -15,6 +15,7 @@ from engine.policy.gate import Approver
 from engine.redaction.scrubber import Scrubber
 from engine.session import Session
 from engine.session_store import LoadedSession, SessionStore, SessionWriter
+from engine.stores.housekeeping import keep_stores_small
 
 
 async def open_session(
@@ -39,6 +40,7 @@ async def open_session(
     check_model_keys(config, main=client is None)  # before the session file: a missing key is exit 2, nothing left
     own = configured_capabilities(config)  # ConfigError here (a webhook's secret unset) leaves no session file
     writer = _open_writer(config, title, resume) if config.persist else None
+    keep_stores_small(config, keep=(resume.info.id,) if resume is not None else ())  # once a day at most
     if resume is not None:
         conversation = Conversation(resume.messages, resume.compactions)
     else:

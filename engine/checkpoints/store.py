@@ -253,38 +253,13 @@ class CheckpointStore:
         )
 
     def prune(self, keep_days: int, *, now: float | None = None) -> int:
-        """Remove manifests older than ``keep_days``, and blobs as old that no manifest uses; the manifests removed.
+        """Remove turns older than ``keep_days`` and the blobs no kept turn uses (:mod:`.pruning`); the turns removed."""
+        from engine.checkpoints.pruning import prune_checkpoints  # it builds on this module
+        from engine.stores.caps import Caps
 
-        Snapshots taken before shell commands keep blobs no manifest names (the files the command left
-        alone); those go once they are as old as a manifest would be.
-        """
-        cutoff = (time.time() if now is None else now) - keep_days * 86400
-        kept, removed = [], 0
-        for manifest in self.manifests():
-            if manifest.created < cutoff:
-                self.discard(manifest.id)
-                removed += 1
-            else:
-                kept.append(manifest)
-        self._drop_unused_blobs(kept, cutoff)
-        return removed
-
-    def _drop_unused_blobs(self, kept: list[Manifest], cutoff: float) -> None:
-        used = {
-            state.blob
-            for manifest in kept
-            for change in manifest.changes.values()
-            for state in (change.before, change.after)
-            if state is not None and state.blob
-        }
-        for blob in self.objects.glob("*/*") if self.objects.is_dir() else []:
-            if blob.parent.name + blob.name in used or blob.name.startswith("."):
-                continue
-            try:
-                if blob.stat().st_mtime < cutoff:
-                    blob.unlink()
-            except OSError:
-                continue
+        unbounded = 2**62
+        caps = Caps(keep_days=keep_days, max_count=unbounded, max_bytes=unbounded)
+        return len(prune_checkpoints(self, caps, now=now).turns.removed)
 
 
 def write_atomic(target: Path, data: bytes, *, sync: bool = True) -> None:
