@@ -39,3 +39,14 @@ def checkpoints_list(cwd: Path | None) -> None:
         from hive_cli.checkpoints_command import list_checkpoints
 
         list_checkpoints(cwd)
+
+
+@checkpoints_app.command("prune")
+@cwd_option
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+def checkpoints_prune(cwd: Path | None, dry_run: bool) -> None:
+    """Remove this project's turns over the checkpoints caps (age, count, size) now, and the copies no kept turn uses."""
+    with exit_on_error(False):
+        from hive_cli.prune_command import prune_checkpoints_now
+
+        prune_checkpoints_now(cwd, dry_run=dry_run)
