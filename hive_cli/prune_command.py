@@ -49,7 +49,8 @@ def _settings(where: Path) -> SettingsFile:
 
 def _report(kind: str, verdict: Verdict, caps: Caps, *, dry_run: bool) -> None:
     verb = "Would remove" if dry_run else "Removed"
-    echo(f"{verb} {_count(len(verdict.removed), kind)} ({_size(verdict.freed)}){":" if verdict.removed else "."}")
+    end = ":" if verdict.removed else "."
+    echo(f"{verb} {_count(len(verdict.removed), kind)} ({_size(verdict.freed)}){end}")
     for line in _rows(verdict.removed):
         echo(line)
     kept_bytes = sum(entry.size for entry in verdict.kept)
