@@ -19,7 +19,6 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from engine.checkpoints.manifest_file import decode_manifest
 from engine.checkpoints.open_turns import is_live
 from engine.checkpoints.options import CheckpointOptions
 from engine.checkpoints.store import CheckpointStore, Manifest
@@ -170,12 +169,9 @@ def _made(turn_id: str, fallback: float) -> float:
 
 
 def _blobs_of(store: CheckpointStore, turn_id: str) -> frozenset[str]:
-    try:
-        record = decode_manifest((store.turns / f"{turn_id}.json").read_bytes(), turn_id)
-    except OSError:
-        return frozenset()
+    record = store.read_record(f"{turn_id}.json")
     if not isinstance(record, Manifest):
-        return frozenset()  # a damaged record names no blob it can be trusted with
+        return frozenset()  # removed meanwhile, or damaged: it names no blob it can be trusted with
     states = (state for change in record.changes.values() for state in (change.before, change.after))
     return frozenset(state.blob for state in states if state is not None and state.blob)
 

@@ -21,6 +21,7 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -224,19 +225,35 @@ class CheckpointStore:
 
     def records(self) -> list[Manifest | DamagedRecord]:
         """Every manifest, the oldest first; one that cannot be read is there as a :class:`DamagedRecord`."""
+        return list(reversed(list(self.newest_first())))
+
+    def record_names(self) -> list[str]:
+        """The file names of the manifests, the newest first (turn ids sort by time): the folder listed, nothing read."""
+        try:
+            names = [name for name in os.listdir(self.turns) if name.endswith(".json") and not name.startswith(".")]
+        except OSError:
+            return []
+        return sorted(names, reverse=True)
+
+    def newest_first(self) -> Iterator[Manifest | DamagedRecord]:
+        """The manifests, the newest first, each read only when it is reached (a damaged one as a :class:`DamagedRecord`)."""
+        for name in self.record_names():
+            record = self.read_record(name)
+            if record is not None:
+                yield record
+
+    def read_record(self, name: str) -> Manifest | DamagedRecord | None:
+        """The manifest in the file ``name`` of the turns folder; None when it was removed meanwhile."""
         from engine.checkpoints.manifest_file import DamagedRecord, decode_manifest  # it builds this module's records
 
-        found: list[Manifest | DamagedRecord] = []
-        for path in sorted(self.turns.glob("*.json")) if self.turns.is_dir() else []:
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
-                continue  # removed meanwhile (pruned by another session)
-            except OSError as exc:
-                found.append(DamagedRecord(str(path), f"it cannot be read: {exc.strerror or exc}"))
-                continue
-            found.append(decode_manifest(data, str(path)))
-        return found
+        path = self.turns / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None  # removed meanwhile (pruned by another session)
+        except OSError as exc:
+            return DamagedRecord(str(path), f"it cannot be read: {exc.strerror or exc}")
+        return decode_manifest(data, str(path))
 
     def manifests(self) -> list[Manifest]:
         """Every readable manifest, the oldest first (:meth:`records` also has the damaged ones)."""

@@ -19,7 +19,6 @@ from engine.stores.options import StoresOptions
 from engine.stores.stamp import claim_daily
 
 OUTPUTS = "outputs"
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def output_caps(options: StoresOptions) -> Caps:
@@ -59,14 +58,14 @@ def prune_outputs_daily(cwd: Path, options: StoresOptions) -> Verdict | None:
 def _outputs_folder(root: Path) -> Iterator[int | None]:
     """``root/.hive/outputs`` opened (a descriptor), or None when it is missing or a component is a link."""
     try:
-        top = os.open(root, _FOLDER & ~os.O_NOFOLLOW)
+        top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
         yield None
         return
     opened = [top]
     try:
         for component in (SCRATCH_DIR_NAME, OUTPUTS):
-            opened.append(os.open(component, _FOLDER, dir_fd=opened[-1]))
+            opened.append(os.open(component, os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=opened[-1]))
     except OSError:
         yield None
     else:

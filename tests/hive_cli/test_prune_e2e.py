@@ -100,3 +100,26 @@ def test_checkpoints_prune_removes_old_turns_and_their_copies(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert "Removed 1 turn" in done.stdout and "Removed 1 kept copy" in done.stdout
     assert store.manifests() == [] and not store.blob_path(digest).exists()
+
+
+def test_checkpoints_list_reads_the_newest_twenty_unless_asked_for_all(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    store = CheckpointStore.for_project(tmp_path)
+    start = time.time() - 3 * DAY
+    (store.turns / f"{int((start - 60) * 1e9):020d}-0ldest.json").mkdir(parents=True)  # unreadable: damaged if read
+    for number in range(25):
+        made = start + number
+        before = FileState(kind="file", blob=store.put_bytes(b"%d" % number), mode=0o644)
+        manifest = Manifest(id=f"{int(made * 1e9):020d}-t{number:05d}", created=made, cwd=str(tmp_path))
+        manifest.changes[str(tmp_path / "a")] = Change(before, None)
+        store.save(manifest)
+
+    shown = run_hive("checkpoints", "list", "-C", str(tmp_path))
+    assert shown.returncode == 0, shown.stderr
+    rows = shown.stdout.splitlines()
+    assert [row.split()[1][-6:] for row in rows[:20]] == [f"t{n:05d}" for n in range(24, 4, -1)]
+    assert rows[0].split()[0] == "1" and rows[19].split()[0] == "20"
+    assert rows[20] == "  ... 6 older record(s): --all or --limit N shows them" and "damaged" not in shown.stdout
+
+    everything = run_hive("checkpoints", "list", "--all", "-C", str(tmp_path))
+    assert "0ldest.json  damaged" in everything.stdout and len(everything.stdout.splitlines()) == 26
