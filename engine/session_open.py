@@ -40,7 +40,6 @@ async def open_session(
     check_model_keys(config, main=client is None)  # before the session file: a missing key is exit 2, nothing left
     own = configured_capabilities(config)  # ConfigError here (a webhook's secret unset) leaves no session file
     writer = _open_writer(config, title, resume) if config.persist else None
-    keep_stores_small(config, keep=(resume.info.id,) if resume is not None else ())  # once a day at most
     if resume is not None:
         conversation = Conversation(resume.messages, resume.compactions)
     else:
@@ -48,6 +47,7 @@ async def open_session(
     if writer is not None:
         conversation.record_to(writer)
     try:
+        keep_stores_small(config, keep=(resume.info.id,) if resume is not None else ())  # once a day at most
         checkpoints = checkpoints_for(config)
         agent = build_agent(
             config,

@@ -52,11 +52,11 @@ def choose(entries: Sequence[Entry], caps: Caps, now: float, protected: Callable
     spared: list[Entry] = []
     for entry in ordered:
         over = entry.used < cutoff or count > caps.max_count or size > caps.max_bytes
-        if over and protected(entry):
-            spared.append(entry)
         if over and not protected(entry):
             removed.append(entry)
             count, size = count - 1, size - entry.size
-        else:
-            kept.append(entry)
+            continue
+        kept.append(entry)
+        if over:
+            spared.append(entry)
     return Verdict(removed=tuple(removed), kept=tuple(kept), protected=tuple(spared))
