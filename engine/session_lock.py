@@ -62,6 +62,26 @@ def release(session_file: Path) -> None:
     os.close(descriptor)
 
 
+def in_use(session_file: Path) -> bool:
+    """Whether a process (this one too) holds the lock of ``session_file``: it is being written or resumed."""
+    lock = lock_file(session_file)
+    if lock in _held:
+        return True
+    try:
+        descriptor = os.open(lock, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # a lock file that cannot be opened: judged in use, so nothing of it is removed
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)  # closing lets go of a lock taken here
+    return False
+
+
 def lock_file(session_file: Path) -> Path:
     """The lock file beside ``session_file``."""
     return session_file.with_suffix(".lock")

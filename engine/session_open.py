@@ -15,6 +15,7 @@ from engine.policy.gate import Approver
 from engine.redaction.scrubber import Scrubber
 from engine.session import Session
 from engine.session_store import LoadedSession, SessionStore, SessionWriter
+from engine.stores.housekeeping import keep_stores_small
 
 
 async def open_session(
@@ -46,6 +47,7 @@ async def open_session(
     if writer is not None:
         conversation.record_to(writer)
     try:
+        keep_stores_small(config, keep=(resume.info.id,) if resume is not None else ())  # once a day at most
         checkpoints = checkpoints_for(config)
         agent = build_agent(
             config,

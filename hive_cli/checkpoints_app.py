@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from hive_cli.cli_base import HiveGroup
-from hive_cli.cli_options import cwd_option
+from hive_cli.cli_options import cwd_option, positive
 from hive_cli.errors import exit_on_error
 
 
@@ -33,9 +33,22 @@ def undo_command(cwd: Path | None, yes: bool, force: bool, to: str | None) -> No
 
 @checkpoints_app.command("list")
 @cwd_option
-def checkpoints_list(cwd: Path | None) -> None:
+@click.option("--limit", type=int, default=20, show_default=True, callback=positive, help="Show the newest N turns.")
+@click.option("--all", "show_all", is_flag=True, help="Show every turn kept.")
+def checkpoints_list(cwd: Path | None, limit: int, show_all: bool) -> None:
     """List the turns that changed files here, the newest first, numbered as `hive undo --to` takes them."""
     with exit_on_error(False):
         from hive_cli.checkpoints_command import list_checkpoints
 
-        list_checkpoints(cwd)
+        list_checkpoints(cwd, None if show_all else limit)
+
+
+@checkpoints_app.command("prune")
+@cwd_option
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+def checkpoints_prune(cwd: Path | None, dry_run: bool) -> None:
+    """Remove this project's turns over the checkpoints caps (age, count, size) now, and the copies no kept turn uses."""
+    with exit_on_error(False):
+        from hive_cli.prune_command import prune_checkpoints_now
+
+        prune_checkpoints_now(cwd, dry_run=dry_run)

@@ -14,7 +14,7 @@ from engine.checkpoints.manifest_file import DamagedRecord
 from engine.checkpoints.open_turns import refuse_open
 from engine.checkpoints.settle import settle
 from engine.checkpoints.store import CheckpointStore, Manifest
-from engine.checkpoints.undo import DamagedCheckpoint, UndoReport, first_damaged, pending, rewind
+from engine.checkpoints.undo import DamagedCheckpoint, UndoReport, first_damaged, next_to_undo, pending, rewind
 
 if TYPE_CHECKING:
     from engine.checkpoints.undo_resume import Interruption
@@ -59,30 +59,41 @@ def report_lines(reports: list[UndoReport], cwd: Path) -> list[str]:
     return lines
 
 
-def checkpoint_lines(cwd: Path) -> list[str]:
+SHOWN_TURNS = 20
+"""``hive checkpoints list`` shows the newest this many turns unless asked for more (``--limit N``, ``--all``)."""
+
+
+def checkpoint_lines(cwd: Path, limit: int | None = None) -> list[str]:
     """The checkpoints of this project, the newest first; undoable ones numbered as ``/rewind`` takes them.
 
-    A damaged record is listed by its file name with what is wrong: undo cannot pass it.
+    A damaged record is listed by its file name with what is wrong: undo cannot pass it. With ``limit``,
+    only the newest ``limit`` records are read, and a last line says how many older ones there are.
     """
     store = store_for(cwd)
-    undoable = {m.id: number for number, m in enumerate(pending(store), start=1)}
-    lines = []
-    for record in reversed(store.records()):
+    names = store.record_names()
+    lines: list[str] = []
+    number, blocked = 0, False
+    for name in names[:limit] if limit is not None else names:
+        record = store.read_record(name)
         if isinstance(record, DamagedRecord):
             lines.append(f"  !  {record.name}  damaged: {record.problem}")
-        elif record.effective:
-            number = undoable.get(record.id)
-            mark = f"{number:>3}" if number is not None else "  -"
-            state = "" if number else "  (undone)" if record.undone else "  (behind a damaged record)"
+            blocked = True
+        elif record is not None and record.effective:
+            undoable = not record.undone and not blocked
+            number += undoable
+            mark = f"{number:>3}" if undoable else "  -"
+            state = "" if undoable else "  (undone)" if record.undone else "  (behind a damaged record)"
             lines.append(f"{mark}  {record.id}  {describe(record, cwd)}{state}")
             missing = store.missing_blobs(record) if not record.undone else []
             lines += [f"  !  damaged: the kept copy of {_shown(path, cwd)} is missing" for path in missing]
+    if limit is not None and len(names) > limit:
+        lines.append(f"  ... {len(names) - limit} older record(s): --all or --limit N shows them")
     return lines
 
 
-def list_checkpoints(cwd: Path | None) -> None:
-    """Print the project's checkpoints (``hive checkpoints list``)."""
-    lines = checkpoint_lines(resolve_cwd(cwd))
+def list_checkpoints(cwd: Path | None, limit: int | None = SHOWN_TURNS) -> None:
+    """Print the project's checkpoints (``hive checkpoints list``): the newest ``limit`` (None: all)."""
+    lines = checkpoint_lines(resolve_cwd(cwd), limit)
     if not lines:
         echo("No checkpoints for this directory.", err=True)
         return
@@ -142,18 +153,23 @@ def chosen_turns(store: CheckpointStore, to: str | None) -> list[Manifest]:
     Raises :class:`DamagedCheckpoint` when a damaged record is the next to undo or lies before ``to``, and
     refuses (``TurnStillOpen``) when one of them is still running in a hive process.
     """
-    turns, damaged = pending(store), first_damaged(store)
+    if to is None:
+        newest = next_to_undo(store)  # only the newest records are read
+        if isinstance(newest, DamagedRecord):
+            raise DamagedCheckpoint(newest)
+        if newest is None:
+            return []
+        refuse_open([newest], store)
+        return [newest]
+    turns = pending(store, limit=int(to) if to.isdigit() and int(to) > 0 else None)
     if not turns:
-        if damaged is not None:
+        if (damaged := first_damaged(store)) is not None:
             raise DamagedCheckpoint(damaged)
         return []
-    if to is None:
-        refuse_open(turns[:1], store)
-        return turns[:1]
     try:
         target = pick(turns, to)
     except UserError:
-        if damaged is not None:
+        if (damaged := first_damaged(store)) is not None:
             raise DamagedCheckpoint(damaged) from None
         raise
     chosen = turns[: turns.index(target) + 1]

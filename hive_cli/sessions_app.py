@@ -13,7 +13,7 @@ from hive_cli.errors import exit_on_error
 
 @click.group("sessions", cls=HiveGroup, no_args_is_help=True)
 def sessions_app() -> None:
-    """Saved sessions: list, search, export and import them."""
+    """Saved sessions: list, search, export, import and prune them."""
 
 
 @sessions_app.command("list")
@@ -67,3 +67,14 @@ def sessions_import(file: Path) -> None:
         from hive_cli.sessions_command import import_file
 
         import_file(file)
+
+
+@sessions_app.command("prune")
+@cwd_option
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+def sessions_prune(cwd: Path | None, dry_run: bool) -> None:
+    """Remove the sessions over the caps of the settings' stores section (age, count, size) now; never one in use."""
+    with exit_on_error(False):
+        from hive_cli.prune_command import prune_sessions_now
+
+        prune_sessions_now(cwd, dry_run=dry_run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.capabilities import BuildContext, Capability, SessionView
+from engine.checkpoints.pruning import prune_daily
 from engine.checkpoints.recorder import TurnRecorder
 from engine.checkpoints.settle import settle
 from engine.checkpoints.store import CheckpointStore
@@ -53,7 +54,7 @@ class Checkpoints(CheckpointCalls):
 
 
 def checkpoints_for(config: SessionConfig) -> Checkpoints | None:
-    """Checkpoints when ``checkpoints.enabled`` (old checkpoints are pruned first), else None.
+    """Checkpoints when ``checkpoints.enabled`` (the store pruned first, at most once a day), else None.
 
     A session that saves nothing (``persist`` off, as in embedded uses and tests) keeps no checkpoints.
     """
@@ -63,7 +64,7 @@ def checkpoints_for(config: SessionConfig) -> Checkpoints | None:
     store = CheckpointStore.for_project(config.cwd)
     try:
         settle(store)  # a hive killed mid-command: its command's changes join its turn before anything else runs
-        store.prune(options.keep_days)
+        prune_daily(store, options)
     except OSError:
         pass  # housekeeping: a store that cannot be pruned still takes new checkpoints
     recorder = TurnRecorder(store, config.cwd, options.max_file_bytes)

@@ -21,6 +21,7 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -224,19 +225,35 @@ class CheckpointStore:
 
     def records(self) -> list[Manifest | DamagedRecord]:
         """Every manifest, the oldest first; one that cannot be read is there as a :class:`DamagedRecord`."""
+        return list(reversed(list(self.newest_first())))
+
+    def record_names(self) -> list[str]:
+        """The file names of the manifests, the newest first (turn ids sort by time): the folder listed, nothing read."""
+        try:
+            names = [name for name in os.listdir(self.turns) if name.endswith(".json") and not name.startswith(".")]
+        except OSError:
+            return []
+        return sorted(names, reverse=True)
+
+    def newest_first(self) -> Iterator[Manifest | DamagedRecord]:
+        """The manifests, the newest first, each read only when it is reached (a damaged one as a :class:`DamagedRecord`)."""
+        for name in self.record_names():
+            record = self.read_record(name)
+            if record is not None:
+                yield record
+
+    def read_record(self, name: str) -> Manifest | DamagedRecord | None:
+        """The manifest in the file ``name`` of the turns folder; None when it was removed meanwhile."""
         from engine.checkpoints.manifest_file import DamagedRecord, decode_manifest  # it builds this module's records
 
-        found: list[Manifest | DamagedRecord] = []
-        for path in sorted(self.turns.glob("*.json")) if self.turns.is_dir() else []:
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
-                continue  # removed meanwhile (pruned by another session)
-            except OSError as exc:
-                found.append(DamagedRecord(str(path), f"it cannot be read: {exc.strerror or exc}"))
-                continue
-            found.append(decode_manifest(data, str(path)))
-        return found
+        path = self.turns / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None  # removed meanwhile (pruned by another session)
+        except OSError as exc:
+            return DamagedRecord(str(path), f"it cannot be read: {exc.strerror or exc}")
+        return decode_manifest(data, str(path))
 
     def manifests(self) -> list[Manifest]:
         """Every readable manifest, the oldest first (:meth:`records` also has the damaged ones)."""
@@ -253,38 +270,13 @@ class CheckpointStore:
         )
 
     def prune(self, keep_days: int, *, now: float | None = None) -> int:
-        """Remove manifests older than ``keep_days``, and blobs as old that no manifest uses; the manifests removed.
+        """Remove turns older than ``keep_days`` and the blobs no kept turn uses (:mod:`.pruning`); the turns removed."""
+        from engine.checkpoints.pruning import prune_checkpoints  # it builds on this module
+        from engine.stores.caps import Caps
 
-        Snapshots taken before shell commands keep blobs no manifest names (the files the command left
-        alone); those go once they are as old as a manifest would be.
-        """
-        cutoff = (time.time() if now is None else now) - keep_days * 86400
-        kept, removed = [], 0
-        for manifest in self.manifests():
-            if manifest.created < cutoff:
-                self.discard(manifest.id)
-                removed += 1
-            else:
-                kept.append(manifest)
-        self._drop_unused_blobs(kept, cutoff)
-        return removed
-
-    def _drop_unused_blobs(self, kept: list[Manifest], cutoff: float) -> None:
-        used = {
-            state.blob
-            for manifest in kept
-            for change in manifest.changes.values()
-            for state in (change.before, change.after)
-            if state is not None and state.blob
-        }
-        for blob in self.objects.glob("*/*") if self.objects.is_dir() else []:
-            if blob.parent.name + blob.name in used or blob.name.startswith("."):
-                continue
-            try:
-                if blob.stat().st_mtime < cutoff:
-                    blob.unlink()
-            except OSError:
-                continue
+        unbounded = 2**62
+        caps = Caps(keep_days=keep_days, max_count=unbounded, max_bytes=unbounded)
+        return len(prune_checkpoints(self, caps, now=now).turns.removed)
 
 
 def write_atomic(target: Path, data: bytes, *, sync: bool = True) -> None:

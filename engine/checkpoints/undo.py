@@ -13,7 +13,7 @@ alone; what is restored or removed is always the entry itself, never where a lin
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -75,23 +75,32 @@ class DamagedCheckpoint(HiveError):
         self.record = record
 
 
-def undo_order(store: CheckpointStore) -> list[Manifest | DamagedRecord]:
-    """The records undo would go back over, the newest first: turns not undone yet, and every damaged record."""
-    return [
-        record
-        for record in reversed(store.records())
-        if isinstance(record, DamagedRecord) or (not record.undone and record.effective)
-    ]
+def undo_order(store: CheckpointStore) -> Iterator[Manifest | DamagedRecord]:
+    """The records undo would go back over, the newest first: turns not undone yet, and every damaged record.
+
+    Each record is read when it is reached: a caller that stops early reads only the newest ones.
+    """
+    for record in store.newest_first():
+        if isinstance(record, DamagedRecord) or (not record.undone and record.effective):
+            yield record
 
 
-def pending(store: CheckpointStore) -> list[Manifest]:
-    """The turns that can still be undone, the newest first, up to the first damaged record (undo goes in order)."""
-    found = []
+def pending(store: CheckpointStore, *, through: str | None = None, limit: int | None = None) -> list[Manifest]:
+    """The turns that can still be undone, the newest first, up to the first damaged record (undo goes in order);
+    with ``through``, no further than the turn of that id; with ``limit``, at most that many (older ones unread)."""
+    found: list[Manifest] = []
     for record in undo_order(store):
-        if isinstance(record, DamagedRecord):
+        if isinstance(record, DamagedRecord) or len(found) == limit:
             break
         found.append(record)
+        if record.id == through:
+            break
     return found
+
+
+def next_to_undo(store: CheckpointStore) -> Manifest | DamagedRecord | None:
+    """The record undo would reach first (a damaged one stops it), reading no older one."""
+    return next(undo_order(store), None)
 
 
 def first_damaged(store: CheckpointStore) -> DamagedRecord | None:
@@ -224,7 +233,7 @@ def rewind(store: CheckpointStore, target: Manifest, *, force: bool = False) -> 
     just before it is reverted; a refusal stops there (the newer ones stay undone, and the refusal says
     how many there were).
     """
-    turns = pending(store)
+    turns = pending(store, through=target.id)
     chosen = turns[: turns.index(target) + 1]
     plan = PlanRun.start(store, [m.id for m in chosen], force=force)
     reports: list[UndoReport] = []

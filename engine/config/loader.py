@@ -35,6 +35,7 @@ from engine.run.recovery import HIVE_RECOVERIES, Recoveries
 from engine.sandbox.options import SandboxMode
 from engine.sandbox.status import SandboxStatus, check_sandbox
 from engine.skills.options import SkillOptions, skill_options
+from engine.stores.options import StoresOptions
 from engine.tools.base import FileToolOptions
 from engine.trust.review import TrustReview, command_items, trust_items
 from engine.usage import UsageLimits
@@ -88,6 +89,8 @@ class SessionConfig(Struct, frozen=True, kw_only=True):
     agents: AgentCatalog = field(default_factory=AgentCatalog)
     """The agents the model may delegate to (built-ins and ``.ironhive/agents/*.md``), read once."""
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
+    stores: StoresOptions = field(default_factory=StoresOptions)
+    """How much of the saved sessions and long outputs is kept (pruned at most once a day)."""
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     images: ImagesOptions = field(default_factory=ImagesOptions)
@@ -140,6 +143,7 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         request_timeout_s=settings.request_timeout,
         provider_client=settings.provider_client,
         tool_calls_in_text=settings.tool_calls_in_text,
+        file_options=FileToolOptions(saved_output_max_bytes=settings.stores.output_file_max_bytes),
         persist=persist,
         mcp=settings.mcp,
         mcp_servers=servers,
@@ -149,6 +153,7 @@ def load_config(where: Workspace | Path, overrides: Overrides | None = None, *, 
         advisor=settings.advisor,
         agents=load_agents(cwd),
         checkpoints=settings.checkpoints,
+        stores=settings.stores,
         webhooks=settings.webhooks,
         memory=settings.memory,
         images=settings.images,

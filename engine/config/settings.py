@@ -30,6 +30,7 @@ from engine.research.options import ResearchOptions
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.sandbox.options import SandboxMode, SandboxOptions, SandboxSettings, layered_options, sandbox_section
 from engine.skills.options import SkillsFile
+from engine.stores.options import StoresOptions
 from engine.webhooks.options import WebhookOptions
 from engine.workspace import Workspace, as_workspace
 
@@ -77,6 +78,7 @@ class SettingsFile(StrictRecord, frozen=True):
     delegation: DelegationOptions = field(default_factory=DelegationOptions)
     advisor: AdvisorOptions = field(default_factory=AdvisorOptions)
     checkpoints: CheckpointOptions = field(default_factory=CheckpointOptions)
+    stores: StoresOptions = field(default_factory=StoresOptions)
     webhooks: WebhookOptions = field(default_factory=WebhookOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     images: ImagesOptions = field(default_factory=ImagesOptions)

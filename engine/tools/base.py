@@ -88,6 +88,8 @@ class FileToolOptions(Struct, frozen=True, kw_only=True):
     write_interceptor: WriteInterceptor | None = None
     editor: EditorFiles | None = None
     """The editor hosting hive, when it offers its files (unsaved changes included); else the disk only."""
+    saved_output_max_bytes: int = 10_000_000
+    """One long output saved for the model keeps at most this many bytes, head and tail (``stores.output_file_max_bytes``)."""
 
 
 class ProgressSink(Protocol):

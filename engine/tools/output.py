@@ -16,6 +16,8 @@ from engine.scratch import open_scratch_file
 
 OUTPUT_BUDGET = 30_000
 """Bytes of output shown in full; beyond it the first and last half of this are shown."""
+SAVED_OUTPUT_CAP = 10_000_000
+"""Bytes one saved output keeps at most (``stores.output_file_max_bytes``): its head and its tail."""
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _RECENT = 4096
 _SAVE_EVERY = 256 * 1024
@@ -30,7 +32,13 @@ class CommandOutput:
     """
 
     def __init__(
-        self, spill_dir: Path, budget: int = OUTPUT_BUDGET, *, shown_from: Path | None = None, kind: str = "command"
+        self,
+        spill_dir: Path,
+        budget: int = OUTPUT_BUDGET,
+        *,
+        shown_from: Path | None = None,
+        kind: str = "command",
+        file_cap: int = SAVED_OUTPUT_CAP,
     ) -> None:
         self.spill_dir = spill_dir
         self.kind = kind
@@ -49,6 +57,7 @@ class CommandOutput:
         self._moved = ""
         self._over_budget = False
         self._unsaved = bytearray()
+        self._saved = SavedCut(file_cap)
 
     async def add(self, chunk: bytes) -> None:
         """Take the next piece of output. Never raises: a failure to save is reported in the text."""
@@ -90,8 +99,9 @@ class CommandOutput:
         )
         if self.spill_path is not None:
             moved = f" ({self._moved})" if self._moved else ""
+            whole = "the full output is" if not self._saved.cut_at(self.total) else self._saved.said(self.total)
             where = (
-                f"the full output is saved in {self._shown_spill_path()}{moved}; read it with read_file (offset/limit) "
+                f"{whole} saved in {self._shown_spill_path()}{moved}; read it with read_file (offset/limit) "
                 "or search it with grep_files on that path"
             )
         else:
@@ -108,20 +118,28 @@ class CommandOutput:
         """Write what is still buffered and close the file holding the full output, if there is one."""
         if self._spill is not None:
             await self._save()
-            await asyncio.to_thread(self._spill.close)
+            await self._finish_spill()
+            if self._spill is not None:
+                await asyncio.to_thread(self._spill.close)
             self._spill = None
 
     async def _save(self) -> None:
-        chunk, self._unsaved = bytes(self._unsaved), bytearray()
+        chunk, self._unsaved = self._saved.take(bytes(self._unsaved)), bytearray()
         if self._spill is not None and chunk:
             await asyncio.to_thread(self._write_spill, chunk)
+
+    async def _finish_spill(self) -> None:
+        """The saved file's end: when the output passed the file's cap, what was left out, then the tail."""
+        ending = self._saved.ending()
+        if ending and self._spill is not None:
+            await asyncio.to_thread(self._write_spill, ending)
 
     def _start_spill(self, written: bytes) -> None:
         name = f"{self.kind}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}.log"
         try:
             opened = open_scratch_file(self.spill_dir, name)
             self._spill = opened.handle
-            self._spill.write(written)
+            self._spill.write(self._saved.take(written))
             self.spill_path, self._moved = opened.path, opened.moved
         except OSError as exc:
             self._spill_error = str(exc)
@@ -133,6 +151,56 @@ class CommandOutput:
         except OSError as exc:
             self._spill_error = str(exc)
             self.spill_path = None
+
+
+class SavedCut:
+    """What of an output the saved file keeps: all of it up to ``cap`` bytes, else its head and its tail.
+
+    The head is written as it comes; past it, the last ``cap // 2`` bytes are held in memory and written
+    at the end, after a line saying how many bytes were left out between.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.tail_size = cap // 2
+        self.head_size = cap - self.tail_size
+        self.written = 0
+        self.left_out = 0
+        self._tail = bytearray()
+
+    def take(self, chunk: bytes) -> bytes:
+        """The part of ``chunk`` to write now; the rest is kept (or dropped) for the tail."""
+        room = max(self.head_size - self.written, 0)
+        now, later = chunk[:room], chunk[room:]
+        self.written += len(now)
+        if later:
+            self._tail += later
+            excess = len(self._tail) - self.tail_size
+            if excess > 0:
+                del self._tail[:excess]
+                self.left_out += excess
+        return now
+
+    def cut_at(self, total: int) -> bool:
+        """Whether an output of ``total`` bytes is saved cut."""
+        return total > self.head_size + self.tail_size
+
+    def said(self, total: int) -> str:
+        """The result's words for a cut file: which bytes it keeps of ``total``."""
+        left_out = total - self.head_size - self.tail_size
+        return (
+            f"the first {self.head_size} and the last {self.tail_size} bytes of the output "
+            f"({left_out} bytes between them left out: stores.output_file_max_bytes) are"
+        )
+
+    def ending(self) -> bytes:
+        """The file's end: the tail held back, after a line saying what was left out before it (if anything was)."""
+        if not self.left_out:
+            return bytes(self._tail)
+        note = (
+            f"\n\n[hive: {self.left_out} bytes of output were left out here; this file keeps the first "
+            f"{self.head_size} and the last {len(self._tail)} bytes of {self.written + self.left_out + len(self._tail)}]\n\n"
+        )
+        return note.encode() + bytes(self._tail)
 
 
 def describe_exit(returncode: int) -> str:

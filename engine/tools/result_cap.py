@@ -38,7 +38,13 @@ class ResultCap(WrapperToolset):
 
 async def cut_output(text: str, limit: int, tool: str, ctx: ToolContext) -> str:
     """``text`` as head, tail and where the whole of it is saved (``ctx.data_dir``'s ``outputs`` folder)."""
-    output = CommandOutput(ctx.data_dir / "outputs", limit, shown_from=ctx.cwd, kind=_file_safe(tool))
+    output = CommandOutput(
+        ctx.data_dir / "outputs",
+        limit,
+        shown_from=ctx.cwd,
+        kind=_file_safe(tool),
+        file_cap=ctx.file_options.saved_output_max_bytes,
+    )
     await output.add(text.encode())
     await output.close()
     return output.render()

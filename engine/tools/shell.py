@@ -135,7 +135,9 @@ class ExecuteCommandTool(ArgsTool[ExecuteCommandArgs]):
         except OSError as exc:
             transport.close()
             return ToolResult.error(f"Cannot run the command in {cwd}: {exc.strerror or exc}")
-        output = CommandOutput(ctx.data_dir / "outputs", shown_from=cwd)
+        output = CommandOutput(
+            ctx.data_dir / "outputs", shown_from=cwd, file_cap=ctx.file_options.saved_output_max_bytes
+        )
         try:
             return await self._supervise(proc, transport, reader, output, args, ctx, cancelled=cancelled)
         finally:

@@ -109,6 +109,9 @@ def ignored_and_bound(order: Order) -> Rule:
 #   advisor.model                       ignored (a model choice); trusted, the user's own choice stands
 #   tool_retrieval.max_tools            ignored; trusted, the user's own value is a ceiling
 #   tool_retrieval.enabled              ignored; trusted, the user's explicit true stands
+#   checkpoints.max_count, max_bytes    ignored, as keep_days: the undo history is the person's safety net
+#   stores.sessions_*                   ignored: the sessions folder holds every project's sessions
+#   stores.outputs_*, output_file_*     at most: the project's own .hive/outputs/, a cap it may only lower
 RULES: dict[str, Rule] = {
     "model": IGNORE,  # endpoints, key variables, model choices: where the conversation goes, what is sent as a key
     "api_base": IGNORE,
@@ -161,6 +164,15 @@ RULES: dict[str, Rule] = {
     "checkpoints.enabled": only(True),
     "checkpoints.max_file_bytes": IGNORE,
     "checkpoints.keep_days": IGNORE,
+    "checkpoints.max_count": IGNORE,
+    "checkpoints.max_bytes": IGNORE,
+    "stores.sessions_keep_days": IGNORE,
+    "stores.sessions_max_count": IGNORE,
+    "stores.sessions_max_bytes": IGNORE,
+    "stores.outputs_keep_days": at_most(),
+    "stores.outputs_max_count": at_most(),
+    "stores.outputs_max_bytes": at_most(),
+    "stores.output_file_max_bytes": at_most(),
     "webhooks.endpoints": IGNORE,
     "webhooks.timeout": IGNORE,
     "webhooks.max_attempts": IGNORE,

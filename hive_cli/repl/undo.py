@@ -33,11 +33,11 @@ async def rewind_command(state: ReplState, view: ReplView, arg: str) -> None:
     if not choice:
         from hive_cli.checkpoints_command import checkpoint_lines
 
-        lines = checkpoint_lines(state.cwd)
+        lines = checkpoint_lines(state.cwd, limit=20)
         if not lines:
             view.print(Text("No checkpoints for this directory.", style="dim"))
             return
-        for line in lines[:20]:
+        for line in lines:
             view.print(Text(line))
         choice = await _ask("rewind to which (number, empty to cancel)? ")
         if not choice:

@@ -33,6 +33,7 @@ ALLOWED: dict[str, str] = {
     "checkpoints/open_turns.py:*": "hive's own records of the open turns, beside the checkpoint store",
     "checkpoints/scan_base.py:*": "hive's own base pre-scans, beside the open turns' records",
     "session_store.py:*": "hive's own session files in its data folder",
+    "session_lock.py:in_use": "tries the lock of hive's own session file (opened to lock it, never read)",
     "trust/store.py:*": "hive's own trust file and its lock in its config folder",
     "mcp/approvals.py:_read": "hive's own approvals file in its data folder",
     "model/model_table.py:*": "the packaged model table and the one hive saved in its data folder",

@@ -1,0 +1,1 @@
+"""Stores that keep themselves small: caps by age, count and size, applied at most once a day."""
