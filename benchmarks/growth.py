@@ -10,7 +10,8 @@ with the pile). Steps:
 - sessions: ``hive sessions list`` (the latest 20) and ``--continue`` (this directory's latest) over N
   saved sessions of several directories;
 - commands: listing N custom commands again (``/help``, Tab and ``/name`` do it each time);
-- memory: a recall over N notes whose words are common.
+- memory: a recall over N notes whose words are common;
+- a simulated year of sessions (30 a day), pruned with the default caps: what is left against the caps.
 
 Goals (issue #42): every step at the largest size within 1.5x its cost at 10; no request over 128 tools.
 
@@ -171,6 +172,34 @@ def memory(home: Path, sizes: list[int]) -> None:
     curve("recall of common words", sizes, costs)
 
 
+def simulated_year(home: Path) -> None:
+    from engine.sessions.pruning import prune_sessions, session_caps
+    from engine.stores.options import StoresOptions
+
+    root = home / "year-sessions"
+    root.mkdir()
+    start, per_day, days = 1_700_000_000.0, 30, 400
+    for day in range(days):
+        for n in range(per_day):
+            moment = start + day * 86_400 + n * 60
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(moment))
+            path = root / f"{stamp}-{n:06x}.jsonl"
+            path.write_text(json.dumps({"type": "session", "cwd": "/p", "model": "m", "created": moment}) + "\n")
+            os.utime(path, (moment, moment))
+    caps = session_caps(StoresOptions())
+    now = start + days * 86_400
+    started = time.perf_counter()
+    verdict = prune_sessions(root, caps, now=now)
+    spent = time.perf_counter() - started
+    kept = len(verdict.kept)
+    print("a simulated year of sessions (30 a day for 400 days), pruned once with the default caps")
+    print(
+        f"  {days * per_day} sessions -> {kept} kept (cap {caps.max_count:,}; {caps.keep_days} days), "
+        f"{len(verdict.removed)} removed in {spent * 1000:.0f} ms; within the caps: "
+        f"{'yes' if kept <= caps.max_count and sum(e.size for e in verdict.kept) <= caps.max_bytes else 'NO'}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes to 1,000 only")
@@ -183,6 +212,7 @@ def main() -> None:
         sessions(home, sizes)
         commands(home, sizes[:3] + ([3000] if not quick else []))
         memory(home, sizes if quick else [*sizes, 100_000])
+        simulated_year(home)
 
 
 if __name__ == "__main__":
