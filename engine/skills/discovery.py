@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
+from engine.parsed_files import ParsedFiles
 from engine.skills.frontmatter import find_skill_file
 from engine.skills.loading import LoadPolicy, SkillLoadError, read_skill
 from engine.skills.model import InvalidSkill, ShadowedSkill, Skill, SkillCatalog, SkillDiagnostic, SkillRoot
@@ -22,6 +24,8 @@ MAX_DEPTH = 4
 MAX_FOLDERS = 2000
 """Folders visited per root at most."""
 _SKIPPED = frozenset({"node_modules", "__pycache__"})
+_PARSED: ParsedFiles[Skill] = ParsedFiles()
+"""SKILL.md files already loaded, kept while unchanged (a session's start and ``/skills`` list them each time)."""
 
 
 def discover_skills(roots: Sequence[SkillRoot], policy: LoadPolicy | None = None) -> SkillCatalog:
@@ -34,7 +38,7 @@ def discover_skills(roots: Sequence[SkillRoot], policy: LoadPolicy | None = None
     for root in roots:
         for location in skill_files(root.path, diagnostics):
             try:
-                skill = read_skill(location, root, policy)
+                skill = _PARSED.get((location, root, policy), location, partial(read_skill, location, root, policy))
             except SkillLoadError as exc:
                 invalid.append(InvalidSkill(location.parent, root, str(exc)))
                 diagnostics.append(SkillDiagnostic(location.parent, str(exc)))

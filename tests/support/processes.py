@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -30,8 +31,13 @@ def processes_with(marker: str) -> list[int]:
 
 def gone_within(marker: str, seconds: float) -> bool:
     """True once no process with ``marker`` is left (checked until ``seconds`` pass)."""
+    return true_within(lambda: not processes_with(marker), seconds)
+
+
+def true_within(condition: Callable[[], bool], seconds: float) -> bool:
+    """True once ``condition`` holds, checked until ``seconds`` pass (a bound for a failing test, not a timing)."""
     deadline = time.monotonic() + seconds
-    while processes_with(marker):
+    while not condition():
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)

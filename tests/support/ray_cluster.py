@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.cli import hive_env
+from tests.support.processes import true_within
 
 _STARTED = "Ray runtime started."
 _RAY_ENV = {
@@ -67,12 +68,7 @@ class RayHead:
 
     def gone(self, pid: int, within_s: float = 30) -> bool:
         """True once ``pid`` has ended (checked until ``within_s`` pass: a failure guard only)."""
-        deadline = time.monotonic() + within_s
-        while _alive(pid):
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.05)
-        return True
+        return true_within(lambda: not _alive(pid), within_s)
 
     def kill_task_worker(self, task_name: str) -> None:
         """Kill the worker running ``task_name`` as a crash would (SIGKILL), then the processes it had started."""

@@ -174,3 +174,18 @@ def test_a_lower_case_skill_md_is_found_like_the_reference_finds_it(tmp_path: Pa
     (tmp_path / "lower" / "skill.md").write_text("---\nname: lower\ndescription: Lower case.\n---\n")
     skill = discover_skills([SkillRoot(tmp_path, "p")]).skills["lower"]
     assert skill.location == tmp_path / "lower" / "skill.md"
+
+
+def test_a_skill_is_parsed_once_and_again_when_its_skill_md_changes(tmp_path: Path) -> None:
+    folder = write_skill(tmp_path, "lint", simple("lint", "Lints the code."))
+    root = [SkillRoot(tmp_path, "project")]
+
+    first = discover_skills(root).skills["lint"]
+    again = discover_skills(root).skills["lint"]
+    (folder / "SKILL.md").write_text("---\nname: lint\ndescription: Lints the code, twice.\n---\nDo it.\n")
+    changed = discover_skills(root).skills["lint"]
+    (folder / "SKILL.md").write_text("---\nname: other\ndescription: x\n---\nDo it.\n")
+    broken = discover_skills(root)
+
+    assert again is first and changed.description == "Lints the code, twice."
+    assert broken.skills == {} and broken.invalid  # the new name no longer matches its folder
