@@ -99,15 +99,19 @@ def read_instruction_files(cwd: Path) -> list[InstructionFile]:
 def instruction_notices(cwd: Path) -> list[str]:
     """One line for each instruction file hive refused to read or cut to the total, for the person."""
     found = read_instruction_files(cwd)
-    refused = [f"hive did not read the instruction file {file.path}: it {file.refused}." for file in found]
-    kept = {file.path: len(file.text.encode()) for file in within_total(found)}
-    cut = [
-        f"hive put {kept.get(file.path, 0):,} of the {len(file.text.encode()):,} bytes of {file.path} into the "
-        f"system prompt: the instruction files together may take {MAX_TOTAL_BYTES:,}."
-        for file in found
-        if not file.refused and kept.get(file.path, 0) < len(file.text.encode())
+    refused = [
+        f"hive did not read the instruction file {file.path}: it {file.refused}." for file in found if file.refused
     ]
-    return [line for line, file in zip(refused, found, strict=True) if file.refused] + cut
+    kept = {file.path: len(file.text.encode()) for file in within_total(found)}
+    cut = []
+    for file in found:
+        size = len(file.text.encode())
+        if kept.get(file.path, 0) < size:
+            cut.append(
+                f"hive put {kept.get(file.path, 0):,} of the {size:,} bytes of {file.path} into the system prompt: "
+                f"the instruction files together may take {MAX_TOTAL_BYTES:,}."
+            )
+    return refused + cut
 
 
 def within_total(files: Sequence[InstructionFile], total: int = MAX_TOTAL_BYTES) -> list[InstructionFile]:

@@ -15,14 +15,8 @@ from engine.tools.base import Toolset, ToolSpec
 from engine.tools.registry import WrapperToolset
 
 PROVIDER_TOOL_LIMIT = 128
-"""Functions OpenAI accepts in one request; also the limit hive assumes for a provider it has no number for."""
-_KNOWN_LIMITS = {"openai": 128, "azure": 128}
-
-
-def tool_limit(model: str) -> int:
-    """The most tools a request to ``model`` (``provider/name``) may carry."""
-    provider = model.split("/", 1)[0] if "/" in model else "openai"
-    return _KNOWN_LIMITS.get(provider, PROVIDER_TOOL_LIMIT)
+"""Functions OpenAI (and Azure's OpenAI) accept in one request; the limit hive keeps for every provider, since
+it knows no other's number."""
 
 
 class ToolCap(WrapperToolset):

@@ -19,7 +19,7 @@ from engine.delegate.provider import TOOL_PREFIX
 from engine.model.types import Message
 from engine.retrieval.options import ToolRetrievalOptions
 from engine.retrieval.select import SelectionRule, select_tools
-from engine.retrieval.tool_cap import ToolCap, tool_limit
+from engine.retrieval.tool_cap import PROVIDER_TOOL_LIMIT, ToolCap
 from engine.tools.base import Toolset, ToolSpec
 from engine.tools.registry import WrapperToolset
 
@@ -118,14 +118,13 @@ class ToolRetrieval(Capability):
 
     def offered_tools(self, tools: Toolset, context: BuildContext) -> Toolset:
         options = context.config.tool_retrieval
-        limit = tool_limit(context.config.model.model)
         if not options.enabled:
-            return ToolCap(tools, limit)
+            return ToolCap(tools, PROVIDER_TOOL_LIMIT)
         conversation = context.conversation
         retriever = retriever_for(options, context.config.model.api_base, context.config.model.api_key)
         always = [TOOL_PREFIX + name for name in BUILTIN_AGENTS]
         narrowed = RetrievingToolset(tools, options, lambda: conversation.messages, retriever, always)
-        return ToolCap(narrowed, limit)
+        return ToolCap(narrowed, PROVIDER_TOOL_LIMIT)
 
     def for_child(self) -> Capability | None:
         return self  # a sub-agent's MCP tools are narrowed the same way

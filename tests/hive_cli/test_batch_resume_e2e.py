@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.support.batch import PRICED_MODEL, TaskModel, make_repo, priced_env, task_prompt, write_tasks
@@ -24,18 +24,21 @@ def complete_lines(path: Path) -> list[str]:
     return [json.loads(line)["id"] for line in path.read_text().splitlines(keepends=True) if line.endswith("\n")]
 
 
+DONE = re.compile(r"hive batch: [1-9][0-9]*/[0-9]+ done")
+"""A progress line (stderr, no terminal) once a task is done."""
+
+
 def batch_argv(tasks: Path) -> list[str]:
     return [sys.executable, "-m", "hive_cli", "batch", str(tasks), "--yes", "--workers", "1", "--model", PRICED_MODEL]
 
 
-def wait_for_a_result(path: Path, batch: subprocess.Popen[str]) -> list[str]:
-    """Poll (bounded) until the results file holds a complete line; its ids."""
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and batch.poll() is None:
-        if written := complete_lines(path):
-            return written
-        time.sleep(0.05)
-    raise AssertionError("no result line appeared")
+def wait_for_a_result(batch: subprocess.Popen[str]) -> None:
+    """Read the batch's progress lines until one counts a task done: its result line was written before it."""
+    assert batch.stderr is not None
+    for line in batch.stderr:
+        if DONE.search(line):
+            return
+    raise AssertionError("the batch ended before a task was done")
 
 
 def test_a_killed_batch_started_again_runs_each_unfinished_task_once(llm_server: LLMServer, tmp_path: Path) -> None:
@@ -46,7 +49,7 @@ def test_a_killed_batch_started_again_runs_each_unfinished_task_once(llm_server:
 
     env = hive_env(**priced_env(llm_server, "sk-test"))
     first = subprocess.Popen(batch_argv(tasks), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    written = wait_for_a_result(results, first)
+    wait_for_a_result(first)
     os.kill(first.pid, signal.SIGKILL)
     first.communicate()
     written = complete_lines(results)  # what the killed batch had written by the time it died
