@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engine.paths import SCRATCH_DIR_NAME, project_root
+from engine.scratch import data_scratch_dir
 from engine.stores.caps import Caps, Entry, Verdict, choose
 from engine.stores.options import StoresOptions
 from engine.stores.stamp import claim_daily
@@ -29,17 +30,30 @@ def output_caps(options: StoresOptions) -> Caps:
 
 
 def prune_outputs(cwd: Path, caps: Caps, *, dry_run: bool = False, now: float | None = None) -> Verdict:
-    """Remove the saved outputs of ``cwd``'s project over ``caps`` (none with ``dry_run``); what goes and stays."""
+    """Remove the saved outputs of ``cwd``'s project over ``caps`` (none with ``dry_run``); what goes and stays.
+
+    Both places an output is saved are pruned, each within the caps: the project's ``.hive/outputs/`` and
+    the folder in hive's data folder that stands in for it when ``.hive`` is not a plain folder.
+    """
     moment = time.time() if now is None else now
-    with _outputs_folder(project_root(cwd)) as folder:
-        if folder is None:
-            return Verdict(removed=(), kept=())
-        verdict = choose(_entries(folder), caps, moment, lambda entry: False)
-        if not dry_run:
-            for entry in verdict.removed:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.name, dir_fd=folder)
-        return verdict
+    root = project_root(cwd)
+    removed: list[Entry] = []
+    kept: list[Entry] = []
+    for place in (
+        _outputs_folder(root, (SCRATCH_DIR_NAME, OUTPUTS)),
+        _outputs_folder(data_scratch_dir(root), (OUTPUTS,)),
+    ):
+        with place as folder:
+            if folder is None:
+                continue
+            verdict = choose(_entries(folder), caps, moment, lambda entry: False)
+            if not dry_run:
+                for entry in verdict.removed:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(entry.name, dir_fd=folder)
+            removed.extend(verdict.removed)
+            kept.extend(verdict.kept)
+    return Verdict(removed=tuple(removed), kept=tuple(kept))
 
 
 def prune_outputs_daily(cwd: Path, options: StoresOptions) -> Verdict | None:
@@ -55,8 +69,8 @@ def prune_outputs_daily(cwd: Path, options: StoresOptions) -> Verdict | None:
 
 
 @contextlib.contextmanager
-def _outputs_folder(root: Path) -> Iterator[int | None]:
-    """``root/.hive/outputs`` opened (a descriptor), or None when it is missing or a component is a link."""
+def _outputs_folder(root: Path, components: tuple[str, ...]) -> Iterator[int | None]:
+    """``root`` joined with ``components`` opened (a descriptor), or None when missing or a component is a link."""
     try:
         top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
@@ -64,7 +78,7 @@ def _outputs_folder(root: Path) -> Iterator[int | None]:
         return
     opened = [top]
     try:
-        for component in (SCRATCH_DIR_NAME, OUTPUTS):
+        for component in components:
             opened.append(os.open(component, os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=opened[-1]))
     except OSError:
         yield None

@@ -63,3 +63,22 @@ def test_outputs_are_pruned_at_most_once_a_day(tmp_path: Path) -> None:
     os.utime(stamp_path(f"outputs-{project_key(tmp_path)}"), (yesterday, yesterday))
     prune_outputs_daily(tmp_path, options)
     assert left(tmp_path) == []
+
+
+def test_outputs_kept_in_hives_data_folder_for_a_linked_project_folder_are_pruned_too(tmp_path: Path) -> None:
+    from engine.scratch import open_scratch_file
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (project / ".git").mkdir(parents=True)
+    (elsewhere / ".hive").mkdir(parents=True)
+    (project / ".hive").symlink_to(elsewhere / ".hive")
+    opened = open_scratch_file(project / ".hive" / "outputs", "command-old.log")  # .hive is a link: saved in hive's
+    opened.handle.write(b"x" * 100)
+    opened.handle.close()
+    assert opened.moved and not opened.path.is_relative_to(project)
+    month_ago = NOW - 40 * DAY
+    os.utime(opened.path, (month_ago, month_ago))
+
+    verdict = prune_outputs(project, Caps(keep_days=30, max_count=WIDE, max_bytes=WIDE), now=NOW)
+
+    assert [entry.name for entry in verdict.removed] == ["command-old.log"] and not opened.path.exists()
