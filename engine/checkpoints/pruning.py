@@ -1,7 +1,9 @@
 """Keeping a project's checkpoint store small: turns over the age, count or size cap go, the oldest first.
 
 Turn ids begin with their creation time, so age and count are judged by name; sizes come from
-``stat``. The kept manifests are read to know which blobs they use: a blob no kept turn uses goes once
+``stat``. Which blobs each kept turn uses is read from its manifest once and then remembered under the
+manifest file's stamp (:mod:`engine.checkpoints.blob_uses`), so a prune reads only the turns saved since
+the last one: a blob no kept turn uses goes once
 it is older than the age cap, or, when a removed turn used it, once it is a day old (younger ones may
 belong to a turn still being recorded by a hive at work). A turn still open in a live hive is never
 removed. At a session's start this runs at most once a day (:func:`prune_daily`); ``hive checkpoints
@@ -19,9 +21,10 @@ from pathlib import Path
 
 from msgspec import Struct
 
+from engine.checkpoints.blob_uses import BlobUses, Stamp, stamp_of
 from engine.checkpoints.open_turns import is_live
 from engine.checkpoints.options import CheckpointOptions
-from engine.checkpoints.store import CheckpointStore, Manifest
+from engine.checkpoints.store import CheckpointStore
 from engine.stores.caps import Caps, Entry, Verdict, choose
 from engine.stores.options import DAY
 from engine.stores.stamp import claim_daily
@@ -67,10 +70,11 @@ def prune_checkpoints(
 ) -> CheckpointVerdict:
     """Remove the turns over ``caps`` and the blobs no kept turn uses (nothing with ``dry_run``)."""
     moment = time.time() if now is None else now
-    entries = turn_entries(store)
+    entries, stamps = turn_entries(store)
     unsized = Caps(keep_days=caps.keep_days, max_count=caps.max_count, max_bytes=_UNBOUNDED)
     by_name = choose(entries, unsized, moment, _live(store))
-    uses = {entry.name: _blobs_of(store, entry.name) for entry in entries}
+    remembered = BlobUses(store)
+    uses = {entry.name: remembered.of(entry.name, stamps[entry.name]) for entry in entries}
     counts = Counter(digest for entry in by_name.kept for digest in uses[entry.name])
     blobs = blob_entries(store)
     sizing = _Sizing(store, caps, moment, uses, counts, blobs)
@@ -79,6 +83,7 @@ def prune_checkpoints(
     dropped = tuple(blob for blob in blobs.values() if sizing.removable(blob, freed))
     if not dry_run:
         _remove(store, turns.removed, dropped)
+        remembered.save({entry.name for entry in turns.kept})
     kept_bytes = sum(entry.size for entry in turns.kept) + sum(
         blob.size for blob in blobs.values() if blob not in dropped
     )
@@ -137,9 +142,10 @@ class _Sizing:
         return released
 
 
-def turn_entries(store: CheckpointStore) -> list[Entry]:
-    """Every turn's record: its id, when it was made (from the id) and its size (from ``stat``)."""
+def turn_entries(store: CheckpointStore) -> tuple[list[Entry], dict[str, Stamp]]:
+    """Every turn's record (its id, when it was made, from the id, and its size) and its file's stamp, by ``stat``."""
     entries = []
+    stamps: dict[str, Stamp] = {}
     for item in _scan(store.turns):
         turn_id = item.name.removesuffix(".json")
         if item.name.startswith(".") or not item.name.endswith(".json"):
@@ -147,7 +153,8 @@ def turn_entries(store: CheckpointStore) -> list[Entry]:
         with contextlib.suppress(OSError):
             info = item.stat(follow_symlinks=False)
             entries.append(Entry(name=turn_id, used=_made(turn_id, info.st_mtime), size=info.st_size))
-    return entries
+            stamps[turn_id] = stamp_of(info)
+    return entries, stamps
 
 
 def blob_entries(store: CheckpointStore) -> dict[str, Blob]:
@@ -166,14 +173,6 @@ def blob_entries(store: CheckpointStore) -> dict[str, Blob]:
 def _made(turn_id: str, fallback: float) -> float:
     stamp = turn_id.split("-", 1)[0]
     return int(stamp) / 1e9 if stamp.isdigit() and len(stamp) == 20 else fallback
-
-
-def _blobs_of(store: CheckpointStore, turn_id: str) -> frozenset[str]:
-    record = store.read_record(f"{turn_id}.json")
-    if not isinstance(record, Manifest):
-        return frozenset()  # removed meanwhile, or damaged: it names no blob it can be trusted with
-    states = (state for change in record.changes.values() for state in (change.before, change.after))
-    return frozenset(state.blob for state in states if state is not None and state.blob)
 
 
 def _live(store: CheckpointStore) -> Callable[[Entry], bool]:

@@ -90,3 +90,33 @@ def test_a_session_start_prunes_the_store_at_most_once_a_day(tmp_path: Path) -> 
     os.utime(stamp_path(f"checkpoints-{store.root.name}"), (yesterday, yesterday))
     prune_daily(store, options)
     assert kept(store) == []
+
+
+def test_a_prune_reads_a_turn_again_only_when_its_manifest_changed(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path)
+    made = turn(store, days_old=5, content=b"first", tag="aaaaaa")
+    first = made.changes["/p/a"].before
+    assert first is not None
+    old = NOW - 40 * DAY
+    os.utime(store.blob_path(first.blob), (old, old))  # old enough to go the moment no kept turn uses it
+    wide = Caps(keep_days=30, max_count=UNBOUNDED, max_bytes=UNBOUNDED)
+    prune_checkpoints(store, wide, now=NOW)
+    assert store.blob_path(first.blob).exists()
+
+    # The manifest now names another blob, but its file keeps its stamp (same size, inode and time):
+    # the prune goes by what it remembered of the turn and keeps the first blob.
+    second = store.put_bytes(b"second")
+    manifest = store.turns / f"{made.id}.json"
+    stamp = os.stat(manifest)
+    with open(manifest, "r+b") as rewrite:
+        text = rewrite.read().replace(first.blob.encode(), second.encode())
+        rewrite.seek(0)
+        rewrite.write(text)
+    os.utime(manifest, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    prune_checkpoints(store, wide, now=NOW)
+    assert store.blob_path(first.blob).exists() and store.blob_path(second).exists()
+
+    # Once the file's stamp moves the turn is read again: the first blob, no longer used, goes.
+    os.utime(manifest, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000))
+    prune_checkpoints(store, wide, now=NOW)
+    assert not store.blob_path(first.blob).exists() and store.blob_path(second).exists()
