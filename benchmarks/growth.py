@@ -5,8 +5,8 @@ in a temporary HIVE_HOME, and each step is timed at each size (median of a few r
 its own smallest size, with the growth exponent (the slope of log cost over log size: 0 is flat, 1 grows
 with the pile). Steps:
 
-- agents: the tools in a request of a session with N agent files, and the request's tool bytes (OpenAI
-  refuses more than 128 tools);
+- agents: the tools in a request of a session with N agent files, and the request's size (its messages and
+  tools) against a bare request's, with no agent files (OpenAI refuses more than 128 tools);
 - sessions: ``hive sessions list`` (the latest 20) and ``--continue`` (this directory's latest) over N
   saved sessions of several directories;
 - commands: listing N custom commands again (``/help``, Tab and ``/name`` do it each time);
@@ -74,7 +74,7 @@ def agents(home: Path, sizes: list[int]) -> None:
     project.mkdir()
     made = 0
     counts, sizes_bytes = [], []
-    for size in sizes:
+    for size in [0, *sizes]:
         for index in range(made, size):
             name = f"{WORDS[index % len(WORDS)]}-helper-{index}"
             write(
@@ -88,17 +88,22 @@ def agents(home: Path, sizes: list[int]) -> None:
         agent.loop.conversation.append({"role": "user", "content": "update the release notes"})
         tools = [spec.to_openai() for spec in agent.loop.toolset.specs()]
         counts.append(len(tools))
-        sizes_bytes.append(len(json.dumps(tools)))
+        messages = [{"role": "system", "content": agent.loop.instructions}, *agent.loop.conversation.view()]
+        sizes_bytes.append(len(json.dumps({"messages": messages, "tools": tools})))
+    bare_count, bare_bytes = counts.pop(0), sizes_bytes.pop(0)
     print("agents (tools in a request)")
+    print(f"  no agent files (the bare request): {bare_count} tools, request {bare_bytes / 1024:.1f} KB")
     print(
         "  "
         + "  ".join(
-            f"{s:>5} agents: {c:>4} tools, {b / 1024:7.1f} KB"
+            f"{s:>5} agents: {c:>4} tools, request {b / 1024:7.1f} KB ({b / bare_bytes:.2f}x)"
             for s, c, b in zip(sizes, counts, sizes_bytes, strict=True)
         )
     )
     over = [s for s, c in zip(sizes, counts, strict=True) if c > 128]
     print(f"  goal: at most 128 tools in every request: {'NO, over at ' + str(over) if over else 'yes'}")
+    heavy = [s for s, b in zip(sizes, sizes_bytes, strict=True) if b > 2 * bare_bytes]
+    print(f"  goal: no request over twice the bare request's size: {'NO, over at ' + str(heavy) if heavy else 'yes'}")
 
 
 def sessions(home: Path, sizes: list[int]) -> None:
