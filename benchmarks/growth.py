@@ -11,7 +11,8 @@ with the pile). Steps:
   saved sessions of several directories;
 - commands: listing N custom commands again (``/help``, Tab and ``/name`` do it each time);
 - memory: a recall over N notes whose words are common;
-- a simulated year of sessions (30 a day), pruned with the default caps: what is left against the caps.
+- a simulated year of each store (sessions, a project's checkpoint turns, its saved outputs), pruned once
+  with the default caps: what is left against the caps.
 
 Goals (issue #42): every step at the largest size within 1.5x its cost at 10; no request over 128 tools.
 
@@ -30,12 +31,17 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+if TYPE_CHECKING:
+    from engine.stores.caps import Caps
+
+T = TypeVar("T")
 RUNS = 5
 WORDS = "parser lexer build release docs tests cache network window model token budget memory agent shell".split()
 
@@ -178,30 +184,83 @@ def memory(home: Path, sizes: list[int]) -> None:
 
 
 def simulated_year(home: Path) -> None:
+    """A year of use in each store, pruned once with the default caps at its end: what is left against the caps."""
     from engine.sessions.pruning import prune_sessions, session_caps
     from engine.stores.options import StoresOptions
 
+    start, days = 1_700_000_000.0, 400
+    now = start + days * 86_400
+    print("a simulated year (400 days), each store pruned once at its end with the default caps")
     root = home / "year-sessions"
     root.mkdir()
-    start, per_day, days = 1_700_000_000.0, 30, 400
     for day in range(days):
-        for n in range(per_day):
+        for n in range(30):
             moment = start + day * 86_400 + n * 60
             stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(moment))
             path = root / f"{stamp}-{n:06x}.jsonl"
             path.write_text(json.dumps({"type": "session", "cwd": "/p", "model": "m", "created": moment}) + "\n")
             os.utime(path, (moment, moment))
     caps = session_caps(StoresOptions())
-    now = start + days * 86_400
+    verdict, spent = timed_once(lambda: prune_sessions(root, caps, now=now))
+    kept_bytes = sum(entry.size for entry in verdict.kept)
+    report("sessions (30 a day)", days * 30, len(verdict.kept), verdict.removed, spent, caps, kept_bytes)
+    year_of_turns(home, start, days, now)
+    year_of_outputs(home, start, days, now)
+
+
+def year_of_turns(home: Path, start: float, days: int, now: float) -> None:
+    from engine.checkpoints.options import CheckpointOptions
+    from engine.checkpoints.pruning import checkpoint_caps, prune_checkpoints
+    from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
+
+    store = CheckpointStore(home / "year-checkpoints")
+    for day in range(days):
+        for n in range(30):
+            moment = start + day * 86_400 + n * 60
+            digest = store.put_bytes(b"version %d of a file\n" % (day * 30 + n) * 40)
+            os.utime(store.blob_path(digest), (moment, moment))
+            before = FileState(kind="file", blob=digest, mode=0o644)
+            turn = f"{int(moment * 1e9):020d}-{n:06x}"
+            store.save(Manifest(id=turn, created=moment, cwd="/p", changes={"/p/a.py": Change(before, None)}))
+    caps = checkpoint_caps(CheckpointOptions())
+    verdict, spent = timed_once(lambda: prune_checkpoints(store, caps, now=now))
+    turns = verdict.turns
+    report("checkpoint turns (30 a day)", days * 30, len(turns.kept), turns.removed, spent, caps, verdict.kept_bytes)
+
+
+def year_of_outputs(home: Path, start: float, days: int, now: float) -> None:
+    from engine.stores.options import StoresOptions
+    from engine.stores.outputs import output_caps, prune_outputs
+
+    project = home / "year-project"
+    (project / ".git").mkdir(parents=True)
+    folder = project / ".hive" / "outputs"
+    folder.mkdir(parents=True)
+    for day in range(days):
+        for n in range(5):
+            moment = start + day * 86_400 + n * 600
+            path = folder / f"command-{day:04d}{n}.log"
+            with path.open("wb") as saved:
+                saved.truncate(8 * 1024 * 1024)  # sparse: its size counts, the disk does not fill
+            os.utime(path, (moment, moment))
+    caps = output_caps(StoresOptions())
+    verdict, spent = timed_once(lambda: prune_outputs(project, caps, now=now))
+    kept_bytes = sum(entry.size for entry in verdict.kept)
+    report("saved outputs (5 a day, 8 MB each)", days * 5, len(verdict.kept), verdict.removed, spent, caps, kept_bytes)
+
+
+def timed_once(step: Callable[[], T]) -> tuple[T, float]:
     started = time.perf_counter()
-    verdict = prune_sessions(root, caps, now=now)
-    spent = time.perf_counter() - started
-    kept = len(verdict.kept)
-    print("a simulated year of sessions (30 a day for 400 days), pruned once with the default caps")
+    result = step()
+    return result, time.perf_counter() - started
+
+
+def report(what: str, made: int, kept: int, removed: Sized, spent: float, caps: Caps, kept_bytes: int) -> None:
+    within = kept <= caps.max_count and kept_bytes <= caps.max_bytes
     print(
-        f"  {days * per_day} sessions -> {kept} kept (cap {caps.max_count:,}; {caps.keep_days} days), "
-        f"{len(verdict.removed)} removed in {spent * 1000:.0f} ms; within the caps: "
-        f"{'yes' if kept <= caps.max_count and sum(e.size for e in verdict.kept) <= caps.max_bytes else 'NO'}"
+        f"  {what:<36} {made:>6} made -> {kept:>5} kept, {kept_bytes / 2**20:8.1f} MB (caps {caps.keep_days} days, "
+        f"{caps.max_count:,}, {caps.max_bytes / 2**30:.0f} GB); {len(removed)} removed in {spent * 1000:.0f} ms; "
+        f"within the caps: {'yes' if within else 'NO'}"
     )
 
 
