@@ -13,10 +13,13 @@ import functools
 import re
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.safe_read import UnsafeFile, read_bounded
 from engine.skills.yaml_subset import parse_simple_mapping
+
+if TYPE_CHECKING:
+    from engine.skills.strict_cache import StrictVerdicts, Verdict
 
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md")
 """The names the reference accepts, in the order it looks for them."""
@@ -92,14 +95,38 @@ def load_skill_file(path: Path) -> tuple[dict[str, Any], str]:
 
 
 def _strictyaml_load(text: str) -> Any:
+    """strictyaml's reading of ``text``, remembered across runs (:mod:`engine.skills.strict_cache`)."""
+    verdict = _verdicts().verdict(text, _strictyaml_verdict)
+    if verdict.error:
+        raise SkillFileError(verdict.error)
+    return verdict.data
+
+
+def _verdicts() -> StrictVerdicts:
+    from engine.paths import user_cache_dir
+    from engine.skills.strict_cache import StrictVerdicts
+
+    folder = user_cache_dir()
+    if folder not in _VERDICTS:
+        _VERDICTS[folder] = StrictVerdicts(folder / "skills" / "strict-frontmatter.msgpack")
+    return _VERDICTS[folder]
+
+
+_VERDICTS: dict[Path, StrictVerdicts] = {}
+"""The remembered verdicts, by hive's cache folder (one per process but for tests that move HIVE_HOME)."""
+
+
+def _strictyaml_verdict(text: str) -> Verdict:
     import strictyaml  # type: ignore[import-untyped]
 
+    from engine.skills.strict_cache import Verdict
+
     try:
-        return strictyaml.load(text).data
+        return Verdict(data=strictyaml.load(text).data)
     except strictyaml.YAMLError as exc:
-        raise SkillFileError(f"Invalid YAML in frontmatter: {exc}") from None
+        return Verdict(error=f"Invalid YAML in frontmatter: {exc}")
     except Exception as exc:  # strictyaml itself crashes on some input; say what we can
-        raise SkillFileError(f"Invalid YAML in frontmatter: {_describe_crash(text, exc)}") from None
+        return Verdict(error=f"Invalid YAML in frontmatter: {_describe_crash(text, exc)}")
 
 
 @functools.cache
