@@ -15,8 +15,11 @@ import msgspec
 
 from engine.checkpoints.store import CheckpointStore, Manifest
 from engine.private_files import replace_private_bytes
+from engine.safe_read import read_bounded
 
 USES_FILE = "blob-uses.msgpack"
+MAX_USES_BYTES = 64 * 1024 * 1024
+"""A larger file is not read (it was not written by hive): the manifests are read instead."""
 
 Stamp = tuple[int, int, int]
 """A manifest file's size, modification time (ns) and inode."""
@@ -63,7 +66,7 @@ class BlobUses:
 
     def _load(self) -> dict[str, _Remembered]:
         try:
-            return _DECODER.decode(self.path.read_bytes())
+            return _DECODER.decode(read_bounded(self.path, limit=MAX_USES_BYTES))
         except (OSError, msgspec.DecodeError):
             return {}
 

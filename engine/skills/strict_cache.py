@@ -21,8 +21,11 @@ from typing import Any
 import msgspec
 
 from engine.private_files import replace_private_bytes
+from engine.safe_read import read_bounded
 
 MAX_ENTRIES = 5000
+MAX_FILE_BYTES = 32 * 1024 * 1024
+"""A larger file is not read (it was not written by hive): the verdicts are computed again."""
 """Verdicts kept (a few hundred bytes each): more than anyone's skills, so a start reuses all of them."""
 
 
@@ -67,7 +70,7 @@ class StrictVerdicts:
     def _load(self) -> dict[str, Verdict]:
         if self._verdicts is None:
             try:
-                self._verdicts = _DECODER.decode(self.path.read_bytes())
+                self._verdicts = _DECODER.decode(read_bounded(self.path, limit=MAX_FILE_BYTES))
             except (OSError, msgspec.DecodeError):
                 self._verdicts = {}
         return self._verdicts
