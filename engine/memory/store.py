@@ -47,10 +47,11 @@ _COLUMNS = "m.id, m.project, m.text, m.tags, m.created"
 _USER_WIDE = ""
 """The ``project`` of a user-scope memory."""
 _TERM = re.compile(r"\w+")
-RANKED_MATCHES = 2000
+RANKED_MATCHES = 500
 """Notes a query word may match and still count as rare. Recall ranks (BM25) every note matching the query's
-rare words, leaving its common words out; a query of common words only ranks the newest this many matches.
-So recall's cost stays bounded however many notes there are (100,000 notes: 120 ms before, a few ms now)."""
+rare words, leaving its common words out; a query of common words only gives the newest notes holding all of
+them, then the newest holding any. So recall's cost stays bounded however many notes there are (BM25 counts
+every note holding each word it ranks, so ranking common words costs as much as there are notes)."""
 
 
 def current_user() -> str:
@@ -116,9 +117,10 @@ class SqliteMemory:
             return self._recall_by_vector(query, scope, limit)
         where, args = self._scope_filter(scope)
         with self._connection() as db:
-            terms, newest_only = _ranked_terms(db, _TERM.findall(query))
-            parameters = (" OR ".join(terms), *args, *_limits(newest_only, limit))
-            rows = db.execute(_recall_sql(where, newest_only), parameters).fetchall()
+            terms, common_only = _ranked_terms(db, _TERM.findall(query))
+            if common_only:
+                return [self._memory(row, 0.0) for row in _newest_matches(db, terms, where, args, limit)]
+            rows = db.execute(_recall_sql(where), (" OR ".join(terms), *args, limit)).fetchall()
         # FTS5's bm25() is lower for better matches; scores here are higher for better ones.
         return [self._memory(row, -row[5]) for row in rows]
 
@@ -198,22 +200,36 @@ class SqliteMemory:
 
 
 def _ranked_terms(db: sqlite3.Connection, words: list[str]) -> tuple[list[str], bool]:
-    """The query's quoted terms to match, and whether only the newest matches are ranked (no rare term)."""
+    """The query's quoted terms to match, and whether they are all common (none rare)."""
     terms = [f'"{word}"' for word in dict.fromkeys(words)]
     bound = "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)"
     rare = [term for term in terms if db.execute(bound, (term, RANKED_MATCHES + 1)).fetchone()[0] <= RANKED_MATCHES]
     return (rare, False) if rare else (terms, True)
 
 
-def _recall_sql(where: str, newest_only: bool) -> str:
-    matches = (
+def _recall_sql(where: str) -> str:
+    return (
         f"SELECT {_COLUMNS}, bm25(memories_fts) AS score FROM memories_fts JOIN memories m "
-        f"ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND {where}"
+        f"ON m.id = memories_fts.rowid WHERE memories_fts MATCH ? AND {where} ORDER BY score, m.id DESC LIMIT ?"
     )
-    if newest_only:  # FTS5 walks its index newest first and stops at the limit
-        matches += " ORDER BY memories_fts.rowid DESC LIMIT ?"
-    return f"SELECT * FROM ({matches}) ORDER BY score, id DESC LIMIT ?"
 
 
-def _limits(newest_only: bool, limit: int) -> tuple[int, ...]:
-    return (RANKED_MATCHES, limit) if newest_only else (limit,)
+def _newest_matches(
+    db: sqlite3.Connection, terms: list[str], where: str, args: tuple[object, ...], limit: int
+) -> list[tuple[object, ...]]:
+    """The newest notes holding every one of ``terms``, then the newest holding any, ``limit`` in all.
+
+    For a query of common words only: FTS5 walks its index newest first and stops at the limit, where
+    ranking (bm25 counts every note holding each word) would cost as much as the notes hold the words.
+    """
+    newest = (
+        f"SELECT {_COLUMNS} FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        f"WHERE memories_fts MATCH ? AND {where} ORDER BY memories_fts.rowid DESC LIMIT ?"
+    )
+    found: dict[object, tuple[object, ...]] = {}
+    for joined in dict.fromkeys((" AND ".join(terms), " OR ".join(terms))):
+        if len(found) >= limit:
+            break
+        for row in db.execute(newest, (joined, *args, limit + len(found))).fetchall():
+            found.setdefault(row[0], row)
+    return list(found.values())[:limit]

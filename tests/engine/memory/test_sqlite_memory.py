@@ -170,3 +170,25 @@ def test_recall_ranks_a_querys_rare_words_and_only_the_newest_matches_of_common_
 
     assert texts(common) and all(m.text.startswith("a newer parser note") for m in common)
     assert texts(rare) == ["parser parser parser: the parser notes of the first week"]
+
+
+def test_a_query_of_common_words_only_gives_the_newest_notes_holding_all_then_any(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "RANKED_MATCHES", 2)  # every word below is in more notes than this
+    memory = store(tmp_path)
+    memory.remember("cache cache cache cache: the cache notes")  # the best match by BM25, and the oldest
+    memory.remember("parser and cache, together")
+    for n in range(3):
+        memory.remember(f"cache note {n}")
+        memory.remember(f"parser note {n}")
+    memory.remember("cache with the parser, newest of both")
+
+    found = texts(memory.recall("parser cache", limit=4))
+
+    assert found == [
+        "cache with the parser, newest of both",
+        "parser and cache, together",
+        "parser note 2",
+        "cache note 2",
+    ]
