@@ -166,11 +166,12 @@ def listed_commands(cwd: Path, builtins: frozenset[str] = frozenset(), home: Pat
 
 def current_command(command: CustomCommand) -> CustomCommand:
     """``command`` as its file says now: read again when the file changed; raises ``CommandFileError``."""
-    fresh = _PARSED.get(
-        (command.path, command.folder, command.scope),
-        command.path,
-        partial(read_command, command.path, command.folder, command.scope),
-    )
+    with _LOCK:
+        fresh = _PARSED.get(
+            (command.path, command.folder, command.scope),
+            command.path,
+            partial(read_command, command.path, command.folder, command.scope),
+        )
     return fresh if fresh.name == command.name else replace(fresh, name=command.name)
 
 

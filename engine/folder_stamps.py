@@ -51,7 +51,7 @@ def folder_stamp(folder: Path) -> Stamp | None:
 def walk(root: Path, suffix: str) -> FolderWalk:
     """Every file (or folder) named ``*suffix`` under ``root``, as ``sorted(root.rglob("*" + suffix))`` finds them."""
     started = time.time_ns()
-    files: list[Path] = []
+    files: list[str] = []
     stamps: list[tuple[Path, Stamp | None]] = []
     pending = [root]
     while pending:
@@ -65,13 +65,13 @@ def walk(root: Path, suffix: str) -> FolderWalk:
         except OSError:  # not a folder, or unreadable: nothing listed, as rglob does
             continue
         for entry in entries:
-            path = Path(entry.path)
             if entry.name.endswith(suffix):
-                files.append(path)
+                files.append(entry.path)
             if _is_folder(entry):
-                pending.append(path)
+                pending.append(Path(entry.path))
     settled = all(stamp is None or stamp[0] < started - SETTLE_NS for _, stamp in stamps)
-    return FolderWalk(root=root, files=tuple(sorted(files)), stamps=tuple(stamps), settled=settled)
+    ordered = sorted(files, key=lambda name: name.split(os.sep))  # as paths sort: part by part, cheaper
+    return FolderWalk(root=root, files=tuple(map(Path, ordered)), stamps=tuple(stamps), settled=settled)
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:
