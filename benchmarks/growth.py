@@ -12,6 +12,8 @@ with the pile). Steps:
 - commands: with N custom commands, Tab's listing, running one (``/name``) and ``/help``;
 - REPL start with N custom commands: the real REPL in a pseudo-terminal, until its prompt is up, until
   text typed at once is shown, and until the first Tab completes a command;
+- skills and agent files: found again in the same process (a session's start after ``/new``; a new
+  process has no cache, and a skill or agent file edited in place is seen by the next session);
 - memory: a recall over N notes whose words are common;
 - a simulated year of sessions (30 a day), pruned with the default caps: what is left against the caps.
 
@@ -300,6 +302,7 @@ def main() -> None:
         sessions(home, sizes)
         commands(home, sizes[:3] + ([3000] if not quick else []))
         repl_start(home, sizes[:3] + ([3000] if not quick else []))
+        skills_and_agents(home, sizes[:3] + ([3000] if not quick else []))
         memory(home, sizes if quick else [*sizes, 100_000])
         simulated_year(home)
 
