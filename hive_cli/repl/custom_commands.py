@@ -46,11 +46,6 @@ def custom_choices(cwd: Path) -> list[tuple[str, str]]:
     return [(c.name, describe(c)) for c in listed(cwd).commands.values()]
 
 
-def command_choices(cwd: Path) -> list[tuple[str, str]]:
-    """(name, help) of every command for Tab: the built-ins, then the custom ones."""
-    return builtin_choices() + custom_choices(cwd)
-
-
 def list_ahead(cwd: Path) -> None:
     """Find the custom commands in a thread, so that the first Tab, /help or /name finds them parsed."""
 
