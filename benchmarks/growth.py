@@ -215,6 +215,7 @@ def skills_and_agents(home: Path, sizes: list[int]) -> None:
 
     project = home / "skills-project"
     (project / ".git").mkdir(parents=True)
+    os.environ["HIVE_HOME"] = str(home / "skills-home")  # none of the agents step's files
     skills_root, agents_folder = home / "skills", project / ".ironhive" / "agents"
     roots = [SkillRoot(skills_root, "user")]
     skills, agents, made = [], [], 0
@@ -303,6 +304,7 @@ def main() -> None:
         commands(home, sizes[:3] + ([3000] if not quick else []))
         repl_start(home, sizes[:3] + ([3000] if not quick else []))
         skills_and_agents(home, sizes[:3] + ([3000] if not quick else []))
+        os.environ["HIVE_HOME"] = str(home / "hive-home")
         memory(home, sizes if quick else [*sizes, 100_000])
         simulated_year(home)
 
