@@ -9,7 +9,11 @@ with the pile). Steps:
   tools) against a bare request's, with no agent files (OpenAI refuses more than 128 tools);
 - sessions: ``hive sessions list`` (the latest 20) and ``--continue`` (this directory's latest) over N
   saved sessions of several directories;
-- commands: listing N custom commands again (``/help``, Tab and ``/name`` do it each time);
+- commands: with N custom commands, Tab's listing, running one (``/name``) and ``/help``;
+- REPL start with N custom commands: the real REPL in a pseudo-terminal, until its prompt is up, until
+  text typed at once is shown, and until the first Tab completes a command;
+- skills and agent files: found again in the same process (a session's start after ``/new``; a new
+  process has no cache, and a skill or agent file edited in place is seen by the next session);
 - memory: a recall over N notes whose words are common;
 - a simulated year of each store (sessions, a project's checkpoint turns, its saved outputs), pruned once
   with the default caps: what is left against the caps.
@@ -136,24 +140,111 @@ def sessions(home: Path, sizes: list[int]) -> None:
     curve("--continue (this directory's latest)", sizes, latest)
 
 
+def command_file(index: int) -> str:
+    return f"---\ndescription: Command {index}.\nargument-hint: [file]\n---\nDo {index}.\n"
+
+
+def settle(folder: Path) -> None:
+    """A year's pile: every file and folder under ``folder`` last changed long ago (as the REPL meets them)."""
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+
+
 def commands(home: Path, sizes: list[int]) -> None:
-    from engine.custom_commands import discover_commands
+    from engine.custom_commands import current_command, discover_commands, listed_commands
     from engine.paths import user_config_dir
 
     project = home / "commands-project"
     (project / ".git").mkdir(parents=True)
     folder = user_config_dir() / "commands"
-    costs, made = [], 0
+    tab, help_, run, made = [], [], [], 0
     for size in sizes:
         for index in range(made, size):
-            write(
-                folder / f"cmd{index}.md",
-                f"---\ndescription: Command {index}.\nargument-hint: [file]\n---\nDo {index}.\n",
-            )
+            write(folder / f"cmd{index}.md", command_file(index))
         made = size
-        costs.append(timed(lambda: discover_commands(project, home=home)))
+        settle(folder)
+        tab.append(timed(lambda: listed_commands(project, home=home)))
+        help_.append(timed(lambda: discover_commands(project, home=home)))
+        run.append(timed(lambda: current_command(listed_commands(project, home=home).commands["cmd7"])))
     print("custom commands")
-    curve("listing them again (/help, Tab)", sizes, costs)
+    curve("Tab (kept while no folder changed)", sizes, tab)
+    curve("/name (its own file checked)", sizes, run)
+    curve("/help (every file checked)", sizes, help_)
+
+
+def repl_start(home: Path, sizes: list[int]) -> None:
+    """The real REPL in a pseudo-terminal, N command files in the person's commands folder: how soon it is up."""
+    import pexpect
+
+    from benchmarks.support.compiled import compile_hive
+
+    compile_hive()
+    hive_home = home / "repl-home"
+    folder = hive_home / "config" / "commands"
+    env = dict(
+        os.environ, HIVE_HOME=str(hive_home), TERM="xterm-256color", HIVE_LOCAL_SERVERS="", PROMPT_TOOLKIT_NO_CPR="1"
+    )
+    args = ["-m", "hive_cli", "--model", "openai/bench", "--api-base", "http://127.0.0.1:9/v1", "-C", str(home)]
+
+    def start() -> tuple[float, float, float]:
+        started = time.perf_counter()
+        child = pexpect.spawn(sys.executable, args, env=env, encoding="utf-8", dimensions=(30, 100), timeout=30)
+        child.send("hello-hive")  # typed at once, before the program is ready
+        child.expect("›")
+        prompt_at = time.perf_counter() - started
+        child.expect("hello-hive")
+        echo_at = time.perf_counter() - started
+        child.send("\x15/cmd\t")  # the first Tab: the commands, found ahead in a thread or now
+        child.expect_exact(" (user)")  # the menu of completions, with their descriptions
+        tab_at = time.perf_counter() - started
+        child.terminate(force=True)
+        return prompt_at, echo_at, tab_at
+
+    made, runs = 0, 3
+    prompt, echo, tab = [], [], []
+    for size in sizes:
+        for index in range(made, size):
+            write(folder / f"cmd{index}.md", command_file(index))
+        made = size
+        settle(folder)
+        start()  # warm the page cache
+        samples = [start() for _ in range(runs)]
+        prompt.append(statistics.median(s[0] for s in samples))
+        echo.append(statistics.median(s[1] for s in samples))
+        tab.append(statistics.median(s[2] for s in samples))
+    print(f"REPL start with N custom commands (a pseudo-terminal, median of {runs})")
+    curve("prompt up", sizes, prompt)
+    curve("typed text shown", sizes, echo)
+    curve("first Tab shows the commands", sizes, tab)
+
+
+def skills_and_agents(home: Path, sizes: list[int]) -> None:
+    """Skills and agent files found at a session's start: in a new process, and again in the same one (/new)."""
+    from engine.delegate.definitions import load_agents
+    from engine.skills.discovery import discover_skills
+    from engine.skills.model import SkillRoot
+
+    project = home / "skills-project"
+    (project / ".git").mkdir(parents=True)
+    os.environ["HIVE_HOME"] = str(home / "skills-home")  # none of the agents step's files
+    skills_root, agents_folder = home / "skills", project / ".ironhive" / "agents"
+    roots = [SkillRoot(skills_root, "user")]
+    skills, agents, made = [], [], 0
+    for size in sizes:
+        for index in range(made, size):
+            name = f"skill-{index}"
+            write(skills_root / name / "SKILL.md", f"---\nname: {name}\ndescription: Does {index}.\n---\nDo it.\n")
+        made = size
+        skills.append(timed(lambda: discover_skills(roots)))
+    made = 0
+    for size in sizes:
+        for index in range(made, size):
+            write(agents_folder / f"helper-{index}.md", f"---\nname: helper-{index}\ndescription: Helps.\n---\nHelp.\n")
+        made = size
+        agents.append(timed(lambda: load_agents(project)))
+    print("skills and agent files at a session's start (a new process has no cache; /new in the REPL has)")
+    curve("skills, again in the same process", sizes, skills)
+    curve("agent files, again in the same process", sizes, agents)
 
 
 def memory(home: Path, sizes: list[int]) -> None:
@@ -275,6 +366,9 @@ def main() -> None:
         agents(home, [10, 100, 1000] if quick else [10, 100, 1000, 3000])
         sessions(home, sizes)
         commands(home, sizes[:3] + ([3000] if not quick else []))
+        repl_start(home, sizes[:3] + ([3000] if not quick else []))
+        skills_and_agents(home, sizes[:3] + ([3000] if not quick else []))
+        os.environ["HIVE_HOME"] = str(home / "hive-home")
         memory(home, sizes if quick else [*sizes, 100_000])
         simulated_year(home)
 

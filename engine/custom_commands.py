@@ -6,12 +6,17 @@ Found in the user config dir's ``commands/`` and the project's ``.ironhive/comma
 project's command never takes a name from the person's own: it is offered as ``/project:NAME``
 instead. Every shadowing is recorded so it can be shown. A project command's ``model:`` and ``mode:``
 count only in a trusted project, and its ``mode:`` may only tighten (see :func:`command_settings`).
+
+Three looks at different costs: :func:`discover_commands` checks every file (``/help``);
+:func:`listed_commands` returns the last catalog while none of its folders changed (Tab: one stat per
+folder, whatever the number of commands); :func:`current_command` checks the one file a ``/name`` runs.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+import threading
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +24,7 @@ from typing import Any, Literal
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from engine.folder_stamps import SETTLE_NS, FolderWalk, walk
 from engine.parsed_files import ParsedFiles
 from engine.paths import project_root, user_config_dir
 from engine.safe_read import UnsafeFile, read_bounded
@@ -38,6 +44,8 @@ class CustomCommand(Struct, frozen=True, kw_only=True):
     """What follows the slash: ``review``, or ``git:review`` for ``git/review.md``."""
     body: str
     path: Path
+    folder: Path
+    """The commands folder it was found in (its name is its path under it)."""
     scope: Scope
     description: str = ""
     argument_hint: str = ""
@@ -117,17 +125,64 @@ def command_roots(cwd: Path, home: Path | None = None) -> list[tuple[Path, Scope
     ]
 
 
-_PARSED: ParsedFiles[CustomCommand] = ParsedFiles()
-"""Command files already read, kept while unchanged: ``/help``, Tab and ``/name`` list the commands each time."""
+_PARSED: ParsedFiles[CustomCommand] = ParsedFiles(settle_ns=SETTLE_NS)
+"""Command files already read, kept while unchanged: ``/help`` and ``/name`` check each file's stamp."""
+_LISTED: dict[tuple[object, ...], tuple[tuple[FolderWalk, ...], CommandCatalog]] = {}
+"""The last catalog of each set of roots, with the walks it came from: Tab lists it while no folder changed."""
+_MAX_LISTED = 16
+_LOCK = threading.Lock()
+"""One discovery at a time: the REPL lists the commands ahead, in a thread, while the person types."""
 
 
 def discover_commands(cwd: Path, builtins: frozenset[str] = frozenset(), home: Path | None = None) -> CommandCatalog:
-    """Every custom command for ``cwd``; ``builtins`` are names a command file cannot take."""
+    """Every custom command for ``cwd``, each file checked (and read again when changed).
+
+    ``builtins`` are names a command file cannot take. The catalog is kept for :func:`listed_commands`.
+    """
+    roots = command_roots(cwd, home)
+    with _LOCK:
+        walks = tuple(walk(folder, ".md") for folder, _ in roots)
+        found = _catalog(roots, walks, builtins)
+        key = (tuple(roots), builtins)
+        _LISTED.pop(key, None)
+        if len(_LISTED) >= _MAX_LISTED:
+            del _LISTED[next(iter(_LISTED))]
+        _LISTED[key] = (walks, found)
+    return found
+
+
+def listed_commands(cwd: Path, builtins: frozenset[str] = frozenset(), home: Path | None = None) -> CommandCatalog:
+    """The custom commands for ``cwd`` as last discovered, while none of their folders changed (one stat each).
+
+    A file added, removed or renamed changes its folder, and the commands are discovered again; a file
+    edited in place does not: its new description shows at the next change of a folder or the next
+    :func:`discover_commands`. What a command runs comes from :func:`current_command`.
+    """
+    kept = _LISTED.get((tuple(command_roots(cwd, home)), builtins))
+    if kept is not None and all(w.unchanged() for w in kept[0]):
+        return kept[1]
+    return discover_commands(cwd, builtins, home)
+
+
+def current_command(command: CustomCommand) -> CustomCommand:
+    """``command`` as its file says now: read again when the file changed; raises ``CommandFileError``."""
+    with _LOCK:
+        fresh = _PARSED.get(
+            (command.path, command.folder, command.scope),
+            command.path,
+            partial(read_command, command.path, command.folder, command.scope),
+        )
+    return fresh if fresh.name == command.name else replace(fresh, name=command.name)
+
+
+def _catalog(
+    roots: list[tuple[Path, Scope]], walks: tuple[FolderWalk, ...], builtins: frozenset[str]
+) -> CommandCatalog:
     found: dict[str, CustomCommand] = {}
     shadowed: list[Shadowed] = []
     problems: list[str] = []
-    for folder, scope in command_roots(cwd, home):
-        for path in sorted(folder.rglob("*.md")) if folder.is_dir() else ():
+    for (folder, scope), listing in zip(roots, walks, strict=True):
+        for path in listing.files:
             try:
                 command = _PARSED.get((path, folder, scope), path, partial(read_command, path, folder, scope))
             except CommandFileError as error:
@@ -169,6 +224,7 @@ def read_command(path: Path, folder: Path, scope: Scope) -> CustomCommand:
         name=":".join(relative.parts),
         body=body,
         path=path,
+        folder=folder,
         scope=scope,
         description=_text(meta.get("description")),
         argument_hint=_text(meta.get("argument-hint")),

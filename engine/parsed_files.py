@@ -6,12 +6,16 @@ file's result (or the error it raised) under the file's stamp: size, modificatio
 inode, of the name itself and, for a symbolic link, of what it points to. Any write changes the change
 time, which no program can set back, so a changed file is always parsed again. Only stat calls are made
 for a file already parsed.
+
+A file changed in the same clock tick as its parse can keep its stamp: with ``settle_ns`` a result is
+trusted only once its file had last changed that long before the parse; a younger one is parsed again.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -19,6 +23,8 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 Stamp = tuple[int, ...]
 
+_STAMP_LENGTH = 5
+"""Numbers in a stamp for each stat: size, modification and change times, inode, device."""
 MAX_KEPT = 20_000
 """Results one cache keeps at most (the oldest go first)."""
 
@@ -26,8 +32,10 @@ MAX_KEPT = 20_000
 class ParsedFiles(Generic[T]):
     """Results of parsing files, by key, each valid while its file's stamp is unchanged."""
 
-    def __init__(self, limit: int = MAX_KEPT) -> None:
+    def __init__(self, limit: int = MAX_KEPT, settle_ns: int = 0) -> None:
         self.limit = limit
+        self.settle_ns = settle_ns
+        """A result whose file changed less than this before its parse is not kept (0: every result is)."""
         self._kept: dict[Hashable, tuple[Stamp, T | None, Exception | None]] = {}
 
     def get(self, key: Hashable, path: Path, parse: Callable[[], T]) -> T:
@@ -47,11 +55,14 @@ class ParsedFiles(Generic[T]):
         return value  # type: ignore[return-value]  # kept without an error: parse returned it
 
     def _parse(self, key: Hashable, stamp: Stamp, parse: Callable[[], T]) -> tuple[Stamp, T | None, Exception | None]:
+        started = time.time_ns()
         try:
             kept: tuple[Stamp, T | None, Exception | None] = (stamp, parse(), None)
         except Exception as error:
             kept = (stamp, None, error)
         self._kept.pop(key, None)
+        if self.settle_ns and max(stamp[1::_STAMP_LENGTH]) >= started - self.settle_ns:
+            return kept  # too young to trust its stamp: parsed again at the next look
         if len(self._kept) >= self.limit:
             del self._kept[next(iter(self._kept))]
         self._kept[key] = kept

@@ -135,7 +135,7 @@ def agent_files(folder: Path) -> list[Path]:
     """The ``*.md`` files of ``folder``, by name (none when it does not exist)."""
     if not folder.is_dir():
         return []
-    return sorted(path for path in folder.iterdir() if path.suffix == ".md")
+    return sorted((path for path in folder.iterdir() if path.suffix == ".md"), key=lambda path: path.name)
 
 
 def read_agent_file(path: Path) -> AgentDefinition:

@@ -26,7 +26,7 @@ from hive_cli import collection
 from hive_cli.image_files import pasted_image
 from hive_cli.interrupts import Ending
 from hive_cli.repl.commands import ExitRepl, run_command
-from hive_cli.repl.custom_commands import command_choices, find_command
+from hive_cli.repl.custom_commands import builtin_choices, custom_choices, find_command, list_ahead
 from hive_cli.repl.mentions import attach_mentions
 from hive_cli.repl.shell import make_prompt, prompt_message
 from hive_cli.repl.state import ReplOptions, ReplState
@@ -56,7 +56,9 @@ class Repl:
         self.console = console or SafeConsole(highlight=False)
         self._view: ReplView | None = None
         self.status = StatusLine(self.state)
-        self.prompt = make_prompt(options.cwd, command_choices(options.cwd), self.status)
+        self.prompt = make_prompt(
+            options.cwd, builtin_choices(), self.status, more=lambda: custom_choices(self.state.cwd)
+        )
         self._last_ctrl_c = 0.0
         self._leaving = False
         self._running: Session | None = None
@@ -117,6 +119,7 @@ class Repl:
         self.state.start_background()
         self.state.when_loaded(self._report_load)
         self.state.when_loaded(lambda _: collection.resume())  # start-up ends with the background load
+        self.state.when_loaded(lambda _: list_ahead(self.state.cwd))
 
     def _watch_mcp(self, session: Session) -> None:
         """A line at the terminal whenever one of the session's MCP servers connects or fails."""
@@ -125,7 +128,7 @@ class Repl:
             from hive_cli.repl.mcp_view import McpNotices, offer_prompts
 
             McpNotices(manager, self._say)
-            base = command_choices(self.state.cwd)
+            base = builtin_choices()
             manager.listen(lambda: offer_prompts(self.prompt.completer, base, manager))
             offer_prompts(self.prompt.completer, base, manager)
 

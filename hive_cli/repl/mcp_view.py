@@ -69,7 +69,7 @@ def _summary(description: str) -> str:
 
 
 def offer_prompts(completer: object, base: Sequence[tuple[str, str]], manager: McpManager) -> None:
-    """Let Tab complete the servers' prompts (``/mcp__server__prompt``) after the built-in commands."""
+    """Let Tab complete the servers' prompts (``/mcp__server__prompt``) after the built-in commands ``base``."""
     from engine.mcp.prompts import prompt_command
     from hive_cli.repl.shell import HiveCompleter
 

@@ -27,16 +27,26 @@ MAX_PATH_COMPLETIONS = 50
 
 
 class HiveCompleter(Completer):
-    """Slash commands at the start of the line, file paths after ``@``."""
+    """Slash commands at the start of the line, file paths after ``@``.
 
-    def __init__(self, commands: Sequence[tuple[str, str]], cwd: Path) -> None:
+    ``commands`` are fixed (the built-ins, a server's prompts); ``more`` gives the others at each Tab
+    (the custom commands, which come and go with their files).
+    """
+
+    def __init__(
+        self,
+        commands: Sequence[tuple[str, str]],
+        cwd: Path,
+        more: Callable[[], Sequence[tuple[str, str]]] | None = None,
+    ) -> None:
         self.commands = commands
         self.cwd = cwd
+        self.more = more
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
         before = document.text_before_cursor
         if before.startswith("/") and " " not in before:
-            for name, help_text in self.commands:
+            for name, help_text in [*self.commands, *(self.more() if self.more else ())]:
                 if name.startswith(before[1:]):
                     yield Completion(
                         "/" + name,
@@ -93,12 +103,16 @@ def key_bindings() -> KeyBindings:
 
 
 def make_prompt(
-    cwd: Path, commands: Sequence[tuple[str, str]], status: Callable[[], AnyFormattedText]
+    cwd: Path,
+    commands: Sequence[tuple[str, str]],
+    status: Callable[[], AnyFormattedText],
+    more: Callable[[], Sequence[tuple[str, str]]] | None = None,
 ) -> PromptSession[str]:
-    """The REPL's prompt session."""
+    """The REPL's prompt session; Tab completes in a thread, so listing ``more`` never holds keystrokes back."""
     return PromptSession(
         history=FileHistory(str(history_file(cwd))),
-        completer=HiveCompleter(commands, cwd),
+        completer=HiveCompleter(commands, cwd, more),
+        complete_in_thread=True,
         complete_while_typing=False,
         key_bindings=key_bindings(),
         bottom_toolbar=status,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,8 @@ def test_commands_are_parsed_once_and_again_when_a_file_or_a_link_s_target_chang
     review = write(folder / "review.md", "---\ndescription: Review.\n---\nReview it.")
     target = write(folder / "shared" / "target.md", "First body.")
     (folder / "alias.md").symlink_to(target)
+    for path in (review, target, folder / "alias.md"):  # written long ago: a stamp that young is not trusted
+        os.utime(path, (1_700_000_000, 1_700_000_000), follow_symlinks=False)
     first = discover_commands(project, home=tmp_path)
     again = discover_commands(project, home=tmp_path)
     review.write_text("---\ndescription: Review twice.\n---\nReview it.")

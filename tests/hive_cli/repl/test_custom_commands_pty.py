@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tests.support.llm_server import LLMServer, text
@@ -63,4 +64,38 @@ def test_a_project_command_cannot_take_the_users_name_or_leave_plan_mode(
     assert request["model"] == "test-model"
     offered = {tool["function"]["name"] for tool in request.get("tools", [])}
     assert "write_file" not in offered and "execute_command" not in offered  # still plan mode
+    assert leave_repl(child) == 0
+
+
+def test_commands_follow_their_files_while_the_repl_runs(llm_server: LLMServer, tmp_path: Path) -> None:
+    folder = tmp_path / ".ironhive" / "commands"
+    folder.mkdir(parents=True)
+    review = folder / "review.md"
+    review.write_text("---\ndescription: Review the diff\n---\nReview, first text.")
+    (folder / "lint.md").write_text("Lint it.")
+    for path in (review, folder / "lint.md", folder):  # last changed long ago: the kept listing is trusted
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+    llm_server.script(text("first review done"), text("second review done"))
+    child = spawn_repl(llm_server, tmp_path)
+
+    send_line(child, "/review")
+    child.expect("first review done")
+    child.expect("›")
+    review.write_text("---\ndescription: Review it all, edited\n---\nReview, the text edited in place.")
+    send_line(child, "/review")
+    child.expect("second review done")
+    child.expect("›")
+    (folder / "standup.md").write_text("---\ndescription: Yesterday's work\n---\nSummarise.")
+    child.send("/stan\t")
+    child.expect("dup")  # a command added while the REPL runs: /stan + dup
+    child.send("\x15")
+    (folder / "lint.md").unlink()
+    send_line(child, "/help")
+    child.expect("Custom commands:")
+    child.expect("Enter sends")
+
+    listing = child.before
+    assert "Review it all, edited" in listing and "/standup" in listing and "/lint" not in listing
+    sent = [request.messages[-1]["content"] for request in llm_server.chat_requests]
+    assert sent == ["Review, first text.", "Review, the text edited in place."]
     assert leave_repl(child) == 0
