@@ -71,14 +71,14 @@ def record(root: Path, session_id: str, cwd: str) -> None:
     """
     line = encoded(IndexLine(id=session_id, cwd=cwd if len(cwd) <= MAX_CWD else "", t=time.time()))
     try:
-        with _held(root) as descriptor:
+        with held(root) as descriptor:
             if descriptor is None:
                 return
             if os.write(descriptor, line) != len(line):
                 raise OSError(f"{index_path(root)}: the line was written in part")
             size = os.fstat(descriptor).st_size
             if (size - len(line)) // COMPACT_AT < size // COMPACT_AT:
-                _compact(root)
+                compact_held(root)
     except OSError:
         with contextlib.suppress(OSError):
             index_path(root).unlink()
@@ -118,13 +118,13 @@ def build(root: Path, entries: Iterable[IndexLine]) -> bool:
 
 def compact(root: Path) -> None:
     """Rewrite the index with the newest line of each session whose file is still there (nothing without one)."""
-    with _held(root) as descriptor:
+    with held(root) as descriptor:
         if descriptor is not None:
-            _compact(root)
+            compact_held(root)
 
 
 @contextlib.contextmanager
-def _held(root: Path) -> Iterator[int | None]:
+def held(root: Path) -> Iterator[int | None]:
     """The index opened for appending and locked (``flock``); None when there is none.
 
     A compaction replaces the file while holding the old one's lock: once locked, the descriptor is
@@ -163,8 +163,8 @@ def _is_named(descriptor: int, path: Path) -> bool:
     return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
 
 
-def _compact(root: Path) -> None:
-    """Compaction, the index's lock held."""
+def compact_held(root: Path) -> None:
+    """:func:`compact`, its caller holding the index's lock (:func:`held`)."""
     path = index_path(root)
     try:
         data = read_bounded(path, limit=_MAX_INDEX)
