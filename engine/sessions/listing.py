@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engine.sessions import index
-from engine.sessions.info import SESSION_ID, SUFFIX, SessionInfo, SessionListing, read_info, session_file
+from engine.sessions.info import SUFFIX, SessionInfo, SessionListing, read_info
 
 CANDIDATES_PER_SHOWN = 4
 MIN_CANDIDATES = 64
@@ -67,19 +67,18 @@ def _candidates(root: Path, newest: index.NewestFirst, cwd: Path | None, limit: 
 
 def _stamped(root: Path, ids: Iterator[str], wanted: int) -> list[Path]:
     """The files of the next ``wanted`` ids whose file is there, the last modified first (then the newest name)."""
-    stamped: list[tuple[int, str, Path]] = []
-    for session_id in ids:
-        if not SESSION_ID.fullmatch(session_id):
-            continue
-        path = session_file(root, session_id)
+    folder = os.fspath(root)
+    stamped: list[tuple[int, str]] = []
+    for session_id in ids:  # ids the index checked: a name, never a path
+        name = f"{session_id}{SUFFIX}"
         try:
-            stamped.append((os.stat(path, follow_symlinks=False).st_mtime_ns, path.name, path))
+            stamped.append((os.stat(os.path.join(folder, name), follow_symlinks=False).st_mtime_ns, name))
         except OSError:  # pruned or removed since its line was written
             continue
         if len(stamped) >= wanted:
             break
     stamped.sort(reverse=True)
-    return [path for _, _, path in stamped]
+    return [root / name for _, name in stamped]
 
 
 def _all_and_build(root: Path) -> Iterator[Path]:
