@@ -121,17 +121,16 @@ def sessions(home: Path, sizes: list[int]) -> None:
     from engine.session_store import SessionStore
 
     root = user_data_dir() / "sessions"
-    root.mkdir(parents=True, exist_ok=True)
     store = SessionStore(root)
     here = home / "here"
     listing, latest, made = [], [], 0
     for size in sizes:
-        for number in range(made, size):
+        for number in range(made, size):  # as hive makes them: the file, and its lines in the sessions index
             cwd = here if number % 5 == 0 else home / f"elsewhere-{number % 7}"
-            header = {"type": "session", "id": f"x{number}", "cwd": str(cwd), "model": "m", "created": 1.0 + number}
-            path = root / f"20260101-000000-{number:06x}.jsonl"
-            path.write_text(json.dumps(header | {"title": f"task {number}"}) + "\n")
-            os.utime(path, (1_700_000_000 + number, 1_700_000_000 + number))
+            writer = store.create(cwd=cwd, model="m", scrub=str, title=f"task {number}")
+            writer.append_message({"role": "user", "content": f"task {number}"})
+            writer.close()
+            os.utime(writer.path, (1_700_000_000 + number, 1_700_000_000 + number))
         made = size
         listing.append(timed(lambda: store.scan(here, 20)))
         latest.append(timed(lambda: store.latest(here)))

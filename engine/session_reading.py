@@ -42,9 +42,12 @@ class SessionRecords(Struct, frozen=True, kw_only=True):
     damage: Damage
 
 
-def read_header(path: Path) -> Any:
-    """The first line of ``path`` decoded (bytes that are not UTF-8 replaced), or None when it is not JSON."""
-    with open_checked(path) as file:
+def read_header(path: Path, *, resolved: bool = False) -> Any:
+    """The first line of ``path`` decoded (bytes that are not UTF-8 replaced), or None when it is not JSON.
+
+    ``resolved``: ``path`` is in a folder already resolved (:func:`engine.safe_read.open_checked`).
+    """
+    with open_checked(path, resolved=resolved) as file:
         line = file.readline(HEADER_LIMIT + 1)
     if len(line) > HEADER_LIMIT:
         return None

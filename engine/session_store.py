@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import secrets
 import tempfile
 import time
@@ -31,42 +30,19 @@ from engine.model.types import Message
 from engine.paths import unusable_user_dir
 from engine.private_files import open_private, private_dir
 from engine.session_lock import hold, release
-from engine.session_reading import has_messages, read_header, read_records
+from engine.session_reading import read_records
 from engine.session_repair import Damage
+from engine.sessions import index
+from engine.sessions.info import SESSION_ID as SESSION_ID
+from engine.sessions.info import SessionInfo as SessionInfo
+from engine.sessions.info import SessionListing as SessionListing
+from engine.sessions.info import read_info
+from engine.sessions.listing import scan
 
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 MAX_TITLE = 200
 _KEPT = "the session up to the last turn is kept"
 Scrub = Callable[[str], str]
 """What every line passes before it is written (a ``Scrubber``: known secret values replaced)."""
-
-
-class SessionInfo(Struct, frozen=True, kw_only=True):
-    """What a session file says about itself."""
-
-    id: str
-    path: Path
-    cwd: str
-    model: str
-    created: float
-    updated: float = 0.0
-    """When the session was last written to (its file's modification time)."""
-    title: str = ""
-    damaged_header: bool = False
-    """Its first line could not be read: where (``cwd`` is empty) and with which model it began are unknown."""
-    parent: str = ""
-    """The session it was forked from ("" when none)."""
-
-
-class SessionListing(Struct, frozen=True, kw_only=True):
-    """The sessions found, and the files in the folder that could not be read as sessions."""
-
-    sessions: tuple[SessionInfo, ...]
-    skipped: tuple[Path, ...] = ()
-    unplaced: tuple[SessionInfo, ...] = ()
-    """Sessions whose first line is damaged, left out of one project's listing: where they began is unknown."""
-    more: bool = False
-    """The listing stopped at its limit: older sessions were not read."""
 
 
 class LoadedSession(Struct, frozen=True, kw_only=True):
@@ -102,14 +78,16 @@ class SessionWriter:
     Given a ``header``, the file is made only with the first record (the header first, titled by the
     first message when it has no title), so a session nothing was said in leaves no file behind.
     The session's lock is held from here to :meth:`close` (:class:`engine.session_lock.SessionBusy`
-    when another process holds it).
+    when another process holds it). Its making and its closing are noted in the sessions index
+    (:mod:`engine.sessions.index`) with ``cwd``, the folder it was started in (the header's when given).
     """
 
-    def __init__(self, path: Path, scrub: Scrub, header: dict[str, Any] | None = None) -> None:
+    def __init__(self, path: Path, scrub: Scrub, header: dict[str, Any] | None = None, *, cwd: str = "") -> None:
         self.path = path
         self.id = path.stem
         self._scrub = scrub
         self._header = header
+        self._cwd = str(header.get("cwd", "")) if header is not None else cwd
         _hold(path, "nothing of this session was saved" if header is not None else _KEPT)
         try:
             self._file: IO[str] | None = None if header is not None else _append(path)
@@ -143,6 +121,7 @@ class SessionWriter:
             handle.close()
             self.path.unlink(missing_ok=True)
             raise
+        index.record(self.path.parent, self.id, self._cwd)
         return handle
 
     def append_message(self, message: Message, success: bool | None = None) -> None:
@@ -162,6 +141,7 @@ class SessionWriter:
         if self._file is not None:
             self._file.close()
             self._file = None
+            index.record(self.path.parent, self.id, self._cwd)  # used last now, whenever it was opened
         release(self.path)
 
 
@@ -186,11 +166,15 @@ class SessionStore:
     def reopen(self, session_id: str, *, scrub: Scrub) -> SessionWriter:
         """Append to an existing session (``--continue``, ``--resume``); ``SessionBusy`` when another process writes it."""
         path = self._path(session_id)
-        if _read_info(path) is None:
+        info = read_info(path)
+        if info is None:
             raise UserError(f"{path} is not a readable hive session file")
-        writer = SessionWriter(path, scrub)  # locks first: nothing is written while another process writes
+        writer = SessionWriter(
+            path, scrub, cwd=info.cwd
+        )  # locks first: nothing is written while another process writes
         _end_with_newline(path)  # a record cut short by a crash must not swallow the next one
         writer.write({"type": "resumed", "ts": time.time()})
+        index.record(self.root, session_id, info.cwd)
         return writer
 
     def claim(self, session_id: str) -> LoadedSession:
@@ -214,30 +198,14 @@ class SessionStore:
     def scan(self, cwd: Path | None = None, limit: int | None = None) -> SessionListing:
         """Sessions, the one used last first (only those started in ``cwd`` when given), and the unreadable files.
 
-        Files are read newest first (by modification time, which every append moves) and reading stops
-        once ``limit`` sessions are found, so the latest few cost the same however many are kept.
+        With a ``limit`` the latest are found through the sessions index, so they cost the same however
+        many are kept; without one the folder is read whole (:mod:`engine.sessions.listing`).
         """
-        infos: list[SessionInfo] = []
-        skipped: list[Path] = []
-        unplaced: list[SessionInfo] = []
-        newest_first = _newest_first(self.root)
-        for path in newest_first:
-            if limit is not None and len(infos) >= limit:
-                return SessionListing(
-                    sessions=tuple(infos), skipped=tuple(skipped), unplaced=tuple(unplaced), more=True
-                )
-            info = _read_info(path)
-            if info is None:
-                skipped.append(path)
-            elif cwd is None or info.cwd == str(cwd):
-                infos.append(info)
-            elif info.damaged_header:
-                unplaced.append(info)
-        return SessionListing(sessions=tuple(infos), skipped=tuple(skipped), unplaced=tuple(unplaced))
+        return scan(self.root, cwd, limit)
 
     def info(self, path: Path) -> SessionInfo | None:
         """What the session file ``path`` says about itself; None when it is not one."""
-        return _read_info(path)
+        return read_info(path)
 
     def list(self, cwd: Path | None = None, limit: int | None = None) -> list[SessionInfo]:
         """Sessions, the one used last first; only those started in ``cwd`` when given (unreadable files skipped)."""
@@ -252,7 +220,7 @@ class SessionStore:
         """Read a session back from its intact records: damaged lines are skipped and named, tool rounds
         that lost a part dropped (:mod:`engine.session_repair`); ``LoadedSession.notice`` says what."""
         path = self._path(session_id)
-        info = _read_info(path)
+        info = read_info(path)
         if info is None:
             raise UserError(f"{path} is not a readable hive session file")
         try:
@@ -275,23 +243,6 @@ class SessionStore:
         return path
 
 
-def _newest_first(root: Path) -> list[Path]:
-    """The ``*.jsonl`` files of ``root``, the last modified first (then by name, newest id first)."""
-    stamped: list[tuple[int, str, Path]] = []
-    try:
-        entries = list(os.scandir(root))
-    except OSError:  # no folder yet, or unreadable
-        return []
-    for entry in entries:
-        if entry.name.endswith(".jsonl"):
-            try:
-                stamped.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.name, Path(entry.path)))
-            except OSError:
-                continue
-    stamped.sort(reverse=True)
-    return [path for _, _, path in stamped]
-
-
 def new_session_id() -> str:
     """A fresh session id: when it was made, and six random hex digits."""
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
@@ -305,43 +256,6 @@ def _end_with_newline(path: Path) -> None:
         handle.seek(-1, 2)
         if handle.read(1) != b"\n":
             handle.write(b"\n")
-
-
-def _read_info(path: Path) -> SessionInfo | None:
-    """What a session file says about itself; None when it is not one.
-
-    A file whose first line is damaged is still a session when later lines hold its messages: it is
-    then known by its name alone (where and with which model it began are lost).
-    """
-    try:
-        header = read_header(path)
-        updated = path.stat().st_mtime
-        fields = _header_fields(header)
-        if fields is None:
-            return _headless_info(path, updated) if has_messages(path) else None
-    except OSError:  # unreadable, or not a regular file (safe_read refused it)
-        return None
-    cwd, model, title, created = fields
-    parent = header.get("parent")
-    parent = parent if isinstance(parent, str) else ""
-    return SessionInfo(
-        id=path.stem, path=path, cwd=cwd, model=model, created=created, updated=updated, title=title, parent=parent
-    )
-
-
-def _header_fields(header: Any) -> tuple[str, str, str, float] | None:
-    """cwd, model, title and creation time of a session header; None when it is not one."""
-    if not isinstance(header, dict) or header.get("type") != "session":
-        return None
-    created = header.get("created", 0)
-    texts = [header.get(name, "") for name in ("cwd", "model", "title")]
-    if isinstance(created, bool) or not isinstance(created, int | float) or not all(isinstance(t, str) for t in texts):
-        return None
-    return texts[0], texts[1], texts[2], float(created)
-
-
-def _headless_info(path: Path, updated: float) -> SessionInfo:
-    return SessionInfo(id=path.stem, path=path, cwd="", model="", created=updated, updated=updated, damaged_header=True)
 
 
 def _hold(path: Path, kept: str) -> None:

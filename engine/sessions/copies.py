@@ -29,6 +29,7 @@ from engine.errors import UserError
 from engine.redaction.scrubber import Scrubber
 from engine.safe_read import open_checked, read_bounded
 from engine.session_store import Scrub, SessionInfo, SessionStore
+from engine.sessions import index
 from engine.sessions.placing import place_session
 
 EXPORT_TYPE = "hive-session-export"
@@ -156,8 +157,10 @@ def _line(record: dict[str, Any]) -> bytes:
 
 
 def _info(store: SessionStore, session_id: str) -> SessionInfo:
+    """What the session just placed says of itself, once noted in the sessions index."""
     info = store.info(store.root / f"{session_id}.jsonl")
     assert info is not None  # written just now, with a session header
+    index.record(store.root, session_id, info.cwd)
     return info
 
 

@@ -3,8 +3,9 @@
 Known by name and ``stat`` alone (no session file is read); a session in use (its lock held by this
 process or another: written, resumed, shown in a REPL) or named in ``keep`` is never removed. Each
 removal holds the session's lock while the file goes, so a process that opens it meanwhile is
-refused rather than left writing a removed file. At a session's start this runs at most once a day
-(:func:`prune_sessions_daily`); ``hive sessions prune`` runs it now.
+refused rather than left writing a removed file; the sessions index is compacted after (the removed
+sessions' lines go). At a session's start this runs at most once a day (:func:`prune_sessions_daily`);
+``hive sessions prune`` runs it now.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from engine.session_lock import SessionBusy, hold, in_use, release
 from engine.session_store import SESSION_ID
+from engine.sessions.index import compact
 from engine.stores.caps import Caps, Entry, Verdict, choose
 from engine.stores.options import StoresOptions
 from engine.stores.stamp import claim_daily
@@ -60,6 +62,9 @@ def prune_sessions(
     if dry_run:
         return verdict
     busy = [entry for entry in verdict.removed if not _remove(root / f"{entry.name}{SUFFIX}")]
+    if len(busy) < len(verdict.removed):
+        with contextlib.suppress(OSError):  # housekeeping: the index is compacted again when it grows
+            compact(root)
     if not busy:
         return verdict
     removed = tuple(entry for entry in verdict.removed if entry not in busy)

@@ -14,9 +14,12 @@ PAGE = 50
 
 
 def list_sessions(cwd: str | None, cursor: str | None) -> ListSessionsResponse:
-    """The sessions started in ``cwd`` (every one without it), ``PAGE`` at a time from ``cursor`` (an offset)."""
+    """The sessions started in ``cwd`` (every one without it), ``PAGE`` at a time from ``cursor`` (an offset).
+
+    Only the sessions up to the page's end and one more are read (through the sessions index).
+    """
     start = int(cursor) if cursor and cursor.isdigit() else 0
-    found = SessionStore(user_data_dir() / "sessions").list(Path(cwd) if cwd else None)
+    found = SessionStore(user_data_dir() / "sessions").list(Path(cwd) if cwd else None, limit=start + PAGE + 1)
     page = found[start : start + PAGE]
     sessions = [
         SessionInfo(
