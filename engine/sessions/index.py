@@ -43,6 +43,7 @@ COMPACT_AT = 1024 * 1024
 MAX_CWD = 2048
 """A longer folder is written as "" (a line that matches every folder: the session's header decides)."""
 _CHUNK = 64 * 1024
+_FIRST_CHUNK = 4 * 1024
 _MAX_INDEX = 64 * 1024 * 1024
 """The most a compaction reads; a larger index (damage) is removed and built again by the next listing."""
 
@@ -245,11 +246,12 @@ class NewestFirst:
         """The lines of the index, the last first (read in chunks from the end)."""
         end = os.fstat(self._file.fileno()).st_size
         carry = b""
+        chunk = _FIRST_CHUNK  # the latest few lines are most often all a listing needs: read more only then
         while end > 0:
-            start = max(0, end - _CHUNK)
+            start = max(0, end - chunk)
             self._file.seek(start)
             pieces = (self._file.read(end - start) + carry).split(b"\n")
-            end = start
+            end, chunk = start, min(2 * chunk, _CHUNK)
             carry = pieces[0] if len(pieces[0]) <= _CHUNK else b""  # a line that long is damage: dropped
             yield from reversed(pieces[1:])
         yield carry
