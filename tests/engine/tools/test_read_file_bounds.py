@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.tools.base import ToolResult
-from engine.tools.edit import MAX_EDIT_BYTES, EditFileTool
+from engine.tools.edit import EditFileTool
+from engine.tools.edit_large import MAX_EDIT_BYTES
 from engine.tools.files import ReadFileTool
 
 Call = Callable[..., ToolResult]
@@ -127,6 +128,7 @@ def test_edit_file_refuses_a_fifo_and_a_file_too_large_to_hold(call: Call, works
     )
     assert (huge.success, huge.output) == (
         False,
-        "huge.txt was not edited: it is larger than 10 MiB; edit_file changes regular text files.",
+        "huge.txt was not edited: it is larger than 1024 MiB; edit_file changes files up to that size (each edit "
+        "rewrites the whole file).",
     )
     assert (workspace / "huge.txt").stat().st_size == MAX_EDIT_BYTES + 1
