@@ -11,9 +11,12 @@ with the pile). Steps:
   saved sessions of several directories;
 - commands: listing N custom commands again (``/help``, Tab and ``/name`` do it each time);
 - memory: a recall over N notes whose words are common;
-- a simulated year of sessions (30 a day), pruned with the default caps: what is left against the caps.
+- a simulated year of sessions (30 a day), pruned with the default caps: what is left against the caps;
+- file edits: edit_file of one line, a miss, and read_file of 200 lines at the start and in the middle, in
+  files of 1, 10 and 100 MB, each in a child process (its peak memory is the call's own).
 
-Goals (issue #42): every step at the largest size within 1.5x its cost at 10; no request over 128 tools.
+Goals (issue #42): every step at the largest size within 1.5x its cost at 10; no request over 128 tools;
+a one-line edit of a 100 MB file under 150 MB of peak memory.
 
 Usage: python benchmarks/growth.py [--quick]
 """
@@ -200,6 +203,78 @@ def simulated_year(home: Path) -> None:
     )
 
 
+_FILE_CALL = """
+import asyncio, json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+from engine.tools.base import ToolContext
+from engine.tools.edit import EditFileTool
+from engine.tools.files import ReadFileTool
+from pathlib import Path
+path, arguments = Path(sys.argv[2]), json.loads(sys.argv[3])
+tool = EditFileTool() if "old_string" in arguments else ReadFileTool()
+context = ToolContext(cwd=path.parent, data_dir=path.parent / "data")
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.perf_counter()
+result = asyncio.run(tool.run({"path": path.name, **arguments}, context))
+spent = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline
+print(json.dumps({"seconds": spent, "peak_kb": peak, "success": result.success, "head": result.output[:200]}))
+"""
+
+
+def _file_call(path: Path, arguments: dict[str, object]) -> dict[str, object]:
+    """One edit_file or read_file call in a fresh process: its time and its peak memory above the imports'."""
+    import subprocess
+
+    root = str(Path(__file__).resolve().parent.parent)
+    command = [sys.executable, "-c", _FILE_CALL, root, str(path), json.dumps(arguments)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    answer: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return answer
+
+
+def file_edits(home: Path) -> None:
+    """edit_file and read_file on files of 1, 10 and 100 MB: time and peak memory of each call."""
+    sizes = [1, 10, 100]
+    line = "{:09d} some log text for this line, long enough to be ordinary\n"
+    rows: dict[str, list[tuple[float, float]]] = {}
+    refusals: list[str] = []
+    for megabytes in sizes:
+        path = home / "edits" / f"{megabytes}mb.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        count = megabytes * 1_000_000 // len(line.format(0))
+        with path.open("w") as file:
+            file.writelines(line.format(n) for n in range(1, count + 1))
+        middle = line.format(count // 2)
+        calls = {
+            "edit_file one line": [
+                {"old_string": middle, "new_string": middle.upper()},
+                {"old_string": middle.upper(), "new_string": middle},
+                {"old_string": middle, "new_string": middle.upper()},
+            ],
+            "edit_file not found": [{"old_string": "not in the file\n", "new_string": "x"}] * 3,
+            "read_file 200 lines at start": [{"offset": 1, "limit": 200}] * 3,
+            "read_file 200 lines in middle": [{"offset": count // 2, "limit": 200}] * 3,
+        }
+        for name, arguments in calls.items():
+            answers = [_file_call(path, one) for one in arguments]
+            seconds = statistics.median(float(str(a["seconds"])) for a in answers)
+            peak = max(float(str(a["peak_kb"])) for a in answers) / 1024
+            rows.setdefault(name, []).append((seconds, peak))
+            if name != "edit_file not found" and not all(a["success"] for a in answers):
+                refusals.append(f"{name} of {megabytes} MB: {str(answers[0]['head']).splitlines()[0]}")
+        path.unlink()
+    print("file edits (each call in its own process; peak memory above the imports')")
+    for name, points in rows.items():
+        curve(f"{name}, time", sizes, [seconds for seconds, _ in points])
+        curve(f"{name}, peak", sizes, [peak for _, peak in points], unit="MB", scale=1)
+    for refusal in refusals:
+        print(f"  refused: {refusal}")
+    peak = rows["edit_file one line"][-1][1]
+    met = peak < 150 and not any(r.startswith("edit_file one line of 100 MB") for r in refusals)
+    print(f"  goal: one-line edit of a 100 MB file under 150 MB peak: {'yes' if met else 'no'} ({peak:.0f} MB)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes to 1,000 only")
@@ -213,6 +288,7 @@ def main() -> None:
         commands(home, sizes[:3] + ([3000] if not quick else []))
         memory(home, sizes if quick else [*sizes, 100_000])
         simulated_year(home)
+        file_edits(home)
 
 
 if __name__ == "__main__":

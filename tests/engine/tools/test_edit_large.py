@@ -140,9 +140,7 @@ def test_characters_split_by_chunk_borders_are_text(call: Call, workspace: Path)
     assert large.output.startswith("Edited large.txt: replaced 3 occurrences.")
 
 
-def test_one_line_of_a_file_over_the_threshold_is_edited_without_copying_the_file(
-    call: Call, workspace: Path
-) -> None:
+def test_one_line_of_a_file_over_the_threshold_is_edited_without_copying_the_file(call: Call, workspace: Path) -> None:
     line_count = LARGE_FILE_BYTES // 40 + 1000
     path = workspace / "big.log"
     with path.open("w") as file:
