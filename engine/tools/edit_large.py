@@ -28,6 +28,7 @@ from typing import BinaryIO
 from engine.safe_read import UnsafeFile, describe_size, open_checked
 from engine.tools.base import ToolContext, ToolResult
 from engine.tools.edit_match import LineEndings, locate, numbered, snippet_bounds
+from engine.tools.files import fsync_directory
 from engine.tools.hints import hint
 
 LARGE_FILE_BYTES = 8 * 1024 * 1024
@@ -207,7 +208,7 @@ def _write_replaced(path: Path, file: _File, needle: bytes, new: bytes, limit: i
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    _fsync_folder(path.parent)
+    fsync_directory(path.parent)
     return count
 
 
@@ -226,15 +227,6 @@ def _stream(file: _File, out: BinaryIO, needle: bytes, new: bytes, limit: int | 
 def _copy(file: _File, out: BinaryIO, start: int, end: int) -> None:
     for piece in file.chunks(start, end):
         out.write(piece)
-
-
-def _fsync_folder(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        descriptor = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
 
 
 def _excerpt(file: _File, offset: int, needle: bytes, new: bytes, replace_all: bool) -> str:
