@@ -7,18 +7,25 @@ with the pile). Steps:
 
 - agents: the tools in a request of a session with N agent files, and the request's size (its messages and
   tools) against a bare request's, with no agent files (OpenAI refuses more than 128 tools);
-- sessions: ``hive sessions list`` (the latest 20) and ``--continue`` (this directory's latest) over N
-  saved sessions of several directories;
+- sessions: ``hive sessions list --all --limit 10``, ``--continue`` (this directory's latest) and this
+  directory's latest 20 over N saved sessions of several directories;
 - commands: with N custom commands, Tab's listing, running one (``/name``) and ``/help``;
 - REPL start with N custom commands: the real REPL in a pseudo-terminal, until its prompt is up, until
   text typed at once is shown, and until the first Tab completes a command;
 - skills and agent files: found again in the same process (a session's start after ``/new``; a new
   process has no cache, and a skill or agent file edited in place is seen by the next session);
 - memory: a recall over N notes whose words are common;
+- a session's start in a new process: 1,000 broken skills against good ones, flow-style agent lists
+  against block ones;
 - a simulated year of each store (sessions, a project's checkpoint turns, its saved outputs), pruned once
-  with the default caps: what is left against the caps.
+  with the default caps: what is left against the caps;
+- file edits: edit_file of one line, a miss, and read_file of 200 lines at the start and in the middle, in
+  files of 1, 10 and 100 MB, each in a child process (its peak memory is the call's own).
 
-Goals (issue #42): every step at the largest size within 1.5x its cost at 10; no request over 128 tools.
+Goals (issue #42): every step at the largest size within 1.5x its cost at 10 (a step whose own work grows
+with the pile, because it shows or checks every item, says so instead); no request over 128 tools or over
+twice a bare request's size; a one-line edit of a 100 MB file under 150 MB of peak memory; every store
+within its caps after a simulated year.
 
 Usage: python benchmarks/growth.py [--quick]
 """
@@ -421,6 +428,78 @@ def report(what: str, made: int, kept: int, removed: Sized, spent: float, caps: 
     )
 
 
+_FILE_CALL = """
+import asyncio, json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+from engine.tools.base import ToolContext
+from engine.tools.edit import EditFileTool
+from engine.tools.files import ReadFileTool
+from pathlib import Path
+path, arguments = Path(sys.argv[2]), json.loads(sys.argv[3])
+tool = EditFileTool() if "old_string" in arguments else ReadFileTool()
+context = ToolContext(cwd=path.parent, data_dir=path.parent / "data")
+baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.perf_counter()
+result = asyncio.run(tool.run({"path": path.name, **arguments}, context))
+spent = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - baseline
+print(json.dumps({"seconds": spent, "peak_kb": peak, "success": result.success, "head": result.output[:200]}))
+"""
+
+
+def _file_call(path: Path, arguments: dict[str, object]) -> dict[str, object]:
+    """One edit_file or read_file call in a fresh process: its time and its peak memory above the imports'."""
+    import subprocess
+
+    root = str(Path(__file__).resolve().parent.parent)
+    command = [sys.executable, "-c", _FILE_CALL, root, str(path), json.dumps(arguments)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    answer: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return answer
+
+
+def file_edits(home: Path) -> None:
+    """edit_file and read_file on files of 1, 10 and 100 MB: time and peak memory of each call."""
+    sizes = [1, 10, 100]
+    line = "{:09d} some log text for this line, long enough to be ordinary\n"
+    rows: dict[str, list[tuple[float, float]]] = {}
+    refusals: list[str] = []
+    for megabytes in sizes:
+        path = home / "edits" / f"{megabytes}mb.log"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        count = megabytes * 1_000_000 // len(line.format(0))
+        with path.open("w") as file:
+            file.writelines(line.format(n) for n in range(1, count + 1))
+        middle = line.format(count // 2)
+        calls = {
+            "edit_file one line": [
+                {"old_string": middle, "new_string": middle.upper()},
+                {"old_string": middle.upper(), "new_string": middle},
+                {"old_string": middle, "new_string": middle.upper()},
+            ],
+            "edit_file not found": [{"old_string": "not in the file\n", "new_string": "x"}] * 3,
+            "read_file 200 lines at start": [{"offset": 1, "limit": 200}] * 3,
+            "read_file 200 lines in middle": [{"offset": count // 2, "limit": 200}] * 3,
+        }
+        for name, arguments in calls.items():
+            answers = [_file_call(path, one) for one in arguments]
+            seconds = statistics.median(float(str(a["seconds"])) for a in answers)
+            peak = max(float(str(a["peak_kb"])) for a in answers) / 1024
+            rows.setdefault(name, []).append((seconds, peak))
+            if name != "edit_file not found" and not all(a["success"] for a in answers):
+                refusals.append(f"{name} of {megabytes} MB: {str(answers[0]['head']).splitlines()[0]}")
+        path.unlink()
+    print("file edits (each call in its own process; peak memory above the imports')")
+    for name, points in rows.items():
+        curve(f"{name}, time", sizes, [seconds for seconds, _ in points])
+        curve(f"{name}, peak", sizes, [peak for _, peak in points], unit="MB", scale=1)
+    for refusal in refusals:
+        print(f"  refused: {refusal}")
+    peak = rows["edit_file one line"][-1][1]
+    met = peak < 150 and not any(r.startswith("edit_file one line of 100 MB") for r in refusals)
+    print(f"  goal: one-line edit of a 100 MB file under 150 MB peak: {'yes' if met else 'no'} ({peak:.0f} MB)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="sizes to 1,000 only")
@@ -438,6 +517,7 @@ def main() -> None:
         os.environ["HIVE_HOME"] = str(home / "hive-home")
         memory(home, sizes if quick else [*sizes, 100_000])
         simulated_year(home)
+        file_edits(home)
 
 
 if __name__ == "__main__":

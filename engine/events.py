@@ -283,6 +283,8 @@ class ApprovalRequested(_AgentEvent, frozen=True, kw_only=True):
     """Why it needs a decision (the rule that asks, or what could not be judged)."""
     request_id: str = ""
     """The question's own id, unique in the process: what an answer over stdin names (stream-json input)."""
+    warning: str = ""
+    """What the person should know before allowing it (e.g. "this change cannot be undone: ..."); empty: nothing."""
 
 
 class ApprovalResolved(_AgentEvent, frozen=True, kw_only=True):

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from engine.checkpoints.open_turns import PendingScan, TurnHandle
-from engine.checkpoints.states import capture_state, current_state, lstat_or_none
+from engine.checkpoints.states import after_state, capture_state, lstat_or_none
 from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest, new_turn_id
 from engine.events import TurnRecord
 
@@ -118,7 +118,7 @@ class TurnRecorder:
                 manifest.changes.setdefault(path, Change(before, None))  # an earlier round's state is older
             self._pending.clear()
             for path, change in manifest.changes.items():
-                manifest.changes[path] = Change(change.before, current_state(path))
+                manifest.changes[path] = Change(change.before, after_state(path, change.before, self.max_file_bytes))
             if self._labels:
                 manifest.label = _label(manifest.label, self._labels)
                 self._labels.clear()

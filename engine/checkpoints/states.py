@@ -70,6 +70,38 @@ def _read_regular(path: Path | str, limit: int) -> bytes | None:
     return data if len(data) <= limit else None
 
 
+def after_state(path: Path | str, before: FileState | None, max_file_bytes: int) -> FileState | None:
+    """What is at ``path`` at the end of a round, as :func:`current_state`, but never hashing a file for nothing.
+
+    When the path's before-state was not kept and the file is now over ``max_file_bytes``, undo refuses
+    the path whatever its bytes: the file is sized, not read (hashing 100 MB each round is what it saves).
+    """
+    if before is None or before.kind != "unrecorded":
+        return current_state(path)
+    st = lstat_or_none(path)
+    if st is None or not stat.S_ISREG(st.st_mode) or st.st_size <= max_file_bytes:
+        return current_state(path)
+    return FileState(
+        kind="unrecorded",
+        reason=f"not read: larger than max_file_bytes ({max_file_bytes} bytes), and its earlier state was not kept",
+    )
+
+
+def undo_notice(path: Path | str, shown: str, max_file_bytes: int) -> str | None:
+    """The notice that a change to ``path`` cannot be undone (a file over ``max_file_bytes``), said before it runs."""
+    st = lstat_or_none(path)
+    if st is None or not stat.S_ISREG(st.st_mode) or st.st_size <= max_file_bytes:
+        return None
+    return (
+        f"this change cannot be undone: {shown} is {_size(st.st_size)}, over the checkpoint limit "
+        "(checkpoints.max_file_bytes)"
+    )
+
+
+def _size(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
 def current_state(path: Path | str) -> FileState | None:
     """What is at ``path`` now, a file only hashed (None: nothing is there, or a folder on the way is a link)."""
     st = lstat_or_none(path)

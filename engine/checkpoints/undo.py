@@ -118,10 +118,10 @@ def conflicts(manifest: Manifest, store: CheckpointStore) -> list[Conflict]:
             found.append(Conflict(path, f"another hive (process {busy[path]}) is working on it now"))
         elif link is not None:
             found.append(Conflict(path, str(link), through_link=True))
+        elif change.before is not None and change.before.kind == "unrecorded":  # first: it is not read for nothing
+            found.append(Conflict(path, f"its earlier state was not kept ({change.before.reason})"))
         elif not same_state(current_state(path), change.after):
             found.append(Conflict(path, "changed after hive touched it"))
-        elif change.before is not None and change.before.kind == "unrecorded":
-            found.append(Conflict(path, f"its earlier state was not kept ({change.before.reason})"))
         elif change.before is not None and change.before.kind == "file" and not store.has_blob(change.before.blob):
             found.append(Conflict(path, "its kept copy is missing from the store or damaged"))
     return found

@@ -26,6 +26,7 @@ from pathlib import Path
 from engine.checkpoints import open_turns
 from engine.checkpoints.recorder import TurnRecorder
 from engine.checkpoints.settle import saved_since, settle
+from engine.checkpoints.states import undo_notice
 from engine.checkpoints.tree import Scan, TreeIndex
 from engine.events import ToolCall
 from engine.paths import project_root
@@ -33,7 +34,7 @@ from engine.policy.subjects import SHELL_TOOL, subjects_for
 from engine.sandbox.status import SandboxStatus
 from engine.tools.base import ToolContext, ToolResult, Toolset
 from engine.tools.output import end_line
-from engine.tools.paths import resolve_path, working_directory
+from engine.tools.paths import display_path, resolve_path, working_directory
 from engine.tools.registry import WrapperToolset
 
 FILE_TOOLS = frozenset({"write_file", "edit_file"})
@@ -56,18 +57,29 @@ class CheckpointToolset(WrapperToolset):
             return await self._shell_call(call, ctx)
         return await self.inner.call(call, ctx)
 
+    def caveats(self, call: ToolCall, ctx: ToolContext) -> tuple[str, ...]:
+        """That a ``write_file``/``edit_file`` call's change cannot be undone, when its file is over the limit."""
+        path = _file_target(call, ctx) if call.name in FILE_TOOLS else None
+        notice = self._undo_notice(path, ctx) if path is not None else None
+        return (*((notice,) if notice else ()), *super().caveats(call, ctx))
+
     async def _file_call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        raw = call.arguments.get("path")
-        try:
-            path = resolve_path(raw, ctx) if isinstance(raw, str) else None
-        except ValueError:
-            path = None
+        path = _file_target(call, ctx)
         if path is None:  # the tool refuses it with its own message
             return await self.inner.call(call, ctx)
         async with self._lock:
+            notice = await asyncio.to_thread(self._undo_notice, path, ctx)
+            if notice:
+                ctx.progress(notice)
             await asyncio.to_thread(self.recorder.capture, path)
-            self.recorder.note(f"{call.name} {raw}")
-            return await self.inner.call(call, ctx)
+            self.recorder.note(f"{call.name} {call.arguments.get('path')}")
+            result = await self.inner.call(call, ctx)
+        if notice and result.success:
+            return ToolResult(end_line(result.output) + f"[Checkpoint: {notice}.]", result.success, result.shown_files)
+        return result
+
+    def _undo_notice(self, path: Path, ctx: ToolContext) -> str | None:
+        return undo_notice(path, display_path(path, ctx), self.recorder.max_file_bytes)
 
     async def _shell_call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         confined = self.sandbox.confined and not ctx.outside_sandbox
@@ -147,6 +159,15 @@ class CheckpointToolset(WrapperToolset):
     def _turn_id(self) -> str:
         turn = self.recorder.turn
         return turn.turn_id if turn is not None else ""
+
+
+def _file_target(call: ToolCall, ctx: ToolContext) -> Path | None:
+    """The file a ``write_file``/``edit_file`` call names, resolved; None when it cannot be."""
+    raw = call.arguments.get("path")
+    try:
+        return resolve_path(raw, ctx) if isinstance(raw, str) else None
+    except ValueError:
+        return None
 
 
 def _parser_writes(call: ToolCall, ctx: ToolContext) -> list[Path]:

@@ -17,6 +17,7 @@ never offered for it and nothing remembered skips its question (a "deny always" 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from typing import Literal, Protocol
 from uuid import uuid4
@@ -82,6 +83,9 @@ class ApprovalRequest(Struct, frozen=True, kw_only=True):
     source: str = ""
     diff: str | None = None
     """For ``write_file``/``edit_file``: a unified diff from the file as it is now."""
+    warning: str = ""
+    """What the person should know before allowing it that the rest does not say (e.g. "this change cannot be
+    undone: ..."), from the wrappers the call will pass through; empty when nothing."""
     remember: str | None = None
     """The exact pattern "always for this session" records; None when it cannot be offered."""
     lasting: tuple[LastingRule, ...] = ()
@@ -217,7 +221,7 @@ class ApprovalGate(WrapperToolset):
             return Decision(allowed=False, reason=f"{judgement.reason}; {why}")
         if self.approver is None:
             return Decision(allowed=False, reason=f"{NOBODY_TO_ASK}. It needs approval because {judgement.reason}")
-        request = await _request(call, spec, judgement, ctx)
+        request = await _request(call, spec, judgement, ctx, self._caveats)
         with self._waiting(ctx):
             async with self._approval_lock():
                 if self._allowed_earlier(judgement):
@@ -230,6 +234,7 @@ class ApprovalGate(WrapperToolset):
                             reason=request.reason,
                             request_id=request.request_id,
                             agent=ctx.agent_id,
+                            warning=request.warning,
                         )
                     )
                     decision = self._save(await self._decide(request), request, judgement, ctx)
@@ -245,6 +250,10 @@ class ApprovalGate(WrapperToolset):
         if decision.allowed and decision.remember is not None and decision.remember == request.remember:
             self.remembered.add(decision.remember)
         return decision
+
+    def _caveats(self, call: ToolCall, ctx: ToolContext) -> str:
+        """What the wrappers below the gate say of the call (a change that cannot be undone), joined; blocking."""
+        return "; ".join(self.inner.caveats(call, ctx)) if isinstance(self.inner, WrapperToolset) else ""
 
     def _allowed_earlier(self, judgement: Judgement) -> bool:
         """Whether an "always" answer given meanwhile covers the call (never a person-only one)."""
@@ -298,7 +307,13 @@ class ApprovalGate(WrapperToolset):
         return decision
 
 
-async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: ToolContext) -> ApprovalRequest:
+async def _request(
+    call: ToolCall,
+    spec: ToolSpec,
+    judgement: Judgement,
+    ctx: ToolContext,
+    caveats: Callable[[ToolCall, ToolContext], str],
+) -> ApprovalRequest:
     """What the approver is shown; a person-only request offers no "always" (only a "deny always" may stay)."""
     person_only = judgement.person_only
     return ApprovalRequest(
@@ -309,6 +324,7 @@ async def _request(call: ToolCall, spec: ToolSpec, judgement: Judgement, ctx: To
         rule=judgement.rule,
         source=judgement.source,
         diff=await asyncio.to_thread(diff_for_call, call, ctx),
+        warning=await asyncio.to_thread(caveats, call, ctx),
         remember=None if person_only else judgement.remember,
         lasting=() if person_only else judgement.lasting,
         lasting_deny=judgement.lasting_deny,

@@ -48,6 +48,8 @@ def diff_for_call(call: ToolCall, ctx: ToolContext) -> str | None:
     path = resolve_for_rules(raw, ctx)
     if path is None:
         return f"(cannot resolve {raw!r})"
+    if _too_large(path):
+        return f"({display_path(path, ctx)} is over {MAX_DIFF_SOURCE_BYTES // 1_000_000} MB: no diff is shown)"
     before = _current_text(path)
     if before is None:
         return f"({display_path(path, ctx)} is not a text file hive can diff)"
@@ -68,6 +70,13 @@ def _lines(text: str) -> list[str]:
     """``text``'s lines, each with its newline: only a newline ends one (a carriage return stays inside, to be shown)."""
     parts = text.split("\n")
     return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _too_large(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size > MAX_DIFF_SOURCE_BYTES
+    except OSError:
+        return False
 
 
 def _current_text(path: Path) -> str | None:

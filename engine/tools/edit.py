@@ -8,11 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
-from msgspec import Meta, Struct
+from msgspec import Meta
 
 from engine.safe_read import UnsafeFile, read_bounded
 from engine.tools.args import ToolArgs
 from engine.tools.base import ArgsTool, ToolContext, ToolResult, run_blocking
+from engine.tools.edit_large import CHUNK_BYTES, LARGE_FILE_BYTES, edit_large
+from engine.tools.edit_match import MAX_SHOWN_LINES, LineEndings, locate, numbered, snippet_bounds
 from engine.tools.editor_files import EditorFileError
 from engine.tools.files import (
     WriteRefused,
@@ -25,12 +27,8 @@ from engine.tools.files import (
 from engine.tools.hints import hint
 from engine.tools.paths import with_path
 
-MAX_EDIT_BYTES = 10 * 1024 * 1024
-"""Larger files are not edited (edit_file holds the whole file, and its new content, in memory)."""
-SNIPPET_CONTEXT = 3
-"""Unchanged lines shown around an edit."""
-MAX_SHOWN_LINES = 30
-"""Lines of a snippet or of the closest region shown at most."""
+WHOLE_TEXT_BYTES = 10 * 1024 * 1024
+"""Files an editor holds (or a write interceptor judges) are edited as whole text, up to this size."""
 _EXHAUSTIVE_WINDOWS = 2000
 _PRESELECTED_WINDOWS = 200
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
@@ -70,14 +68,32 @@ class EditFileTool(ArgsTool[EditFileArgs]):
     args_model = EditFileArgs
     read_only = False
 
+    def __init__(self, *, large_file_bytes: int = LARGE_FILE_BYTES, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.large_file_bytes = large_file_bytes
+        """Files larger than this are edited by streaming (:mod:`engine.tools.edit_large`), never held whole."""
+        self.chunk_bytes = chunk_bytes
+
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
-        return await run_blocking(lambda: with_path(args.path, ctx, lambda path, shown: _edit(path, shown, args, ctx)))
+        return await run_blocking(
+            lambda: with_path(args.path, ctx, lambda path, shown: self._edit(path, shown, args, ctx))
+        )
 
+    def _edit(self, path: Path, shown: str, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
+        if self._streams(path, ctx):
+            if args.old_string == args.new_string:
+                return ToolResult.error("old_string and new_string are identical; the edit would change nothing.")
+            return edit_large(path, shown, args.old_string, args.new_string, args.replace_all, ctx, self.chunk_bytes)
+        return _edit(path, shown, args, ctx)
 
-class _Replacement(Struct, frozen=True):
-    old: str
-    new: str
-    note: str = ""
+    def _streams(self, path: Path, ctx: ToolContext) -> bool:
+        """Whether the file is large enough to stream, and nobody needs its whole text (an editor, an interceptor)."""
+        options = ctx.file_options
+        if options.editor is not None or options.write_interceptor is not None:
+            return False
+        try:
+            return path.is_file() and path.stat().st_size > self.large_file_bytes
+        except OSError:
+            return False
 
 
 def _edit(path: Path, shown: str, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
@@ -93,7 +109,7 @@ def _edit(path: Path, shown: str, args: EditFileArgs, ctx: ToolContext) -> ToolR
             path, shown, args.new_string, ctx, f"Created {shown} ({plural(count_lines(args.new_string), 'line')})."
         )
     try:
-        data = read_bounded(path, limit=MAX_EDIT_BYTES)
+        data = read_bounded(path, limit=WHOLE_TEXT_BYTES)
     except UnsafeFile as refused:
         return ToolResult.error(f"{shown} was not edited: it {refused.reason}; edit_file changes regular text files.")
     if b"\0" in data:
@@ -118,7 +134,7 @@ def _edit(path: Path, shown: str, args: EditFileArgs, ctx: ToolContext) -> ToolR
 
 
 def _replace(path: Path, shown: str, content: str, args: EditFileArgs, ctx: ToolContext) -> ToolResult:
-    replacement = _locate(content, args.old_string, args.new_string)
+    replacement = locate(content.__contains__, _endings(content), args.old_string, args.new_string)
     if replacement is None:
         return ToolResult.error(no_match_message(content, args.old_string, shown))
     count = content.count(replacement.old)
@@ -131,7 +147,8 @@ def _replace(path: Path, shown: str, content: str, args: EditFileArgs, ctx: Tool
     updated = content.replace(replacement.old, replacement.new, -1 if args.replace_all else 1)
     start_line = content.count("\n", 0, content.index(replacement.old)) + 1
     new_lines = replacement.new.removesuffix("\n").count("\n")
-    snippet = _snippet(updated, start_line, start_line + new_lines)
+    updated_lines = updated.split("\n")
+    snippet = numbered(updated_lines, *snippet_bounds(start_line, start_line + new_lines, len(updated_lines)))
     summary = f"Edited {shown}: replaced {plural(count, 'occurrence')}{replacement.note}."
     return _write(path, shown, updated, ctx, f"{summary}\n{snippet}")
 
@@ -146,28 +163,8 @@ def _write(path: Path, shown: str, content: str, ctx: ToolContext, message: str)
     return ToolResult(message)
 
 
-def _locate(content: str, old: str, new: str) -> _Replacement | None:
-    """The strings to replace with, adapting the line endings when only they differ from the file's."""
-    if old in content:
-        return _Replacement(old, _to_crlf(new) if _uses_crlf(content) else new)
-    if "\r\n" in content and "\n" in old and "\r\n" not in old:
-        crlf_old = old.replace("\n", "\r\n")
-        if crlf_old in content:
-            return _Replacement(crlf_old, _to_crlf(new), " (matched after converting line endings to the file's CRLF)")
-    if "\r\n" not in content and "\r\n" in old:
-        lf_old = old.replace("\r\n", "\n")
-        if lf_old in content:
-            note = " (matched after converting CRLF line endings to LF)"
-            return _Replacement(lf_old, new.replace("\r\n", "\n"), note)
-    return None
-
-
-def _uses_crlf(content: str) -> bool:
-    return "\r\n" in content and content.count("\n") == content.count("\r\n")
-
-
-def _to_crlf(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+def _endings(content: str) -> LineEndings:
+    return LineEndings(lf=content.count("\n"), crlf=content.count("\r\n"))
 
 
 def _occurrence_lines(content: str, old: str) -> list[int]:
@@ -179,18 +176,6 @@ def _occurrence_lines(content: str, old: str) -> list[int]:
         position = index
         index = content.find(old, index + len(old))
     return lines
-
-
-def _snippet(content: str, first_changed: int, last_changed: int) -> str:
-    lines = content.split("\n")
-    start = max(1, first_changed - SNIPPET_CONTEXT)
-    end = min(len(lines), last_changed + SNIPPET_CONTEXT, start + MAX_SHOWN_LINES - 1)
-    return _numbered(lines, start, end)
-
-
-def _numbered(lines: list[str], start: int, end: int) -> str:
-    """Lines ``start``..``end`` (1-based, inclusive) in read_file's format."""
-    return "\n".join(f"{n:>6}\t" + lines[n - 1].removesuffix("\r") for n in range(start, end + 1))
 
 
 # --- when old_string is not found ------------------------------------------------------------
@@ -210,7 +195,7 @@ def no_match_message(content: str, old: str, shown: str) -> str:
         )
     start, ratio = _closest_window(lines, wanted)
     end = min(start + len(wanted) - 1, len(lines))
-    region = _numbered(lines, start, min(end, start + MAX_SHOWN_LINES - 1))
+    region = numbered(lines, start, min(end, start + MAX_SHOWN_LINES - 1))
     if _same_ignoring_whitespace(lines[start - 1 : end], wanted):
         cause = (
             f"Lines {start}-{end} match when whitespace is ignored: the indentation or spacing differs (tabs "

@@ -76,7 +76,7 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions, *, kee
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    _fsync_directory(path.parent)
+    fsync_directory(path.parent)
     return mode is None
 
 
@@ -132,8 +132,8 @@ def missing_file_message(path: Path, shown: str, kind: str = "File") -> str:
     return f"{message}. Similar names in that directory: {', '.join(close)}" if close else message
 
 
-def _fsync_directory(directory: Path) -> None:
-    # Makes the rename itself durable; not every platform or file system allows it.
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable, where the platform and file system allow it."""
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
         try:

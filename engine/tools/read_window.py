@@ -4,7 +4,8 @@ A file can be a sparse gigabyte, or one line of a gigabyte. Lines are read one a
 most :data:`LINE_BYTES` of each is kept (the rest is counted while it is skipped, never held); the
 reading stops after the window once it is known that more follows. Only a file of at most
 :data:`COUNT_UP_TO` bytes is read to its end, so that the note can give its number of lines and
-every line is checked to be UTF-8, as a small file costs nothing to count.
+every line is checked to be UTF-8, as a small file costs nothing to count. In a larger file the lines
+before the window are only counted, a chunk at a time (:func:`_skip_lines`), never read one by one.
 """
 
 from __future__ import annotations
@@ -62,9 +63,14 @@ class _Line(Struct, frozen=True):
 def read_window(handle: BinaryIO, size: int, first: int, limit: int) -> Window | NotText:
     """Lines ``first`` .. ``first + limit - 1`` of ``handle`` (1-based) in read_file's ``cat -n`` format."""
     count_all = size <= COUNT_UP_TO
+    skipped = 0
+    if not count_all and first > 1:  # the lines before the window are neither shown nor checked: only counted
+        skipped = _skip_lines(handle, first - 1)
+        if skipped < first - 1:
+            return Window((), first, skipped, False, False)
     shown: list[str] = []
-    used, number, crlf, more = 0, 0, False, False
-    for number, line in enumerate(_lines(handle), start=1):
+    used, number, crlf, more = 0, skipped, False, False
+    for number, line in enumerate(_lines(handle), start=skipped + 1):
         in_window = first <= number < first + limit and not more
         if in_window or count_all:
             problem = _not_text(line, number, check_nul=in_window)
@@ -102,6 +108,21 @@ def _lines(handle: BinaryIO) -> Iterator[_Line]:
             continue
         rest_chars, nul = _skip_rest_of_line(handle)
         yield _Line(head, rest_chars, nul)
+
+
+def _skip_lines(handle: BinaryIO, count: int) -> int:
+    """Read past ``count`` lines, a chunk at a time; the number of lines passed (fewer at the end of the file)."""
+    passed, last = 0, b"\n"
+    while chunk := handle.read(_SKIP_CHUNK):
+        newlines = chunk.count(b"\n")
+        if passed + newlines >= count:
+            end = -1
+            for _ in range(count - passed):
+                end = chunk.index(b"\n", end + 1)
+            handle.seek(end + 1 - len(chunk), 1)  # back to just after the last line passed
+            return count
+        passed, last = passed + newlines, chunk[-1:]
+    return passed + (last != b"\n")  # a last line without a newline counts
 
 
 def _skip_rest_of_line(handle: BinaryIO) -> tuple[int, bool]:

@@ -70,6 +70,13 @@ class WrapperToolset:
     async def call(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         return await self.inner.call(call, ctx)
 
+    def caveats(self, call: ToolCall, ctx: ToolContext) -> tuple[str, ...]:
+        """What a person deciding on ``call`` should know of what the wrappers below will do with it (blocking).
+
+        A checkpoint that cannot keep the file a call changes says so here; by default, what ``inner`` says.
+        """
+        return self.inner.caveats(call, ctx) if isinstance(self.inner, WrapperToolset) else ()
+
     async def start(self) -> None:
         await start_toolset(self.inner)
 

@@ -57,9 +57,9 @@ def event_payload(event: Event, session_id: str | None) -> Payload | None:
                 "usage": turn.usage.to_dict(),
             }
             return payload("turn_completed", session_id, data)
-        case ApprovalRequested(call=call, summary=summary, reason=reason, agent=agent):
+        case ApprovalRequested(call=call, summary=summary, reason=reason, agent=agent, warning=warning):
             data = {"agent": agent, "call_id": call.id, "tool": call.name, "summary": summary, "reason": reason}
-            return payload("approval_requested", session_id, data)
+            return payload("approval_requested", session_id, data | {"warning": warning} if warning else data)
         case ErrorEvent(category=category, message=message, fix=fix, agent=agent):
             data = {"agent": agent, "category": category, "message": message, "fix": fix}
             return payload("error", session_id, data)

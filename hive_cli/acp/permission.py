@@ -71,6 +71,8 @@ class EditorApprover:
             content = [change] if change is not None else []
         if request.reason:
             content.append(tool_content(text_block(f"Needs approval: {request.reason}")))
+        if request.warning:
+            content.append(tool_content(text_block(f"Warning: {request.warning}")))
         return ToolCallUpdate(
             tool_call_id=call.id,
             title=title(call),

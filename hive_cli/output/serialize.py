@@ -145,8 +145,8 @@ def _record(event: Event) -> dict[str, Any] | None:
                 "current": event.current,
                 "reason": event.reason,
             }
-        case ApprovalRequested(call=call, summary=summary, reason=reason):
-            return {
+        case ApprovalRequested(call=call, summary=summary, reason=reason, warning=warning):
+            record = {
                 "type": "approval_requested",
                 "request_id": event.request_id,
                 **call_dict(call),
@@ -154,6 +154,7 @@ def _record(event: Event) -> dict[str, Any] | None:
                 "summary": summary,
                 "reason": reason,
             }
+            return record | {"warning": warning} if warning else record
         case ApprovalResolved():
             return {
                 "type": "approval_resolved",

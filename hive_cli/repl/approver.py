@@ -152,6 +152,8 @@ def describe(request: ApprovalRequest) -> RenderableType:
         parts.append(Text("  " + visible(request.summary)))
     if request.diff:
         parts += _diff(request.diff)
+    if request.warning:
+        parts.append(Text(f"  ! {visible(request.warning)}", style="bold yellow"))
     if request.person_only:
         parts.append(Text(f"  {PERSON_ONLY_NOTE}", style="dim"))
     if request.lasting:

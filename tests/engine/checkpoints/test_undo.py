@@ -154,3 +154,35 @@ def test_a_damaged_copy_in_the_store_makes_undo_refuse_rather_than_restore_wrong
     ws.store.blob_path(before.blob).write_bytes(b"")
     with pytest.raises(UndoRefused, match="missing from the store or damaged"):
         revert(turn, ws.store)
+
+
+def test_an_edit_of_a_file_too_large_to_keep_is_said_and_the_file_is_sized_not_hashed(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    ws.recorder.max_file_bytes = ws.index.max_file_bytes = 100
+    (ws.root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 40)))
+
+    result = ws.call("edit_file", path="big.txt", old_string="line 7\n", new_string="seven\n")
+    ws.end_round(first=True)
+
+    notice = "this change cannot be undone: big.txt is 303 bytes, over the checkpoint limit "
+    notice += "(checkpoints.max_file_bytes)"
+    assert result.output.endswith(f"\n[Checkpoint: {notice}.]")
+    [turn] = pending(ws.store)
+    change = turn.changes[str(ws.root / "big.txt")]
+    assert (change.before and change.before.kind, change.after and change.after.kind) == ("unrecorded", "unrecorded")
+    assert change.after is not None and change.after.reason.startswith("not read: larger than max_file_bytes")
+    assert [c.reason for c in conflicts(turn, ws.store)] == [
+        "its earlier state was not kept (larger than max_file_bytes (100 bytes))"
+    ]
+
+
+def test_an_edit_of_a_file_under_the_limit_says_nothing_of_undo(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (ws.root / "small.txt").write_text("line 1\n")
+
+    result = ws.call("edit_file", path="small.txt", old_string="line 1", new_string="one")
+    ws.end_round(first=True)
+
+    assert "Checkpoint" not in result.output
+    [turn] = pending(ws.store)
+    assert conflicts(turn, ws.store) == []

@@ -109,6 +109,14 @@ def test_a_new_file_shows_as_a_diff_from_nothing(ctx: ToolContext) -> None:
     assert diff is not None and "--- /dev/null" in diff and "+++ b/notes.md" in diff and "+one\n+two\n" in diff
 
 
+def test_an_edit_of_a_file_over_the_diff_limit_says_so_instead_of_calling_it_not_text(ctx: ToolContext) -> None:
+    (ctx.cwd / "big.log").write_text("a line of text\n" * 70_000)  # about 1 MB and more
+    approver = ScriptedApprover(lambda r: Decision(allowed=False, reason="not now"))
+    run(make_toolset(approver), ctx, "edit_file", path="big.log", old_string="a line", new_string="b line")
+    assert approver.requests[0].diff == "(big.log is over 1 MB: no diff is shown)"
+    assert approver.requests[0].warning == ""  # no checkpoints here: nothing to warn of
+
+
 def test_a_denial_with_a_message_tells_the_model_why(ctx: ToolContext, events: list[Event]) -> None:
     approver = ScriptedApprover(lambda r: Decision(allowed=False, reason="use the staging config instead"))
     result = run(make_toolset(approver), ctx, "write_file", path="package.json", content="{}")

@@ -12,9 +12,13 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from engine.tools.base import ToolResult
-from engine.tools.edit import MAX_EDIT_BYTES, EditFileTool
+from engine.tools.edit import EditFileTool
+from engine.tools.edit_large import MAX_EDIT_BYTES
 from engine.tools.files import ReadFileTool
+from engine.tools.read_window import COUNT_UP_TO
 
 Call = Callable[..., ToolResult]
 
@@ -127,6 +131,42 @@ def test_edit_file_refuses_a_fifo_and_a_file_too_large_to_hold(call: Call, works
     )
     assert (huge.success, huge.output) == (
         False,
-        "huge.txt was not edited: it is larger than 10 MiB; edit_file changes regular text files.",
+        "huge.txt was not edited: it is larger than 1024 MiB; edit_file changes files up to that size (each edit "
+        "rewrites the whole file).",
     )
     assert (workspace / "huge.txt").stat().st_size == MAX_EDIT_BYTES + 1
+
+
+def _numbered_file(path: Path, lines: int, last_newline: bool = True) -> Path:
+    text = "".join(f"row {n:07d} of a file larger than read_file counts to its end\n" for n in range(1, lines + 1))
+    path.write_text(text if last_newline else text.removesuffix("\n"))
+    assert path.stat().st_size > COUNT_UP_TO
+    return path
+
+
+def test_a_window_in_the_middle_of_a_large_file_is_numbered_as_its_lines(call: Call, workspace: Path) -> None:
+    _numbered_file(workspace / "big.log", 40_000)
+
+    result, peak = _peak_bytes(lambda: call(ReadFileTool(), path="big.log", offset=23_457, limit=3))
+
+    assert result.output.splitlines() == [
+        *(f"{n:>6}\trow {n:07d} of a file larger than read_file counts to its end" for n in (23_457, 23_458, 23_459)),
+        "(lines 23457-23459; more follow: use offset=23460 to read more)",
+    ]
+    assert peak < 1024 * 1024
+
+
+@pytest.mark.parametrize("last_newline", [True, False])
+def test_an_offset_past_the_end_of_a_large_file_says_how_many_lines_it_has(
+    call: Call, workspace: Path, last_newline: bool
+) -> None:
+    _numbered_file(workspace / "big.log", 40_000, last_newline)
+
+    last = call(ReadFileTool(), path="big.log", offset=40_000, limit=5)
+    past = call(ReadFileTool(), path="big.log", offset=40_001)
+
+    assert last.output.splitlines() == [
+        " 40000\trow 0040000 of a file larger than read_file counts to its end",
+        "(lines 40000-40000 of 40000)",
+    ]
+    assert (past.success, past.output) == (False, "offset=40001 is past the end of big.log, which has 40000 lines.")
