@@ -9,6 +9,8 @@ with the pile). Steps:
   tools) against a bare request's, with no agent files (OpenAI refuses more than 128 tools);
 - sessions: ``hive sessions list --all --limit 10``, ``--continue`` (this directory's latest) and this
   directory's latest 20 over N saved sessions of several directories;
+- checkpoints: with N saved turns of a project (to 5,000, the count cap), ``hive checkpoints list``, the
+  turn undo reaches first, and a session's start (settling, the daily prune);
 - commands: with N custom commands, Tab's listing, running one (``/name``) and ``/help``;
 - REPL start with N custom commands: the real REPL in a pseudo-terminal, until its prompt is up, until
   text typed at once is shown, and until the first Tab completes a command;
@@ -154,6 +156,38 @@ def sessions(home: Path, sizes: list[int]) -> None:
     curve("sessions list --all --limit 10", sizes, everywhere)
     curve("--continue (this directory's latest)", sizes, latest)
     curve("sessions list (this dir's latest 20)", sizes, listing, why_no_goal="it shows 2 sessions at 10, 20 from 100")
+
+
+def checkpoints(home: Path, sizes: list[int]) -> None:
+    """A project's checkpoint store with N saved turns: ``hive checkpoints list``, what undo reads, a session's start."""
+    from engine.checkpoints.attach import checkpoints_for
+    from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
+    from engine.checkpoints.undo import next_to_undo
+    from engine.config.loader import Overrides, load_config
+    from hive_cli.checkpoints_command import SHOWN_TURNS, checkpoint_lines
+
+    project = home / "checkpoints-project"
+    (project / ".git").mkdir(parents=True)
+    store = CheckpointStore.for_project(project)
+    config = load_config(project, Overrides(model="openai/gpt-4o", api_key="sk-bench"))
+    listing, undo, start, made = [], [], [], 0
+    now = time.time()
+    for size in sizes:
+        for n in range(made, size):
+            moment = now - (size - n)  # the newest last; all within the age cap
+            digest = store.put_bytes(b"version %d\n" % n)
+            before = FileState(kind="file", blob=digest, mode=0o644)
+            turn = f"{int(moment * 1e9):020d}-{n:06x}"
+            path = str(project / f"file{n % 50}.py")
+            store.save(Manifest(id=turn, created=moment, cwd=str(project), changes={path: Change(before, None)}))
+        made = size
+        listing.append(timed(lambda: checkpoint_lines(project, SHOWN_TURNS)))
+        undo.append(timed(lambda: next_to_undo(store)))
+        start.append(timed(lambda: checkpoints_for(config)))  # pruned once today already: a stamp's stat
+    print("checkpoints (a project's saved turns)")
+    curve("hive checkpoints list (newest 20)", sizes, listing)
+    curve("undo: the turn it reaches first", sizes, undo)
+    curve("a session's start (settle, daily prune)", sizes, start)
 
 
 def command_file(index: int) -> str:
@@ -510,6 +544,7 @@ def main() -> None:
         os.environ["HIVE_HOME"] = str(home / "hive-home")
         agents(home, [10, 100, 1000] if quick else [10, 100, 1000, 3000])
         sessions(home, sizes)
+        checkpoints(home, [10, 100, 1000] if quick else [10, 100, 1000, 5000])
         commands(home, sizes[:3] + ([3000] if not quick else []))
         repl_start(home, sizes[:3] + ([3000] if not quick else []))
         skills_and_agents(home, sizes[:3] + ([3000] if not quick else []))

@@ -21,8 +21,8 @@ from engine.sessions import index
 from engine.sessions.info import SUFFIX, SessionInfo, SessionListing, read_info
 
 CANDIDATES_PER_SHOWN = 4
-MIN_CANDIDATES = 16
-"""The index is read until ``max(4 * limit, 16)`` candidate files are found, then they are ordered by time."""
+MIN_CANDIDATES = 4
+"""The index is read until ``max(4 * limit, 4)`` candidate files are found, then they are ordered by time."""
 
 
 def scan(root: Path, cwd: Path | None, limit: int | None) -> SessionListing:
