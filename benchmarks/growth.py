@@ -164,7 +164,7 @@ def checkpoints(home: Path, sizes: list[int]) -> None:
     from engine.checkpoints.store import Change, CheckpointStore, FileState, Manifest
     from engine.checkpoints.undo import next_to_undo
     from engine.config.loader import Overrides, load_config
-    from hive_cli.checkpoints_command import SHOWN_TURNS, checkpoint_lines
+    from hive_cli.checkpoints_command import checkpoint_lines
 
     project = home / "checkpoints-project"
     (project / ".git").mkdir(parents=True)
@@ -181,11 +181,13 @@ def checkpoints(home: Path, sizes: list[int]) -> None:
             path = str(project / f"file{n % 50}.py")
             store.save(Manifest(id=turn, created=moment, cwd=str(project), changes={path: Change(before, None)}))
         made = size
-        listing.append(timed(lambda: checkpoint_lines(project, SHOWN_TURNS)))
+        long_ago = now - 86_400  # the folder as a later session meets it (a note of a folder changed in the last
+        os.utime(store.turns, (long_ago, long_ago))  # two seconds is not trusted: its stamp may not have moved)
+        listing.append(timed(lambda: checkpoint_lines(project, 10)))
         undo.append(timed(lambda: next_to_undo(store)))
         start.append(timed(lambda: checkpoints_for(config)))  # pruned once today already: a stamp's stat
     print("checkpoints (a project's saved turns)")
-    curve("hive checkpoints list (newest 20)", sizes, listing)
+    curve("hive checkpoints list --limit 10", sizes, listing)
     curve("undo: the turn it reaches first", sizes, undo)
     curve("a session's start (settle, daily prune)", sizes, start)
 

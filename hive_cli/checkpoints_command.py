@@ -70,7 +70,10 @@ def checkpoint_lines(cwd: Path, limit: int | None = None) -> list[str]:
     only the newest ``limit`` records are read, and a last line says how many older ones there are.
     """
     store = store_for(cwd)
-    names = store.record_names()
+    noted = store.newest_names()
+    enough = limit is not None and limit <= len(noted.names)
+    names = noted.names if noted.complete or enough else store.record_names()
+    count = noted.count if enough else len(names)
     lines: list[str] = []
     number, blocked = 0, False
     for name in names[:limit] if limit is not None else names:
@@ -86,8 +89,8 @@ def checkpoint_lines(cwd: Path, limit: int | None = None) -> list[str]:
             lines.append(f"{mark}  {record.id}  {describe(record, cwd)}{state}")
             missing = store.missing_blobs(record) if not record.undone else []
             lines += [f"  !  damaged: the kept copy of {_shown(path, cwd)} is missing" for path in missing]
-    if limit is not None and len(names) > limit:
-        lines.append(f"  ... {len(names) - limit} older record(s): --all or --limit N shows them")
+    if limit is not None and count > limit:
+        lines.append(f"  ... {count - limit} older record(s): --all or --limit N shows them")
     return lines
 
 

@@ -21,7 +21,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,6 +33,7 @@ from engine.private_files import make_private, private_dir
 
 if TYPE_CHECKING:
     from engine.checkpoints.manifest_file import DamagedRecord
+    from engine.checkpoints.newest import Newest
 
 StateKind = Literal["file", "dir", "link", "unrecorded"]
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -235,9 +236,25 @@ class CheckpointStore:
             return []
         return sorted(names, reverse=True)
 
+    def newest_names(self) -> Newest:
+        """The newest record names (every one, or the newest few noted while the folder did not change) and the count."""
+        from engine.checkpoints.newest import newest
+
+        return newest(self.turns, self.record_names)
+
     def newest_first(self) -> Iterator[Manifest | DamagedRecord]:
-        """The manifests, the newest first, each read only when it is reached (a damaged one as a :class:`DamagedRecord`)."""
-        for name in self.record_names():
+        """The manifests, the newest first, each read only when it is reached (a damaged one as a :class:`DamagedRecord`).
+
+        The newest few come from the names noted beside the store; the folder is listed only if more are needed.
+        """
+        noted = self.newest_names()
+        yield from self._read_records(noted.names)
+        if not noted.complete and noted.names:
+            oldest_noted = noted.names[-1]
+            yield from self._read_records(name for name in self.record_names() if name < oldest_noted)
+
+    def _read_records(self, names: Iterable[str]) -> Iterator[Manifest | DamagedRecord]:
+        for name in names:
             record = self.read_record(name)
             if record is not None:
                 yield record
