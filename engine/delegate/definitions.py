@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from msgspec import Meta, Struct, field
 
@@ -32,6 +32,9 @@ from engine.config.validation import Invalid, StrictRecord, convert
 from engine.parsed_files import ParsedFiles
 from engine.paths import project_dir, user_config_dir
 from engine.skills.frontmatter import SkillFileError, parse_yaml_mapping, read_skill_text
+
+if TYPE_CHECKING:
+    from engine.skills.strict_cache import Verdict
 
 AGENTS_DIR_NAME = "agents"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,57}$"
@@ -165,17 +168,29 @@ def _frontmatter_mapping(text: str) -> dict[str, Any]:
     plain YAML, which strictyaml refuses and Claude Code's agent files use) is read by hive's own safe reader."""
     if _FLOW_VALUE.search(text) is None:
         return parse_yaml_mapping(text)
+    from engine.skills.strict_cache import remembered_readings
+
+    reading = remembered_readings().verdict(text, _flow_reading, reader="PyYAML")
+    if reading.error:
+        raise AgentFileError(reading.error)
+    data: dict[str, Any] = reading.data
+    return data
+
+
+def _flow_reading(text: str) -> Verdict:
+    """An agent file's frontmatter read by hive's safe YAML reader: its mapping, or what is wrong with it."""
     import yaml
 
     from engine.config.yaml_reader import load_yaml  # no aliases, bounded depth, no duplicate keys
+    from engine.skills.strict_cache import Verdict
 
     try:
         data = load_yaml(text)
     except yaml.YAMLError as error:
-        raise AgentFileError(f"invalid YAML in the frontmatter: {_one_line(str(error))}") from None
+        return Verdict(error=f"invalid YAML in the frontmatter: {_one_line(str(error))}")
     if not isinstance(data, dict):
-        raise AgentFileError("its frontmatter must be a YAML mapping")
-    return data
+        return Verdict(error="its frontmatter must be a YAML mapping")
+    return Verdict(data=data)
 
 
 def _one_line(message: str) -> str:

@@ -19,7 +19,7 @@ from engine.safe_read import UnsafeFile, read_bounded
 from engine.skills.yaml_subset import parse_simple_mapping
 
 if TYPE_CHECKING:
-    from engine.skills.strict_cache import StrictVerdicts, Verdict
+    from engine.skills.strict_cache import Verdict
 
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md")
 """The names the reference accepts, in the order it looks for them."""
@@ -96,24 +96,12 @@ def load_skill_file(path: Path) -> tuple[dict[str, Any], str]:
 
 def _strictyaml_load(text: str) -> Any:
     """strictyaml's reading of ``text``, remembered across runs (:mod:`engine.skills.strict_cache`)."""
-    verdict = _verdicts().verdict(text, _strictyaml_verdict)
+    from engine.skills.strict_cache import remembered_readings
+
+    verdict = remembered_readings().verdict(text, _strictyaml_verdict)
     if verdict.error:
         raise SkillFileError(verdict.error)
     return verdict.data
-
-
-def _verdicts() -> StrictVerdicts:
-    from engine.paths import user_cache_dir
-    from engine.skills.strict_cache import StrictVerdicts
-
-    folder = user_cache_dir()
-    if folder not in _VERDICTS:
-        _VERDICTS[folder] = StrictVerdicts(folder / "skills" / "strict-frontmatter.msgpack")
-    return _VERDICTS[folder]
-
-
-_VERDICTS: dict[Path, StrictVerdicts] = {}
-"""The remembered verdicts, by hive's cache folder (one per process but for tests that move HIVE_HOME)."""
 
 
 def _strictyaml_verdict(text: str) -> Verdict:

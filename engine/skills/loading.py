@@ -14,7 +14,7 @@ Frontmatter that strict YAML refuses but ordinary YAML reads (flow lists such as
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from msgspec import Struct
 
@@ -29,6 +29,9 @@ from engine.skills.validator import (
     normalized_name,
     unknown_field_problems,
 )
+
+if TYPE_CHECKING:
+    from engine.skills.strict_cache import Verdict
 
 UnknownFields = Literal["reject", "accept"]
 
@@ -93,18 +96,26 @@ def _read_mapping(yaml_text: str, warnings: list[str]) -> dict[str, Any]:
 
 
 def _lenient_mapping(yaml_text: str) -> dict[str, Any] | None:
-    """The frontmatter as ordinary YAML reads it, when that gives a mapping with string keys."""
+    """The frontmatter as ordinary YAML reads it, when that gives a mapping with string keys (remembered)."""
+    from engine.skills.strict_cache import remembered_readings
+
+    data: dict[str, Any] | None = remembered_readings().verdict(yaml_text, _lenient_reading, reader="PyYAML").data
+    return data
+
+
+def _lenient_reading(yaml_text: str) -> Verdict:
     import yaml
 
     from engine.config.yaml_reader import load_yaml  # hive's bounded reader: no aliases, bounded nesting
+    from engine.skills.strict_cache import Verdict
 
     try:
         data = load_yaml(yaml_text, duplicate_keys=True)  # as an ordinary YAML reader: the last one wins
     except (yaml.YAMLError, RecursionError):
-        return None
+        return Verdict()
     if not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
-        return None
-    return data
+        return Verdict()
+    return Verdict(data=data)
 
 
 def _required_text(metadata: dict[str, Any], key: str) -> str:

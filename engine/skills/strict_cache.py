@@ -1,10 +1,12 @@
-"""strictyaml's verdict on frontmatter text, remembered across runs: a broken SKILL.md costs no more than a good one.
+"""Readings of frontmatter text, remembered across runs: a broken file costs no more than a good one.
 
 Most frontmatter is read by the fast subset reader (:mod:`engine.skills.yaml_subset`); the rest (broken
-files among them) needs strictyaml, about 2 ms each, again at every start. Its verdict — the mapping, or
-its error message — depends on the text alone, so it is kept in hive's cache folder under the text's
-sha256 and strictyaml's version, and looked up before strictyaml is imported. The file is read once per
-process, only when such a frontmatter is met; it holds the newest :data:`MAX_ENTRIES` verdicts.
+files among them) needs strictyaml, about 2 ms each, and then perhaps the ordinary YAML reader, again at
+every start. A reading — the data, or the message of a refusal — depends on the text alone, so it is kept
+in hive's cache folder under the sha256 of the reader's name and version and the text, and looked up
+before the reader is imported. The file is read once per process, only when such a frontmatter is met;
+it holds the newest :data:`MAX_ENTRIES` readings. Data that the cache would not give back as it was
+(dates, sets: anything but text, numbers, booleans, lists and mappings) is read again each time.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import atexit
 import contextlib
 import functools
 import hashlib
+import os
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -48,13 +51,17 @@ class StrictVerdicts:
         self.computed = 0
         """Verdicts strictyaml gave in this process (not found remembered)."""
 
-    def verdict(self, text: str, compute: Callable[[str], Verdict]) -> Verdict:
-        """The verdict on ``text``: remembered, else ``compute``'d and remembered (written when the process ends)."""
+    def verdict(self, text: str, compute: Callable[[str], Verdict], reader: str = "strictyaml") -> Verdict:
+        """The reading of ``text`` by ``reader`` (a package name): remembered, else ``compute``'d and remembered
+        (written when the process ends)."""
         verdicts = self._load()
-        key = _key(text)
+        key = _key(reader, text)
         found = verdicts.get(key)
         if found is None:
-            found = verdicts[key] = compute(text)
+            found = compute(text)
+            if not _plain(found.data):
+                return found
+            verdicts[key] = found
             self.computed += 1
             if self.computed == 1:
                 atexit.register(self.save)  # once for all: a start meeting 300 such files writes the cache once
@@ -76,13 +83,39 @@ class StrictVerdicts:
         return self._verdicts
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(f"{_strictyaml_version()}\0{text}".encode(errors="surrogatepass")).hexdigest()
+def _key(reader: str, text: str) -> str:
+    named = f"{reader} {_version(reader)}\0{text}"
+    return hashlib.sha256(named.encode(errors="surrogatepass")).hexdigest()
 
 
 @functools.cache
-def _strictyaml_version() -> str:
+def _version(package: str) -> str:
     try:
-        return version("strictyaml")
+        return version(package)
     except PackageNotFoundError:
         return "unknown"
+
+
+def _plain(data: object) -> bool:
+    """Whether ``data`` comes back from msgpack as it went in (text, numbers, booleans, None, lists, mappings)."""
+    if data is None or isinstance(data, str | bool | int | float):
+        return True
+    if isinstance(data, list):
+        return all(_plain(item) for item in data)
+    if isinstance(data, dict):
+        return all(isinstance(key, str) and _plain(value) for key, value in data.items())
+    return False
+
+
+_BY_HOME: dict[str, StrictVerdicts] = {}
+"""The remembered readings, by HIVE_HOME (one per process but for tests that move it)."""
+
+
+def remembered_readings() -> StrictVerdicts:
+    """The readings kept in hive's cache folder."""
+    home = os.environ.get("HIVE_HOME", "")
+    if home not in _BY_HOME:
+        from engine.paths import user_cache_dir
+
+        _BY_HOME[home] = StrictVerdicts(user_cache_dir() / "skills" / "strict-frontmatter.msgpack")
+    return _BY_HOME[home]

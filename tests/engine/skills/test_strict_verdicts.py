@@ -1,4 +1,4 @@
-"""strictyaml's verdict on a frontmatter outside the fast subset is remembered across runs (issue #42)."""
+"""Readings of a frontmatter outside the fast subset (strictyaml's, then ordinary YAML's) are remembered across runs (#42)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ print(json.dumps({
     "skills": {s.name: list(s.warnings) for s in catalog.skills.values()},
     "invalid": sorted(f"{bad.path}: {bad.message}" for bad in catalog.invalid),
     "strictyaml_imported": "strictyaml" in sys.modules,
+    "yaml_imported": "yaml" in sys.modules,
 }, default=str))
 """
 
@@ -54,6 +55,7 @@ def test_a_second_start_reads_what_strictyaml_said_without_importing_it(skills: 
     second = discover_in_a_new_process(skills, home)
 
     assert first["strictyaml_imported"] is True and second["strictyaml_imported"] is False
+    assert first["yaml_imported"] is True and second["yaml_imported"] is False  # the ordinary reading remembered too
     assert first["skills"] == second["skills"]
     assert first["invalid"] == second["invalid"]
     (warning,) = first["skills"]["lenient-skill"]  # type: ignore[index]
@@ -70,3 +72,39 @@ def test_a_changed_frontmatter_is_judged_again(skills: Path, tmp_path: Path) -> 
 
     assert again["strictyaml_imported"] is True
     assert "lenient-skill" in again["skills"]  # type: ignore[operator]
+
+
+AGENTS = """
+import json, sys
+from pathlib import Path
+from engine.delegate.definitions import load_agents
+catalog = load_agents(Path(sys.argv[1]))
+found = {name: [list(agent.tools or ()), agent.description] for name, agent in catalog.agents.items()}
+print(json.dumps({"agents": found, "problems": list(catalog.problems), "yaml_imported": "yaml" in sys.modules}))
+"""
+
+
+def agents_in_a_new_process(project: Path, home: Path) -> dict[str, object]:
+    env = {**os.environ, "HIVE_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", AGENTS, str(project)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_an_agent_files_flow_list_is_read_once_and_a_date_every_time(tmp_path: Path) -> None:
+    folder = tmp_path / "project" / ".ironhive" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "flow.md").write_text("---\nname: flow\ndescription: Lists.\ntools: [read_file, grep_files]\n---\nGo.\n")
+    home = tmp_path / "home"
+    first = agents_in_a_new_process(tmp_path / "project", home)
+    second = agents_in_a_new_process(tmp_path / "project", home)
+    assert first["agents"]["flow"] == [["read_file", "grep_files"], "Lists."]  # type: ignore[index]
+    assert second == {**first, "yaml_imported": False}
+
+    # a date does not come back from the cache as a date: such a reading is made again at each start
+    (folder / "flow.md").write_text("---\nname: flow\ndescription: 2026-01-01\ntools: [read_file]\n---\nGo.\n")
+    dated = [agents_in_a_new_process(tmp_path / "project", home) for _ in range(2)]
+    assert dated[0] == dated[1] and dated[1]["yaml_imported"] is True
