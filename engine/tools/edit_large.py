@@ -16,9 +16,7 @@ kills the process (SIGBUS) instead of raising an error.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from itertools import islice
@@ -28,7 +26,7 @@ from typing import BinaryIO
 from engine.safe_read import UnsafeFile, describe_size, open_checked
 from engine.tools.base import ToolContext, ToolResult
 from engine.tools.edit_match import LineEndings, locate, numbered, snippet_bounds
-from engine.tools.files import fsync_directory
+from engine.tools.files import replaced_atomically
 from engine.tools.hints import hint
 
 LARGE_FILE_BYTES = 8 * 1024 * 1024
@@ -194,22 +192,8 @@ def _megabytes(size: int) -> str:
 def _write_replaced(path: Path, file: _File, needle: bytes, new: bytes, limit: int | None) -> int:
     """Write the file with ``needle`` replaced (at most ``limit`` times) through a temporary file; the count."""
     mode = stat.S_IMODE(os.fstat(file.fd).st_mode)
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    # O_EXCL with mode 0o600: nobody reads the copy before it has the original's mode.
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(descriptor, "wb", buffering=file.chunk) as out:
-            count = _stream(file, out, needle, new, limit)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    fsync_directory(path.parent)
-    return count
+    with replaced_atomically(path, mode, buffering=file.chunk) as out:
+        return _stream(file, out, needle, new, limit)
 
 
 def _stream(file: _File, out: BinaryIO, needle: bytes, new: bytes, limit: int | None) -> int:

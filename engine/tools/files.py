@@ -8,8 +8,9 @@ import io
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 from msgspec import Meta
 
@@ -61,12 +62,23 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions, *, kee
         mode: int | None = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         mode = None
+    with replaced_atomically(path, mode) as handle:
+        handle.write(data)
+    return mode is None
+
+
+@contextlib.contextmanager
+def replaced_atomically(path: Path, mode: int | None, *, buffering: int = -1) -> Iterator[BinaryIO]:
+    """A new temporary file beside ``path`` to write; when the block ends it is fsynced, given ``mode`` (None:
+    the umask's default, as for any new file) and renamed over ``path``, and the folder is fsynced. If the block
+    raises, nothing is left behind and ``path`` is as it was."""
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    # O_EXCL with mode 0o666 lets the kernel apply the umask, as for any newly created file.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    # O_EXCL; 0o600 while the copy waits for a known mode (nobody reads it before), else 0o666 under the umask
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    descriptor = os.open(temp, flags, 0o666 if mode is None else 0o600)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        with os.fdopen(descriptor, "wb", buffering=buffering) as handle:
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
@@ -77,7 +89,6 @@ def write_text_atomic(path: Path, content: str, options: FileToolOptions, *, kee
             os.unlink(temp)
         raise
     fsync_directory(path.parent)
-    return mode is None
 
 
 def _write_in_editor(editor: EditorFiles, path: Path, content: str) -> bool:
