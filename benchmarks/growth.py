@@ -474,11 +474,18 @@ from pathlib import Path
 path, arguments = Path(sys.argv[2]), json.loads(sys.argv[3])
 tool = EditFileTool() if "old_string" in arguments else ReadFileTool()
 context = ToolContext(cwd=path.parent, data_dir=path.parent / "data")
-baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def high_water_kb():
+    # VmHWM is this process's own peak; ru_maxrss also counts the parent's size when it forked this one
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+baseline = high_water_kb()
 started = time.perf_counter()
 result = asyncio.run(tool.run({"path": path.name, **arguments}, context))
 spent = time.perf_counter() - started
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = high_water_kb()
 answer = {"seconds": spent, "peak_kb": peak, "imports_kb": baseline, "success": result.success}
 print(json.dumps(answer | {"head": result.output[:200]}))
 """
