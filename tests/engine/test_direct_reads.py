@@ -23,6 +23,7 @@ _WRITE_FLAGS = frozenset({"O_WRONLY", "O_CREAT", "O_DIRECTORY"})
 ALLOWED: dict[str, str] = {
     "safe_read.py:open_checked": "the safe reader itself",
     "tools/files.py:fsync_directory": "opens a folder to fsync it",
+    "tools/files.py:replaced_atomically": "creates a new temporary file (O_EXCL, no link followed) and only writes it",
     "tools/files.py:editor_text": "asks the editor hosting hive (ACP), after the file was judged with open_checked",
     "private_files.py:_private_descriptor": "creates or opens hive's own private files (0600)",
     "scratch.py:*": "creates the scratch file beneath folders opened without following links",
