@@ -7,6 +7,7 @@ listing: a stamp younger than the file system's clock tick could hide a change, 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,8 @@ def test_what_a_command_runs_is_its_files_text_now(project: Path, tmp_path: Path
 def test_a_young_folder_is_walked_again_at_each_look(project: Path, tmp_path: Path) -> None:
     folder = project / ".ironhive" / "commands"
     review = write(folder / "review.md", command("review", "Review."))
-    os.utime(review, (LONG_AGO, LONG_AGO))  # the file is old; its folder changed just now
+    os.utime(review, (LONG_AGO, LONG_AGO))  # the file is old; its folder changed "just now" (ahead of the clock,
+    os.utime(folder, (time.time() + 3600,) * 2)  # so no pause of a busy machine can make it look settled)
     listed_commands(project, home=tmp_path)
     review.write_text(command("review", "Review, edited."))
 
@@ -128,6 +130,7 @@ def test_a_young_folder_is_walked_again_at_each_look(project: Path, tmp_path: Pa
 def test_a_young_file_is_parsed_again_and_a_settled_one_once(tmp_path: Path) -> None:
     parses: list[str] = []
     young = write(tmp_path / "young.md", "young")
+    os.utime(young, (time.time() + 3600,) * 2)  # changed "just now" whatever pauses a busy machine makes
     old = write(tmp_path / "old.md", "old")
     os.utime(old, (LONG_AGO, LONG_AGO))
     kept: ParsedFiles[str] = ParsedFiles(settle_ns=2_000_000_000)
