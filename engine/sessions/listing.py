@@ -20,9 +20,9 @@ from pathlib import Path
 from engine.sessions import index
 from engine.sessions.info import SUFFIX, SessionInfo, SessionListing, read_info
 
-CANDIDATES_PER_SHOWN = 4
+CANDIDATES_PER_SHOWN = 2
 MIN_CANDIDATES = 4
-"""The index is read until ``max(4 * limit, 4)`` candidate files are found, then they are ordered by time."""
+"""The index is read until ``max(2 * limit, 4)`` candidate files are found, then they are ordered by time."""
 
 
 def scan(root: Path, cwd: Path | None, limit: int | None) -> SessionListing:
