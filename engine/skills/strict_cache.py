@@ -71,7 +71,7 @@ class StrictVerdicts:
         """Write the verdicts, the newest :data:`MAX_ENTRIES` (housekeeping: a failure costs only strictyaml's time)."""
         if self._verdicts:
             kept = dict(list(self._verdicts.items())[-MAX_ENTRIES:])
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, ValueError, TypeError):  # at exit: never a traceback for a cache
                 replace_private_bytes(self.path, msgspec.msgpack.encode(kept))
 
     def _load(self) -> dict[str, Verdict]:
@@ -98,8 +98,10 @@ def _version(package: str) -> str:
 
 def _plain(data: object) -> bool:
     """Whether ``data`` comes back from msgpack as it went in (text, numbers, booleans, None, lists, mappings)."""
-    if data is None or isinstance(data, str | bool | int | float):
+    if data is None or isinstance(data, str | bool | float):
         return True
+    if isinstance(data, int):
+        return -(2**63) <= data < 2**64  # msgpack's integers: a larger one could not be written at all
     if isinstance(data, list):
         return all(_plain(item) for item in data)
     if isinstance(data, dict):

@@ -108,3 +108,21 @@ def test_an_agent_files_flow_list_is_read_once_and_a_date_every_time(tmp_path: P
     (folder / "flow.md").write_text("---\nname: flow\ndescription: 2026-01-01\ntools: [read_file]\n---\nGo.\n")
     dated = [agents_in_a_new_process(tmp_path / "project", home) for _ in range(2)]
     assert dated[0] == dated[1] and dated[1]["yaml_imported"] is True
+
+
+def test_a_number_too_large_to_keep_is_read_again_and_the_run_ends_cleanly(tmp_path: Path) -> None:
+    skills = tmp_path / "skills"
+    (skills / "big-skill").mkdir(parents=True)
+    text = "---\nname: big-skill\ndescription: Flow style\nmetadata: {n: 99999999999999999999}\n---\nB.\n"
+    (skills / "big-skill" / "SKILL.md").write_text(text)
+    env = {**os.environ, "HIVE_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", DISCOVER, str(skills)], env=env, capture_output=True, text=True, timeout=120
+        )
+        for _ in range(2)
+    ]
+    assert [(run.returncode, run.stderr) for run in runs] == [(0, ""), (0, "")]  # no traceback when the cache is saved
+    second = json.loads(runs[1].stdout)
+    assert second["yaml_imported"] is True  # the reading with the huge number was not remembered: read again
+    assert json.loads(runs[0].stdout)["skills"] == second["skills"]
